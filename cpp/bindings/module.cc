@@ -1,0 +1,10 @@
+// The pybind11 module tpustrategy._core: glue only. Each domain lives in its own
+// bind_<domain>.cc and is registered here, in dependency order.
+#include <pybind11/pybind11.h>
+
+#include "bindings/bindings.h"
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "tpustrategy C++ core (private; use the tpustrategy package)";
+  tpustrategy::bindings::init_errors(m);
+}

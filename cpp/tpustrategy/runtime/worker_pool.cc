@@ -1,0 +1,123 @@
+#include "tpustrategy/runtime/worker_pool.h"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+
+namespace tpustrategy {
+
+struct WorkerPool::Job {
+  const std::function<void(std::int64_t, std::int64_t)>* fn;
+  std::int64_t n, chunk, num_chunks;
+  std::atomic<std::int64_t> next{0};
+  std::atomic<std::int64_t> done{0};
+  std::mutex error_mutex;
+  std::exception_ptr error;
+  std::mutex done_mutex;
+  std::condition_variable done_cv;
+};
+
+namespace {
+thread_local bool tl_inside_pool = false;
+}
+
+WorkerPool::WorkerPool(int num_threads) {
+  for (int i = 1; i < num_threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+}
+
+WorkerPool::~WorkerPool() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  for (auto& t : workers_) t.join();
+}
+
+WorkerPool& WorkerPool::global() {
+  static WorkerPool pool(std::max(1u, std::thread::hardware_concurrency()));
+  return pool;
+}
+
+void WorkerPool::run_chunks(Job& job) {
+  for (;;) {
+    std::int64_t c = job.next.fetch_add(1);
+    if (c >= job.num_chunks) return;
+    std::int64_t begin = c * job.chunk, end = std::min(job.n, begin + job.chunk);
+    try {
+      (*job.fn)(begin, end);
+    } catch (...) {
+      std::lock_guard lock(job.error_mutex);
+      if (!job.error) job.error = std::current_exception();
+    }
+    if (job.done.fetch_add(1) + 1 == job.num_chunks) {
+      std::lock_guard lock(job.done_mutex);
+      job.done_cv.notify_all();
+    }
+  }
+}
+
+void WorkerPool::worker_loop() {
+  tl_inside_pool = true;
+  std::uint64_t seen = 0;
+  for (;;) {
+    Job* job;
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [&] { return stopping_ || (job_ != nullptr && generation_ != seen); });
+      if (stopping_) return;
+      seen = generation_;
+      job = job_;
+      ++active_;
+    }
+    run_chunks(*job);
+    {
+      std::lock_guard lock(mutex_);
+      --active_;
+    }
+    idle_.notify_all();
+  }
+}
+
+void WorkerPool::parallel_for(std::int64_t n, std::int64_t grain,
+                              const std::function<void(std::int64_t, std::int64_t)>& fn) {
+  if (n <= 0) return;
+  grain = std::max<std::int64_t>(grain, 1);
+  std::int64_t max_chunks = std::min<std::int64_t>(num_threads(), (n + grain - 1) / grain);
+  std::unique_lock submit(submit_mutex_, std::defer_lock);
+  if (max_chunks <= 1 || tl_inside_pool || !submit.try_lock()) {
+    fn(0, n);  // small, nested, or the pool is busy with another caller: run inline
+    return;
+  }
+  Job job;
+  job.fn = &fn;
+  job.n = n;
+  job.chunk = (n + max_chunks - 1) / max_chunks;
+  job.num_chunks = (n + job.chunk - 1) / job.chunk;
+  {
+    std::lock_guard lock(mutex_);
+    job_ = &job;
+    ++generation_;
+  }
+  wake_.notify_all();
+  tl_inside_pool = true;
+  run_chunks(job);
+  tl_inside_pool = false;
+  {
+    std::unique_lock lock(job.done_mutex);
+    job.done_cv.wait(lock, [&] { return job.done.load() == job.num_chunks; });
+  }
+  {
+    // Workers that picked the job up late still hold a pointer to it.
+    std::unique_lock lock(mutex_);
+    job_ = nullptr;
+    idle_.wait(lock, [&] { return active_ == 0; });
+  }
+  if (job.error) std::rethrow_exception(job.error);
+}
+
+void parallel_for(std::int64_t n, std::int64_t grain, const std::function<void(std::int64_t, std::int64_t)>& fn) {
+  WorkerPool::global().parallel_for(n, grain, fn);
+}
+
+}  // namespace tpustrategy

@@ -1,0 +1,50 @@
+#pragma once
+// A small fixed pool of worker threads, sized to the machine's real cores, that
+// splits large loops. Small loops run inline on the caller: a pool hand-off
+// costs microseconds, which dominates kernels on a few KiB.
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace tpustrategy {
+
+class WorkerPool {
+ public:
+  explicit WorkerPool(int num_threads);
+  ~WorkerPool();
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  // The process-wide pool (hardware_concurrency threads, the caller included).
+  static WorkerPool& global();
+
+  int num_threads() const { return static_cast<int>(workers_.size()) + 1; }
+
+  // Runs fn(begin, end) over [0, n) in contiguous chunks of at least `grain`
+  // items, on the caller and the workers; returns when all chunks are done.
+  // The first exception thrown by a chunk is rethrown on the caller.
+  void parallel_for(std::int64_t n, std::int64_t grain, const std::function<void(std::int64_t, std::int64_t)>& fn);
+
+ private:
+  struct Job;
+  void worker_loop();
+  static void run_chunks(Job& job);
+
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable idle_;
+  int active_ = 0;  // workers inside run_chunks of the current job
+  Job* job_ = nullptr;
+  std::uint64_t generation_ = 0;
+  bool stopping_ = false;
+  std::mutex submit_mutex_;  // one parallel_for at a time; nested calls run inline
+};
+
+// Shortcut for WorkerPool::global().parallel_for.
+void parallel_for(std::int64_t n, std::int64_t grain, const std::function<void(std::int64_t, std::int64_t)>& fn);
+
+}  // namespace tpustrategy
