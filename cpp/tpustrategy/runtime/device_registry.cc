@@ -1,0 +1,187 @@
+#include "tpustrategy/runtime/device_registry.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "tpustrategy/core/errors.h"
+
+namespace tpustrategy {
+
+namespace {
+
+constexpr std::int64_t kHostMemoryBytes = std::int64_t{64} << 30;
+constexpr std::int64_t kDefaultGpuBytes = std::int64_t{16} << 30;
+
+std::optional<int> parse_int(std::string_view text) {
+  int value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size() || value < 0) return std::nullopt;
+  return value;
+}
+
+std::string upper(std::string_view text) {
+  std::string out(text);
+  for (auto& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool matches(const DeviceSpec& spec, const Device& device) {
+  if (spec.type && *spec.type != device.type()) return false;
+  if (spec.index && *spec.index != device.index()) return false;
+  if (spec.task && *spec.task != device.task()) return false;
+  return true;  // job and replica: one simulated client, every job name refers to it
+}
+
+thread_local DevicePtr tl_current_device;
+
+}  // namespace
+
+DeviceSpec parse_device_spec(std::string_view name) {
+  DeviceSpec spec;
+  auto bad = [&](std::string_view why) {
+    fail<ValueError>("DeviceSpec", "cannot parse device name '{}': {}", std::string(name), std::string(why));
+  };
+  std::string_view rest = name;
+  while (!rest.empty()) {
+    if (rest.front() == '/') {
+      rest.remove_prefix(1);
+      continue;
+    }
+    auto end = rest.find('/');
+    std::string_view part = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end);
+    auto colon = part.find(':');
+    if (colon == std::string_view::npos) bad(fmt::format("'{}' is not key:value", part));
+    std::string key(part.substr(0, colon));
+    std::string_view value = part.substr(colon + 1);
+    for (auto& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (key == "job") {
+      spec.job = std::string(value);
+    } else if (key == "replica" || key == "task") {
+      auto v = parse_int(value);
+      if (!v) bad(fmt::format("{} '{}' is not a non-negative integer", key, value));
+      (key == "replica" ? spec.replica : spec.task) = v;
+    } else {
+      // "device:TPU:3" or "TPU:3" / "cpu:0"
+      std::string_view type = part.substr(0, colon);
+      if (key == "device") {
+        auto second = value.find(':');
+        if (second == std::string_view::npos) bad("device needs type:index");
+        type = value.substr(0, second);
+        value = value.substr(second + 1);
+      }
+      std::string t = upper(type);
+      if (t != "TPU" && t != "CPU" && t != "GPU") bad(fmt::format("unknown device type '{}'", type));
+      spec.type = t;
+      if (value != "*") {
+        auto v = parse_int(value);
+        if (!v) bad(fmt::format("device index '{}' is not a non-negative integer", value));
+        spec.index = v;
+      }
+    }
+  }
+  return spec;
+}
+
+std::string canonical_device_name(std::string_view job, int task, std::string_view type, int index) {
+  return fmt::format("/job:{}/replica:0/task:{}/device:{}:{}", job, task, type, index);
+}
+
+DeviceRegistry& DeviceRegistry::global() {
+  static DeviceRegistry registry;
+  return registry;
+}
+
+void DeviceRegistry::set_devices(std::vector<DevicePtr> tpu_devices, std::vector<DevicePtr> host_cpus) {
+  std::lock_guard lock(mutex_);
+  tpus_ = std::move(tpu_devices);
+  cpus_ = std::move(host_cpus);
+  gpus_.clear();
+}
+
+std::vector<DevicePtr> DeviceRegistry::devices(std::string_view type) const {
+  std::lock_guard lock(mutex_);
+  std::vector<DevicePtr> out;
+  std::string t = upper(type);
+  if (t.empty() || t == "TPU") out.insert(out.end(), tpus_.begin(), tpus_.end());
+  if (t.empty() || t == "CPU") out.insert(out.end(), cpus_.begin(), cpus_.end());
+  if (t.empty() || t == "GPU") out.insert(out.end(), gpus_.begin(), gpus_.end());
+  return out;
+}
+
+DevicePtr DeviceRegistry::host_cpu(int task) const {
+  std::lock_guard lock(mutex_);
+  for (const auto& d : cpus_)
+    if (d->task() == task && d->index() == 0) return d;
+  if (cpus_.empty()) fail<FailedPreconditionError>("DeviceRegistry", "no host CPU is configured");
+  fail<ValueError>("DeviceRegistry", "no host CPU for task {}", task);
+}
+
+DevicePtr DeviceRegistry::find(std::string_view name) {
+  DeviceSpec spec = parse_device_spec(name);
+  std::lock_guard lock(mutex_);
+  std::vector<DevicePtr> found;
+  for (const auto* list : {&tpus_, &cpus_, &gpus_})
+    for (const auto& d : *list)
+      if (matches(spec, *d)) found.push_back(d);
+  // Unspecified index means index 0 (TF's "/cpu" and "/job:worker/task:1" conventions).
+  if (found.size() > 1 && !spec.index) {
+    std::erase_if(found, [](const DevicePtr& d) { return d->index() != 0; });
+    if (!spec.type) std::erase_if(found, [](const DevicePtr& d) { return d->type() != "CPU"; });
+  }
+  if (found.size() == 1) return found.front();
+  if (found.empty() && spec.type && (*spec.type == "GPU" || *spec.type == "CPU") && spec.index &&
+      spec.task.value_or(0) == 0) {
+    // A logical device TF would create from set_logical_device_configuration.
+    int task = 0;
+    auto& list = *spec.type == "GPU" ? gpus_ : cpus_;
+    auto device = std::make_shared<Device>(canonical_device_name("worker", task, *spec.type, *spec.index),
+                                           *spec.type, task, *spec.index, std::array<int, 4>{0, 0, 0, 0},
+                                           *spec.type == "GPU" ? kDefaultGpuBytes : kHostMemoryBytes);
+    list.push_back(device);
+    std::sort(list.begin(), list.end(), [](const DevicePtr& a, const DevicePtr& b) {
+      return std::pair(a->task(), a->index()) < std::pair(b->task(), b->index());
+    });
+    return device;
+  }
+  std::vector<std::string> names;
+  for (const auto* list : {&tpus_, &cpus_})
+    for (const auto& d : *list) names.push_back(d->name());
+  if (found.empty()) {
+    fail<ValueError>("DeviceRegistry::find", "no device matches '{}'; the simulated slice has {} devices: {}",
+                     std::string(name), names.size(), fmt::join(names, ", "));
+  }
+  fail<ValueError>("DeviceRegistry::find", "device name '{}' is ambiguous: it matches {} devices", std::string(name),
+                   found.size());
+}
+
+void DeviceRegistry::set_logical_cpu_count(int count) {
+  if (count < 1) fail<ValueError>("set_logical_device_configuration", "need at least one CPU device, got {}", count);
+  std::lock_guard lock(mutex_);
+  std::erase_if(cpus_, [](const DevicePtr& d) { return d->task() == 0 && d->index() > 0; });
+  for (int i = 1; i < count; ++i)
+    cpus_.push_back(std::make_shared<Device>(canonical_device_name("worker", 0, "CPU", i), "CPU", 0, i,
+                                             std::array<int, 4>{0, 0, 0, 0}, kHostMemoryBytes));
+  std::stable_sort(cpus_.begin(), cpus_.end(), [](const DevicePtr& a, const DevicePtr& b) {
+    return std::pair(a->task(), a->index()) < std::pair(b->task(), b->index());
+  });
+}
+
+void DeviceRegistry::set_logical_gpu_count(int count, std::int64_t capacity_bytes) {
+  if (count < 0) fail<ValueError>("set_logical_device_configuration", "negative GPU count {}", count);
+  std::lock_guard lock(mutex_);
+  gpus_.clear();
+  for (int i = 0; i < count; ++i)
+    gpus_.push_back(std::make_shared<Device>(canonical_device_name("worker", 0, "GPU", i), "GPU", 0, i,
+                                             std::array<int, 4>{0, 0, 0, 0},
+                                             capacity_bytes > 0 ? capacity_bytes : kDefaultGpuBytes));
+}
+
+DevicePtr current_device() { return tl_current_device; }
+void set_current_device(DevicePtr device) { tl_current_device = std::move(device); }
+
+}  // namespace tpustrategy

@@ -1,0 +1,68 @@
+#pragma once
+// The process's simulated devices: the TPU cores of the active slice, one host
+// CPU per slice host, and logical CPU/GPU devices created on demand (as TF does
+// with set_logical_device_configuration). Device names follow TF's canonical
+// form "/job:worker/replica:0/task:T/device:TPU:k"; lookups accept TF's partial
+// specs ("TPU:3", "/device:CPU:0", "/job:worker/task:1/device:TPU:0", "cpu:0").
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tpustrategy/core/device.h"
+
+namespace tpustrategy {
+
+// A parsed (possibly partial) device spec.
+struct DeviceSpec {
+  std::optional<std::string> job;
+  std::optional<int> replica, task;
+  std::optional<std::string> type;  // upper-case: TPU, CPU, GPU
+  std::optional<int> index;
+};
+
+// Parses a TF device string; throws ValueError naming it when malformed.
+DeviceSpec parse_device_spec(std::string_view name);
+// "/job:{job}/replica:0/task:{task}/device:{type}:{index}".
+std::string canonical_device_name(std::string_view job, int task, std::string_view type, int index);
+
+class DeviceRegistry {
+ public:
+  static DeviceRegistry& global();
+
+  // Replaces the slice's devices (TPU cores and host CPUs, in ordinal order).
+  void set_devices(std::vector<DevicePtr> tpu_devices, std::vector<DevicePtr> host_cpus);
+  std::vector<DevicePtr> devices(std::string_view type = "") const;  // "" = all, in order TPU, CPU, GPU
+  DevicePtr host_cpu(int task = 0) const;
+  // Resolves a spec to exactly one device; GPU:k and CPU:k (k > 0) devices are created on first use
+  // as logical devices of host 0. Unknown TPU ordinals → ValueError listing what exists.
+  DevicePtr find(std::string_view name);
+  // Splits host 0's CPU into `count` logical CPU devices (CPU:0 … CPU:count-1), as TF's
+  // set_logical_device_configuration does.
+  void set_logical_cpu_count(int count);
+  void set_logical_gpu_count(int count, std::int64_t capacity_bytes);
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<DevicePtr> tpus_, cpus_, gpus_;
+};
+
+// The device new tensors are placed on, per thread (the Python scheduler mirrors its
+// per-replica device into this at every switch). nullptr = the default, host CPU 0.
+DevicePtr current_device();
+void set_current_device(DevicePtr device);
+
+// RAII: places allocations on `device` for the scope's lifetime.
+class DeviceScope {
+ public:
+  explicit DeviceScope(DevicePtr device) : previous_(current_device()) { set_current_device(std::move(device)); }
+  ~DeviceScope() { set_current_device(std::move(previous_)); }
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  DevicePtr previous_;
+};
+
+}  // namespace tpustrategy
