@@ -159,11 +159,15 @@ alive; np.array(t) copies. Its bytes count against its device's memory.)doc")
 
   m.def(
       "convert_to_tensor",
-      [](py::handle value, py::handle dtype) { return to_tensor(value, dtype_from_py(dtype), Conversion::kConvert); },
+      [](py::handle value, py::handle dtype) {
+        return to_tensor_object(value, dtype_from_py(dtype), Conversion::kConvert);
+      },
       py::arg("value"), py::arg("dtype") = py::none(), "Converts a Python value, numpy array or Tensor to a Tensor.");
   m.def(
       "constant",
-      [](py::handle value, py::handle dtype) { return to_tensor(value, dtype_from_py(dtype), Conversion::kConstant); },
+      [](py::handle value, py::handle dtype) {
+        return to_tensor_object(value, dtype_from_py(dtype), Conversion::kConstant);
+      },
       py::arg("value"), py::arg("dtype") = py::none(), "Creates a Tensor holding a copy of `value`.");
   m.def(
       "_copy_to_device", [](const Tensor& t, const std::string& device) {

@@ -86,18 +86,29 @@ Tensor numpy_to_tensor(const py::array& array, DType dtype) {
   return tensor;
 }
 
-// The Tensor whose buffer a read-only numpy view covers exactly, if any.
-std::optional<Tensor> owning_tensor_of_view(const py::array& array) {
-  if (array.writeable() || !array.base()) return std::nullopt;
+// The Python Tensor whose buffer a read-only numpy view covers exactly, if any.
+py::object owning_tensor_of_view(const py::array& array) {
+  if (array.writeable() || !array.base()) return py::object();
   py::handle base = array.base();
-  if (!py::isinstance<Tensor>(base)) return std::nullopt;
+  // numpy reaches tensors through the buffer protocol (base: a memoryview) or __array__.
+  for (int depth = 0; depth < 4 && !py::isinstance<Tensor>(base); ++depth) {
+    if (PyMemoryView_Check(base.ptr())) {
+      base = PyMemoryView_GET_BUFFER(base.ptr())->obj;
+    } else if (py::isinstance<py::array>(base)) {
+      base = py::reinterpret_borrow<py::array>(base).base();
+    } else {
+      break;
+    }
+    if (!base) return py::object();
+  }
+  if (!py::isinstance<Tensor>(base)) return py::object();
   const Tensor& tensor = base.cast<const Tensor&>();
-  if (tensor.raw_data() != array.data() || tensor.nbytes() != array.nbytes()) return std::nullopt;
+  if (tensor.raw_data() != array.data() || tensor.nbytes() != array.nbytes()) return py::object();
   if (!(py::detail::array_proxy(array.ptr())->flags & py::detail::npy_api::NPY_ARRAY_C_CONTIGUOUS_))
-    return std::nullopt;
+    return py::object();
   Shape shape(array.shape(), array.shape() + array.ndim());
-  if (shape != tensor.shape()) return std::nullopt;
-  return tensor;
+  if (shape != tensor.shape() || dtype_from_numpy(array.dtype()) != tensor.dtype()) return py::object();
+  return py::reinterpret_borrow<py::object>(base);
 }
 
 Tensor cast_tensor_for(const Tensor& tensor, DType dtype, Conversion mode) {
@@ -163,7 +174,10 @@ Tensor to_tensor(py::handle value, std::optional<DType> dtype, Conversion mode) 
     return python_scalar_to_tensor(value, dtype);
   if (py::isinstance<py::array>(value) || py::isinstance(value, py::module_::import("numpy").attr("generic"))) {
     py::array array = py::reinterpret_borrow<py::array>(py::module_::import("numpy").attr("asarray")(value));
-    if (auto owner = owning_tensor_of_view(array)) return cast_tensor_for(*owner, dtype.value_or(owner->dtype()), mode);
+    if (py::object owner = owning_tensor_of_view(array)) {
+      const Tensor& tensor = owner.cast<const Tensor&>();
+      return cast_tensor_for(tensor, dtype.value_or(tensor.dtype()), mode);
+    }
     DType source = dtype_from_numpy(array.dtype());
     DType target = dtype.value_or(source);
     if (mode == Conversion::kConvert && dtype && source != target && !(is_floating(target) && !is_floating(source))) {
@@ -211,6 +225,17 @@ Tensor to_tensor(py::handle value, std::optional<DType> dtype, Conversion mode) 
   }
   fail<TypeError>("convert_to_tensor", "Attempt to convert a value ({}) with an unsupported type ({}) to a Tensor",
                   short_repr(value), type_name(value));
+}
+
+py::object to_tensor_object(py::handle value, std::optional<DType> dtype, Conversion mode) {
+  if (py::isinstance<Tensor>(value) && (!dtype || value.cast<const Tensor&>().dtype() == *dtype))
+    return py::reinterpret_borrow<py::object>(value);
+  if (py::isinstance<py::array>(value)) {
+    py::array array = py::reinterpret_borrow<py::array>(value);
+    py::object owner = owning_tensor_of_view(array);
+    if (owner && (!dtype || owner.cast<const Tensor&>().dtype() == *dtype)) return owner;
+  }
+  return py::cast(to_tensor(value, dtype, mode));
 }
 
 py::array tensor_to_numpy_view(const Tensor& tensor, py::handle owner) {

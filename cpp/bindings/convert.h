@@ -30,6 +30,11 @@ enum class Conversion {
 Tensor to_tensor(py::handle value, std::optional<DType> dtype = std::nullopt,
                  Conversion mode = Conversion::kConvert);
 
+// Like to_tensor, but returns the existing Python object when no conversion is
+// needed (a Tensor, or a read-only numpy view of one), so identity is kept as in TF.
+py::object to_tensor_object(py::handle value, std::optional<DType> dtype = std::nullopt,
+                            Conversion mode = Conversion::kConvert);
+
 // A read-only numpy view of `tensor`'s buffer whose base keeps `owner` (the Python Tensor) alive.
 py::array tensor_to_numpy_view(const Tensor& tensor, py::handle owner);
 
