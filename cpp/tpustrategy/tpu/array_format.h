@@ -1,10 +1,10 @@
 #pragma once
 // numpy-style text for integer arrays and shapes, so error messages read like TensorFlow's:
 // numpy_array_str({1, 2, 2, 2}) == "[1 2 2 2]", numpy_shape_str({3}) == "(3,)", {2, 4} -> "(2, 4)".
+#include <fmt/format.h>
+
 #include <iterator>
 #include <string>
-
-#include <fmt/format.h>
 
 namespace tpustrategy::detail {
 

@@ -11,10 +11,10 @@
 namespace tpustrategy {
 namespace {
 
-constexpr const char *kWhere = "DeviceAssignment";
+constexpr const char* kWhere = "DeviceAssignment";
 
 // numpy-style index: negative counts from the end.
-int normalize_index(int index, int size, const char *what) {
+int normalize_index(int index, int size, const char* what) {
   const int normalized = index < 0 ? index + size : index;
   if (normalized < 0 || normalized >= size) {
     fail<ValueError>(kWhere, "{} {} is out of range for {} {}s", what, index, size, what);
@@ -24,10 +24,10 @@ int normalize_index(int index, int size, const char *what) {
 
 }  // namespace
 
-DeviceAssignment::DeviceAssignment(Topology topology, const std::vector<std::int64_t> &core_assignment_shape,
+DeviceAssignment::DeviceAssignment(Topology topology, const std::vector<std::int64_t>& core_assignment_shape,
                                    std::vector<std::int32_t> core_assignment)
     : topology_(std::move(topology)) {
-  const auto &shape = core_assignment_shape;
+  const auto& shape = core_assignment_shape;
   if (shape.size() != 3) {
     fail<ValueError>(kWhere, "core_assignment must be a rank 3 numpy array, got shape {}",
                      detail::numpy_shape_str(shape));
@@ -47,8 +47,7 @@ DeviceAssignment::DeviceAssignment(Topology topology, const std::vector<std::int
   num_replicas_ = static_cast<int>(shape[0]);
   num_cores_per_replica_ = static_cast<int>(shape[1]);
   core_assignment_ = std::move(core_assignment);
-  // Every coordinate must lie in the mesh (TF would fail on indexing); a
-  // missing position maps to task -1.
+  // Every coordinate must lie in the mesh (TF would fail on indexing); a missing position maps to task -1.
   for (int r = 0; r < num_replicas_; ++r) {
     for (int c = 0; c < num_cores_per_replica_; ++c) {
       const int task = topology_.task_ordinal_at_coordinates(coordinates(r, c));
@@ -57,7 +56,7 @@ DeviceAssignment::DeviceAssignment(Topology topology, const std::vector<std::int
   }
 }
 
-DeviceAssignment::DeviceAssignment(Topology topology, const std::vector<std::vector<Coordinate>> &core_assignment)
+DeviceAssignment::DeviceAssignment(Topology topology, const std::vector<std::vector<Coordinate>>& core_assignment)
     : DeviceAssignment(std::move(topology), detail::flatten_coordinates(core_assignment, "core_assignment")) {}
 
 DeviceAssignment::DeviceAssignment(Topology topology,
@@ -81,15 +80,15 @@ int DeviceAssignment::host_task(int replica, int logical_core) const {
   return topology_.task_ordinal_at_coordinates(coordinates(replica, logical_core));
 }
 
-std::string DeviceAssignment::tpu_device(int replica, int logical_core, const std::optional<std::string> &job) const {
+std::string DeviceAssignment::tpu_device(int replica, int logical_core, const std::optional<std::string>& job) const {
   return topology_.tpu_device_name_at_coordinates(coordinates(replica, logical_core), job);
 }
 
-std::string DeviceAssignment::host_device(int replica, int logical_core, const std::optional<std::string> &job) const {
+std::string DeviceAssignment::host_device(int replica, int logical_core, const std::optional<std::string>& job) const {
   return topology_.cpu_device_name_at_coordinates(coordinates(replica, logical_core), job);
 }
 
-const std::vector<int> &DeviceAssignment::lookup_replicas(int task, int logical_core) const {
+const std::vector<int>& DeviceAssignment::lookup_replicas(int task, int logical_core) const {
   if (auto by_task = task_core_replicas_.find(task); by_task != task_core_replicas_.end()) {
     if (auto by_core = by_task->second.find(logical_core); by_core != by_task->second.end()) return by_core->second;
   }

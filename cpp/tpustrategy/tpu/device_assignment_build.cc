@@ -1,5 +1,4 @@
-// DeviceAssignment::build: TF's device_assignment() (SEMANTICS.md §3.2, steps
-// 1-5).
+// DeviceAssignment::build: TF's device_assignment() (SEMANTICS.md §3.2, steps 1-5).
 #include <fmt/format.h>
 
 #include <cstdint>
@@ -14,13 +13,12 @@
 namespace tpustrategy {
 namespace {
 
-constexpr const char *kWhere = "DeviceAssignment::build";
+constexpr const char* kWhere = "DeviceAssignment::build";
 constexpr int kRank = Topology::kMeshRank;
 using Vec4 = std::array<std::int64_t, kRank>;
 
-// Step 1: a missing argument means ones; otherwise it must be 4 positive
-// entries.
-Vec4 checked_shape_argument(const std::optional<std::vector<std::int64_t>> &value, const char *name) {
+// Step 1: a missing argument means ones; otherwise it must be 4 positive entries.
+Vec4 checked_shape_argument(const std::optional<std::vector<std::int64_t>>& value, const char* name) {
   Vec4 result{1, 1, 1, 1};
   if (!value) return result;
   if (value->size() != kRank) {
@@ -29,8 +27,7 @@ Vec4 checked_shape_argument(const std::optional<std::vector<std::int64_t>> &valu
   for (int i = 0; i < kRank; ++i) {
     if ((*value)[i] < 1)
       fail<ValueError>(kWhere, "{} must be positive; got {}={}", name, name, detail::numpy_array_str(*value));
-    // TF holds these as int32; bounding them also keeps shape * stride from
-    // overflowing.
+    // TF holds these as int32; bounding them also keeps shape * stride from overflowing.
     if ((*value)[i] > INT32_MAX)
       fail<ValueError>(kWhere, "{} must fit in int32; got {}={}", name, name, detail::numpy_array_str(*value));
     result[i] = (*value)[i];
@@ -38,13 +35,12 @@ Vec4 checked_shape_argument(const std::optional<std::vector<std::int64_t>> &valu
   return result;
 }
 
-std::int64_t product(const Vec4 &v) {
+std::int64_t product(const Vec4& v) {
   return std::accumulate(v.begin(), v.end(), std::int64_t{1}, std::multiplies<>());
 }
 
-// Step 4c: replicas follow a ring of chip blocks, each replica's chips follow a
-// ring inside its block.
-std::vector<std::int32_t> ring_assignment(const Vec4 &mesh, const Vec4 &shape, const Vec4 &replicas_along,
+// Step 4c: replicas follow a ring of chip blocks, each replica's chips follow a ring inside its block.
+std::vector<std::int32_t> ring_assignment(const Vec4& mesh, const Vec4& shape, const Vec4& replicas_along,
                                           std::int64_t num_replicas) {
   const auto inner = ring3d(static_cast<std::int32_t>(shape[0]), static_cast<std::int32_t>(shape[1]),
                             static_cast<std::int32_t>(shape[2]));
@@ -59,9 +55,9 @@ std::vector<std::int32_t> ring_assignment(const Vec4 &mesh, const Vec4 &shape, c
   std::vector<std::int32_t> assignment;
   assignment.reserve(static_cast<std::size_t>(num_replicas * cores * kRank));
   for (std::int64_t r = 0; r < num_replicas; ++r) {
-    const auto &[ox, oy, oz] = outer[static_cast<std::size_t>(r)];
+    const auto& [ox, oy, oz] = outer[static_cast<std::size_t>(r)];
     for (std::int64_t k = 0; k < cores; ++k) {
-      const auto &[ix, iy, iz] = inner[static_cast<std::size_t>(k / cores_per_chip)];
+      const auto& [ix, iy, iz] = inner[static_cast<std::size_t>(k / cores_per_chip)];
       assignment.insert(assignment.end(),
                         {static_cast<std::int32_t>(ox * shape[0] + ix), static_cast<std::int32_t>(oy * shape[1] + iy),
                          static_cast<std::int32_t>(oz * shape[2] + iz), static_cast<std::int32_t>(k % cores_per_chip)});
@@ -70,11 +66,10 @@ std::vector<std::int32_t> ring_assignment(const Vec4 &mesh, const Vec4 &shape, c
   return assignment;
 }
 
-// Step 4d: replica r sits at a mixed-radix position over replica_shape (core
-// digit fastest, then x, y, z); its cores are the strided grid of
-// computation_shape from that block's offset.
-std::vector<std::int32_t> mesh_assignment(const Vec4 &shape, const Vec4 &stride, const Vec4 &footprint,
-                                          const Vec4 &replicas_along, std::int64_t num_replicas) {
+// Step 4d: replica r sits at a mixed-radix position over replica_shape (core digit fastest, then x, y, z); its cores
+// are the strided grid of computation_shape from that block's offset.
+std::vector<std::int32_t> mesh_assignment(const Vec4& shape, const Vec4& stride, const Vec4& footprint,
+                                          const Vec4& replicas_along, std::int64_t num_replicas) {
   const std::int64_t cores = product(shape);
   std::vector<std::int32_t> assignment;
   assignment.reserve(static_cast<std::size_t>(num_replicas * cores * kRank));
@@ -99,9 +94,8 @@ std::vector<std::int32_t> mesh_assignment(const Vec4 &shape, const Vec4 &stride,
   return assignment;
 }
 
-// Step 5: on a degraded slice, replicas take devices in task order, ignoring
-// the mesh.
-std::vector<std::int32_t> task_order_assignment(const Topology &topology, const Vec4 &shape, const Vec4 &stride,
+// Step 5: on a degraded slice, replicas take devices in task order, ignoring the mesh.
+std::vector<std::int32_t> task_order_assignment(const Topology& topology, const Vec4& shape, const Vec4& stride,
                                                 std::int64_t num_replicas) {
   if (product(stride) != 1) {
     fail<ValueError>(kWhere,
@@ -132,9 +126,9 @@ std::vector<std::int32_t> task_order_assignment(const Topology &topology, const 
 
 }  // namespace
 
-DeviceAssignment DeviceAssignment::build(const Topology &topology,
-                                         const std::optional<std::vector<std::int64_t>> &computation_shape,
-                                         const std::optional<std::vector<std::int64_t>> &computation_stride,
+DeviceAssignment DeviceAssignment::build(const Topology& topology,
+                                         const std::optional<std::vector<std::int64_t>>& computation_shape,
+                                         const std::optional<std::vector<std::int64_t>>& computation_stride,
                                          std::int64_t num_replicas, DeviceOrderMode mode) {
   const Vec4 shape = checked_shape_argument(computation_shape, "computation_shape");
   const Vec4 stride = checked_shape_argument(computation_stride, "computation_stride");

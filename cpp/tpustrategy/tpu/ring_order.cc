@@ -44,13 +44,12 @@ std::vector<ChipCoordinate> ring3d(std::int32_t x_size, std::int32_t y_size, std
     ring.insert(ring.end(), flat.begin(), flat.end());
     return ring;
   }
-  if (y_size == 1) {  // the ring lies in the x-z plane: TF's 2D ring with its
-                      // second axis read as z
-    for (const auto &[x, z, y] : open_ring_2d(x_size, z_size, 0)) ring.push_back({x, y, z});
+  if (y_size == 1) {  // the x-z plane: TF's 2D ring with its second axis read as z
+    for (const auto& [x, z, y] : open_ring_2d(x_size, z_size, 0)) ring.push_back({x, y, z});
     return ring;
   }
   if (x_size == 1) {  // the y-z plane
-    for (const auto &[y, z, x] : open_ring_2d(y_size, z_size, 0)) ring.push_back({x, y, z});
+    for (const auto& [y, z, x] : open_ring_2d(y_size, z_size, 0)) ring.push_back({x, y, z});
     return ring;
   }
   for (std::int32_t z = 0; z < z_size; ++z) {

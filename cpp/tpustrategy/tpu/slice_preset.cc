@@ -6,10 +6,9 @@
 
 namespace tpustrategy {
 
-const std::vector<SlicePreset> &slice_presets() {
-  // v2/v3 hosts drive a 2x2 block of two-core chips, v4/v5p hosts a 2x2 block
-  // of one-device chips, v5e hosts up to 8 chips (v5e-16 splits its 4x4 mesh
-  // along y).
+const std::vector<SlicePreset>& slice_presets() {
+  // v2/v3 hosts drive a 2x2 block of two-core chips, v4/v5p hosts a 2x2 block of one-device chips, v5e hosts up to 8
+  // chips (v5e-16 splits its 4x4 mesh along y).
   static const std::vector<SlicePreset> presets = {
       {"v2-8", "v2", {2, 2, 1, 2}, 1, 8, {2, 2, 1}},        {"v2-32", "v2", {4, 4, 1, 2}, 4, 8, {2, 2, 1}},
       {"v3-8", "v3", {2, 2, 1, 2}, 1, 8, {2, 2, 1}},        {"v3-32", "v3", {4, 4, 1, 2}, 4, 8, {2, 2, 1}},
@@ -22,18 +21,18 @@ const std::vector<SlicePreset> &slice_presets() {
   return presets;
 }
 
-const SlicePreset &find_slice_preset(std::string_view name) {
+const SlicePreset& find_slice_preset(std::string_view name) {
   std::vector<std::string_view> names;
-  for (const SlicePreset &preset : slice_presets()) {
+  for (const SlicePreset& preset : slice_presets()) {
     if (preset.name == name) return preset;
     names.push_back(preset.name);
   }
   fail<ValueError>("find_slice_preset", "unknown TPU slice '{}'; known slices: {}", name, fmt::join(names, ", "));
 }
 
-Topology make_topology(const SlicePreset &preset) {
-  const auto &mesh = preset.mesh_shape;
-  const auto &host = preset.host_shape;
+Topology make_topology(const SlicePreset& preset) {
+  const auto& mesh = preset.mesh_shape;
+  const auto& host = preset.host_shape;
   const std::array<std::int32_t, 3> hosts_along = {mesh[0] / host[0], mesh[1] / host[1], mesh[2] / host[2]};
   std::vector<std::int32_t> coordinates;
   coordinates.reserve(static_cast<std::size_t>(preset.num_hosts) * preset.devices_per_host * 4);
@@ -56,6 +55,6 @@ Topology make_topology(const SlicePreset &preset) {
                   {preset.num_hosts, preset.devices_per_host, Topology::kMeshRank}, std::move(coordinates));
 }
 
-const ChipSpec &chip_spec(const SlicePreset &preset) { return find_chip_spec(preset.generation); }
+const ChipSpec& chip_spec(const SlicePreset& preset) { return find_chip_spec(preset.generation); }
 
 }  // namespace tpustrategy

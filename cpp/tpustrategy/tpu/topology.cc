@@ -12,21 +12,21 @@
 namespace tpustrategy {
 namespace {
 
-constexpr const char *kWhere = "Topology";
+constexpr const char* kWhere = "Topology";
 
 }  // namespace
 
-std::string tpu_device_name(const std::optional<std::string> &job, int task, int device) {
+std::string tpu_device_name(const std::optional<std::string>& job, int task, int device) {
   if (!job) return fmt::format("/task:{}/device:TPU:{}", task, device);
   return fmt::format("/job:{}/task:{}/device:TPU:{}", *job, task, device);
 }
 
-std::string cpu_device_name(const std::optional<std::string> &job, int task) {
+std::string cpu_device_name(const std::optional<std::string>& job, int task) {
   if (!job) return fmt::format("/task:{}/device:CPU:0", task);
   return fmt::format("/job:{}/task:{}/device:CPU:0", *job, task);
 }
 
-Topology::Topology(std::vector<std::int32_t> mesh_shape, const std::vector<std::int64_t> &device_coordinates_shape,
+Topology::Topology(std::vector<std::int32_t> mesh_shape, const std::vector<std::int64_t>& device_coordinates_shape,
                    std::vector<std::int32_t> device_coordinates) {
   set_mesh_shape(mesh_shape,
                  "`mesh_shape` must be a sequence of 4 positive "
@@ -58,7 +58,7 @@ Topology::Topology(std::vector<std::int32_t> mesh_shape, const std::vector<std::
 }
 
 std::pair<std::vector<std::int64_t>, std::vector<std::int32_t>> detail::flatten_coordinates(
-    const std::vector<std::vector<Coordinate>> &nested, const char *what) {
+    const std::vector<std::vector<Coordinate>>& nested, const char* what) {
   const std::size_t inner = nested.empty() ? 0 : nested[0].size();
   std::vector<std::int32_t> flat;
   flat.reserve(nested.size() * inner * Topology::kMeshRank);
@@ -67,13 +67,13 @@ std::pair<std::vector<std::int64_t>, std::vector<std::int32_t>> detail::flatten_
       fail<ValueError>(kWhere, "`{}` is ragged: row 0 has {} entries but row {} has {}", what, inner, i,
                        nested[i].size());
     }
-    for (const Coordinate &c : nested[i]) flat.insert(flat.end(), c.begin(), c.end());
+    for (const Coordinate& c : nested[i]) flat.insert(flat.end(), c.begin(), c.end());
   }
   return {{static_cast<std::int64_t>(nested.size()), static_cast<std::int64_t>(inner), Topology::kMeshRank},
           std::move(flat)};
 }
 
-Topology::Topology(std::vector<std::int32_t> mesh_shape, const std::vector<std::vector<Coordinate>> &device_coordinates)
+Topology::Topology(std::vector<std::int32_t> mesh_shape, const std::vector<std::vector<Coordinate>>& device_coordinates)
     : Topology(std::move(mesh_shape), detail::flatten_coordinates(device_coordinates, "device_coordinates")) {}
 
 Topology::Topology(std::vector<std::int32_t> mesh_shape,
@@ -103,7 +103,7 @@ Topology::Topology(std::string serialized) {
   serialized_ = std::move(serialized);
 }
 
-void Topology::set_mesh_shape(const std::vector<std::int32_t> &mesh_shape, const char *message) {
+void Topology::set_mesh_shape(const std::vector<std::int32_t>& mesh_shape, const char* message) {
   if (mesh_shape.size() != kMeshRank ||
       std::any_of(mesh_shape.begin(), mesh_shape.end(), [](auto d) { return d < 1; })) {
     throw ValueError(
@@ -120,8 +120,8 @@ void Topology::set_mesh_shape(const std::vector<std::int32_t> &mesh_shape, const
   }
 }
 
-// Inverts [task, device] -> coordinates into mesh -> task / device maps. A
-// position listed twice keeps the last device, as TF's inversion does.
+// Inverts [task, device] -> coordinates into mesh -> task / device maps. A position listed twice keeps the last device,
+// as TF's inversion does.
 void Topology::index_devices() {
   std::int64_t positions = 1;
   for (std::int32_t d : mesh_shape_) positions *= d;
@@ -153,7 +153,7 @@ void Topology::index_devices() {
   }
 }
 
-std::size_t Topology::mesh_index(const Coordinate &coordinates) const {
+std::size_t Topology::mesh_index(const Coordinate& coordinates) const {
   std::size_t index = 0;
   for (int i = 0; i < kMeshRank; ++i) {
     if (coordinates[i] < 0 || coordinates[i] >= mesh_shape_[i]) {
@@ -175,21 +175,21 @@ Coordinate Topology::device_coordinate(int task, int device) const {
   return c;
 }
 
-int Topology::task_ordinal_at_coordinates(const Coordinate &coordinates) const {
+int Topology::task_ordinal_at_coordinates(const Coordinate& coordinates) const {
   return task_at_[mesh_index(coordinates)];
 }
 
-int Topology::tpu_device_ordinal_at_coordinates(const Coordinate &coordinates) const {
+int Topology::tpu_device_ordinal_at_coordinates(const Coordinate& coordinates) const {
   return device_at_[mesh_index(coordinates)];
 }
 
-std::string Topology::cpu_device_name_at_coordinates(const Coordinate &coordinates,
-                                                     const std::optional<std::string> &job) const {
+std::string Topology::cpu_device_name_at_coordinates(const Coordinate& coordinates,
+                                                     const std::optional<std::string>& job) const {
   return cpu_device_name(job, task_ordinal_at_coordinates(coordinates));
 }
 
-std::string Topology::tpu_device_name_at_coordinates(const Coordinate &coordinates,
-                                                     const std::optional<std::string> &job) const {
+std::string Topology::tpu_device_name_at_coordinates(const Coordinate& coordinates,
+                                                     const std::optional<std::string>& job) const {
   const std::size_t index = mesh_index(coordinates);
   return tpu_device_name(job, task_at_[index], device_at_[index]);
 }

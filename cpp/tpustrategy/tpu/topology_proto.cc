@@ -5,13 +5,13 @@
 namespace tpustrategy::detail {
 namespace {
 
-constexpr const char *kWhere = "Topology";
+constexpr const char* kWhere = "Topology";
 
 enum WireType : int { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kStartGroup = 3, kEndGroup = 4, kFixed32 = 5 };
 
 constexpr int kMaxGroupDepth = 64;  // protobuf's default recursion limit is 100; topologies nest nothing
 
-void put_varint(std::string &out, std::uint64_t value) {
+void put_varint(std::string& out, std::uint64_t value) {
   while (value >= 0x80) {
     out.push_back(static_cast<char>((value & 0x7F) | 0x80));
     value >>= 7;
@@ -19,17 +19,16 @@ void put_varint(std::string &out, std::uint64_t value) {
   out.push_back(static_cast<char>(value));
 }
 
-// int32 is encoded as its sign-extended 64-bit value, so negatives take 10
-// bytes.
-void put_int32(std::string &out, std::int32_t value) {
+// int32 is encoded as its sign-extended 64-bit value, so negatives take 10 bytes.
+void put_int32(std::string& out, std::int32_t value) {
   put_varint(out, static_cast<std::uint64_t>(static_cast<std::int64_t>(value)));
 }
 
-void put_tag(std::string &out, int field, WireType wire) {
+void put_tag(std::string& out, int field, WireType wire) {
   put_varint(out, (static_cast<std::uint64_t>(field) << 3) | wire);
 }
 
-void put_packed(std::string &out, int field, const std::vector<std::int32_t> &values) {
+void put_packed(std::string& out, int field, const std::vector<std::int32_t>& values) {
   if (values.empty()) return;
   std::string payload;
   for (std::int32_t v : values) put_int32(payload, v);
@@ -38,8 +37,7 @@ void put_packed(std::string &out, int field, const std::vector<std::int32_t> &va
   out += payload;
 }
 
-// A bounds-checked cursor over the input; every read names the offset it failed
-// at.
+// A bounds-checked cursor over the input; every read names the offset it failed at.
 class Reader {
  public:
   explicit Reader(std::string_view bytes) : bytes_(bytes) {}
@@ -48,7 +46,7 @@ class Reader {
   std::size_t pos() const { return pos_; }
   std::size_t remaining() const { return bytes_.size() - pos_; }
 
-  std::uint64_t varint(const char *what) {
+  std::uint64_t varint(const char* what) {
     const std::size_t start = pos_;
     std::uint64_t value = 0;
     for (int i = 0; i < 10; ++i) {
@@ -65,7 +63,7 @@ class Reader {
                      what, start);
   }
 
-  void skip(std::uint64_t count, const char *what) {
+  void skip(std::uint64_t count, const char* what) {
     if (count > remaining()) {
       fail<ValueError>(kWhere,
                        "malformed TopologyProto: {} of {} bytes at byte {} "
@@ -76,7 +74,7 @@ class Reader {
   }
 
   // The next `count` bytes as a sub-reader (a length-delimited payload).
-  Reader sub(std::uint64_t count, const char *what) {
+  Reader sub(std::uint64_t count, const char* what) {
     const std::size_t start = pos_;
     skip(count, what);
     return Reader(bytes_.substr(start, static_cast<std::size_t>(count)));
@@ -92,7 +90,7 @@ struct Tag {
   int wire;
 };
 
-Tag read_tag(Reader &in) {
+Tag read_tag(Reader& in) {
   const std::size_t at = in.pos();
   const std::uint64_t tag = in.varint("field tag");
   const Tag result{tag >> 3, static_cast<int>(tag & 7)};
@@ -105,7 +103,7 @@ Tag read_tag(Reader &in) {
   return result;
 }
 
-void skip_field(Reader &in, const Tag &tag, int depth) {
+void skip_field(Reader& in, const Tag& tag, int depth) {
   switch (tag.wire) {
     case kVarint:
       in.varint("unknown field");
@@ -139,7 +137,7 @@ void skip_field(Reader &in, const Tag &tag, int depth) {
   }
 }
 
-void read_repeated_int32(Reader &in, const Tag &tag, const char *name, std::vector<std::int32_t> &out) {
+void read_repeated_int32(Reader& in, const Tag& tag, const char* name, std::vector<std::int32_t>& out) {
   if (tag.wire == kVarint) {
     out.push_back(static_cast<std::int32_t>(in.varint(name)));
   } else if (tag.wire == kLengthDelimited) {
@@ -153,7 +151,7 @@ void read_repeated_int32(Reader &in, const Tag &tag, const char *name, std::vect
   }
 }
 
-std::int32_t read_int32(Reader &in, const Tag &tag, const char *name) {
+std::int32_t read_int32(Reader& in, const Tag& tag, const char* name) {
   if (tag.wire != kVarint) {
     fail<ValueError>(kWhere,
                      "malformed TopologyProto: field {} ({}) has wire type {}, "
@@ -165,7 +163,7 @@ std::int32_t read_int32(Reader &in, const Tag &tag, const char *name) {
 
 }  // namespace
 
-std::string serialize_topology_proto(const TopologyProto &proto) {
+std::string serialize_topology_proto(const TopologyProto& proto) {
   std::string out;
   put_packed(out, 1, proto.mesh_shape);
   if (proto.num_tasks != 0) {
