@@ -59,7 +59,7 @@ class TensorShape:
             return True
         if len(self._dims) != len(other._dims):
             return False
-        return all(a is None or b is None or a == b for a, b in zip(self._dims, other._dims))
+        return all(a is None or b is None or a == b for a, b in zip(self._dims, other._dims, strict=True))
 
     def merge_with(self, other) -> TensorShape:
         other = as_shape(other)
@@ -69,13 +69,13 @@ class TensorShape:
             return self
         if not self.is_compatible_with(other):
             raise ValueError(f"Shapes {self} and {other} are not compatible")
-        return TensorShape([a if a is not None else b for a, b in zip(self._dims, other._dims)])
+        return TensorShape([a if a is not None else b for a, b in zip(self._dims, other._dims, strict=True)])
 
     def most_specific_compatible_shape(self, other) -> TensorShape:
         other = as_shape(other)
         if self._dims is None or other._dims is None or len(self._dims) != len(other._dims):
             return TensorShape(None)
-        return TensorShape([a if a == b else None for a, b in zip(self._dims, other._dims)])
+        return TensorShape([a if a == b else None for a, b in zip(self._dims, other._dims, strict=True)])
 
     def __len__(self) -> int:
         if self._dims is None:
