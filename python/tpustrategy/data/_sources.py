@@ -91,7 +91,8 @@ def _signature_from_types(output_types, output_shapes):
         return _spec_for(TensorShape(shapes), types)
     shape_leaves = _flatten_shapes(shapes, types)
     type_leaves = _structure.flatten(types)
-    return _structure.pack_as(types, [_spec_for(TensorShape(s), t) for s, t in zip(shape_leaves, type_leaves, strict=True)])
+    specs = [_spec_for(TensorShape(s), t) for s, t in zip(shape_leaves, type_leaves, strict=True)]
+    return _structure.pack_as(types, specs)
 
 
 def _as_nest(value):

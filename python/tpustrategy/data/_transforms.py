@@ -560,8 +560,8 @@ class ConcatenateDataset(Dataset):
         if not isinstance(second, Dataset):
             raise TypeError(f"`dataset` must be a tf.data.Dataset, got {type(second).__name__}")
         a, b = first.element_spec, second.element_spec
-        if not _structure.same_structure(a, b) or not all(
-                _structure.specs_compatible(x, y) for x, y in zip(_structure.flatten(a), _structure.flatten(b), strict=True)):
+        pairs = zip(_structure.flatten(a), _structure.flatten(b), strict=False)
+        if not _structure.same_structure(a, b) or not all(_structure.specs_compatible(x, y) for x, y in pairs):
             raise TypeError(f"Incompatible dataset elements:\n  {a} vs.\n  {b}")
         self._inputs = (first, second)
 
