@@ -137,7 +137,8 @@ class GeneratorDataset(Dataset):
         self._signature = signature
 
     def _iterate(self):
-        for value in self._generator(*self._args):
+        # TF evaluates `args` and passes them to the generator as numpy values.
+        for value in self._generator(*[_structure.to_numpy(a) for a in self._args]):
             yield self._convert(value)
 
     def _convert(self, value):
