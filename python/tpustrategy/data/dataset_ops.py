@@ -113,7 +113,7 @@ class Dataset:
         return True  # like TF: a dataset is truthy even when empty (no __len__ call)
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__.lstrip('_')} element_spec={self.element_spec}>"
+        return f"<_{type(self).__name__} element_spec={self.element_spec}>"  # TF's private class names
 
     def as_numpy_iterator(self):
         """Iterates elements as numpy values (bytes stay bytes)."""
@@ -161,7 +161,7 @@ class Dataset:
             if not args:
                 raise TypeError("Must pass at least one dataset to `zip`.")
             datasets = args[0] if len(args) == 1 else args
-        return _transforms.ZipDataset(datasets)
+        return _combine.ZipDataset(datasets)
 
     # ---- transformations ----
     def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None, name=None):
@@ -202,12 +202,12 @@ class Dataset:
 
     def flat_map(self, map_func, name=None):
         """Maps each element to a dataset and flattens the results in order."""
-        return _transforms.FlatMapDataset(self, map_func)
+        return _combine.FlatMapDataset(self, map_func)
 
     def interleave(self, map_func, cycle_length=None, block_length=None, num_parallel_calls=None,
                    deterministic=None, name=None):
         """Maps each element to a dataset and interleaves `block_length` elements from `cycle_length` of them."""
-        return _transforms.InterleaveDataset(self, map_func, cycle_length, block_length)
+        return _combine.InterleaveDataset(self, map_func, cycle_length, block_length)
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None, name=None):
         """Shuffles with a buffer of `buffer_size` elements (seeded runs are reproducible)."""
@@ -219,7 +219,7 @@ class Dataset:
 
     def concatenate(self, dataset, name=None):
         """The elements of this dataset followed by those of `dataset`."""
-        return _transforms.ConcatenateDataset(self, dataset)
+        return _combine.ConcatenateDataset(self, dataset)
 
     def cache(self, filename="", name=None):
         """Remembers the elements after the first complete iteration (in memory, whatever `filename`)."""
@@ -313,4 +313,4 @@ def call_with_element(fn, element):
     return fn(element)
 
 
-from tpustrategy.data import _sources, _transforms  # noqa: E402  (they subclass Dataset)
+from tpustrategy.data import _combine, _sources, _transforms  # noqa: E402  (they subclass Dataset)
