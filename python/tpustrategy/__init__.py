@@ -19,7 +19,12 @@ from tpustrategy.framework.tensor_shape import TensorShape
 
 _core.activate_slice(_os.environ.get("TPUSTRATEGY_SLICE", "v3-8"))
 
-from tpustrategy import config  # noqa: E402
+# ---- input pipelines and record files (tf.data, tf.io) ----
+from tpustrategy import (  # noqa: E402, A004
+    config,  # noqa: E402
+    data,
+    io,
+)
 from tpustrategy.framework.constant import constant, convert_to_tensor  # noqa: E402
 
 half = float16
@@ -36,6 +41,7 @@ __all__ = [
     "bool",
     "config",
     "constant",
+    "data",
     "convert_to_tensor",
     "device",
     "double",
@@ -46,5 +52,6 @@ __all__ = [
     "half",
     "int32",
     "int64",
+    "io",
     "is_tensor",
 ]
