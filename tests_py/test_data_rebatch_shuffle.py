@@ -8,8 +8,7 @@ import pytest
 
 import tpustrategy as tps
 from tpustrategy import errors
-from tpustrategy.data import Dataset
-from tpustrategy.data import dataset_ops
+from tpustrategy.data import Dataset, dataset_ops
 from tpustrategy.data.experimental import AutoShardPolicy, DistributeOptions
 
 

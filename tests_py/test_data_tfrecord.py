@@ -12,8 +12,7 @@ import pytest
 
 import tpustrategy as tps
 from tpustrategy import _core, errors
-from tpustrategy.data import Dataset, TextLineDataset, TFRecordDataset
-from tpustrategy.data import dataset_ops
+from tpustrategy.data import Dataset, TextLineDataset, TFRecordDataset, dataset_ops
 
 
 def crc32c_reference(data: bytes) -> int:
