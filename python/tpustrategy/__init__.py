@@ -22,6 +22,13 @@ _core.activate_slice(_os.environ.get("TPUSTRATEGY_SLICE", "v3-8"))
 from tpustrategy import config  # noqa: E402
 from tpustrategy.framework.constant import constant, convert_to_tensor  # noqa: E402
 
+# ---- distribution (branch distribute) ----
+from tpustrategy import distribute, nest  # noqa: E402
+from tpustrategy.framework.function import function  # noqa: E402
+from tpustrategy.variables import Variable, VariableAggregation, VariableSynchronization  # noqa: E402
+
+# ---- end distribution ----
+
 half = float16
 double = float64
 
@@ -29,6 +36,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DType",
+    "Variable",
+    "VariableAggregation",
+    "VariableSynchronization",
     "Tensor",
     "TensorShape",
     "TensorSpec",
@@ -38,13 +48,16 @@ __all__ = [
     "constant",
     "convert_to_tensor",
     "device",
+    "distribute",
     "double",
     "errors",
     "float16",
     "float32",
     "float64",
+    "function",
     "half",
     "int32",
     "int64",
     "is_tensor",
+    "nest",
 ]
