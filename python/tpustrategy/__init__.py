@@ -22,15 +22,15 @@ _core.activate_slice(_os.environ.get("TPUSTRATEGY_SLICE", "v3-8"))
 from tpustrategy import config  # noqa: E402
 from tpustrategy.framework.constant import constant, convert_to_tensor  # noqa: E402
 
+half = float16
+double = float64
+
 # ---- distribution (branch distribute) ----
 from tpustrategy import distribute, nest  # noqa: E402
 from tpustrategy.framework.function import function  # noqa: E402
 from tpustrategy.variables import Variable, VariableAggregation, VariableSynchronization  # noqa: E402
 
 # ---- end distribution ----
-
-half = float16
-double = float64
 
 __version__ = "0.1.0"
 

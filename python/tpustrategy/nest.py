@@ -36,7 +36,7 @@ def _rebuild(template: Any, children: list) -> Any:
     """A structure like `template` (same type and keys) holding `children`."""
     if isinstance(template, Mapping):
         keys = _sorted_keys(template)
-        items = dict(zip(keys, children))
+        items = dict(zip(keys, children, strict=True))
         # Keep the template's own key order in the rebuilt dict.
         return type(template)((key, items[key]) for key in template)
     if _is_namedtuple(template):
@@ -106,7 +106,7 @@ def _same_container_types(first: Any, second: Any) -> bool:
         return False
     if not isinstance(first, Mapping) and isinstance(first, tuple) != isinstance(second, tuple):
         return False
-    return all(_same_container_types(a, b) for a, b in zip(_children(first), _children(second)))
+    return all(_same_container_types(a, b) for a, b in zip(_children(first), _children(second), strict=True))
 
 
 def map_structure(func: Callable, *structures: Any, check_types: bool = True) -> Any:
@@ -116,4 +116,4 @@ def map_structure(func: Callable, *structures: Any, check_types: bool = True) ->
     for other in structures[1:]:
         assert_same_structure(structures[0], other, check_types=check_types)
     flat = [flatten(s) for s in structures]
-    return pack_sequence_as(structures[0], [func(*leaves) for leaves in zip(*flat)])
+    return pack_sequence_as(structures[0], [func(*leaves) for leaves in zip(*flat, strict=True)])

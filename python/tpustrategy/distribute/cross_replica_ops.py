@@ -69,11 +69,11 @@ def reduce_with_axis(reduce_op: ReduceOp, value, axis, num_replicas: int):
     tensors = [_core.convert_to_tensor(v) for v in components]
     axes = [_host_math.normalize_axes(axis, t.ndim) for t in tensors]
     destination = [current_device()]
-    sums = [_host_math.reduce_sum(t, a) for t, a in zip(tensors, axes)]
+    sums = [_host_math.reduce_sum(t, a) for t, a in zip(tensors, axes, strict=True)]
     total = _core.all_reduce(sums, "SUM", destination)[0]
     if reduce_op == ReduceOp.SUM:
         return total
-    counts = [_host_math.count_along(t, a) for t, a in zip(tensors, axes)]
+    counts = [_host_math.count_along(t, a) for t, a in zip(tensors, axes, strict=True)]
     count = _core.all_reduce(counts, "SUM", destination)[0]
     with device_scope.device_scope(destination[0]):
         return _host_math.true_divide(total, count)

@@ -74,7 +74,7 @@ class ReplicaRun:
             return [replica_main(0)]
         self._driver = greenlet.getcurrent()
         replicas = []
-        for i in range(n):
+        for _ in range(n):
             g = greenlet.greenlet(replica_main, parent=self._driver)
             g.gr_context = contextvars.copy_context()
             replicas.append(g)

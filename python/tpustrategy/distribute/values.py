@@ -112,7 +112,7 @@ def regroup(per_replica_results, wrap_class=PerReplica, always_wrap: bool = Fals
     if nest.is_nested(first):
         for other in per_replica_results[1:]:
             nest.assert_same_structure(first, other, check_types=False)
-        columns = zip(*(nest.flatten(r) for r in per_replica_results))
+        columns = zip(*(nest.flatten(r) for r in per_replica_results), strict=True)
         return nest.pack_sequence_as(first, [_regroup_leaf(list(c), wrap_class, always_wrap) for c in columns])
     return _regroup_leaf(per_replica_results, wrap_class, always_wrap)
 
@@ -127,7 +127,7 @@ def _regroup_leaf(values: list, wrap_class, always_wrap: bool):
         return first
     container = getattr(first, "_distributed_container", None)
     if container is not None and len(values) == len(container.values) and all(
-        a is b for a, b in zip(values, container.values)
+        a is b for a, b in zip(values, container.values, strict=True)
     ):
         return container
     return wrap_class(values)
