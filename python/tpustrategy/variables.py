@@ -165,7 +165,7 @@ class Variable(metaclass=_VariableMetaclass):
     def _apply(self, ufunc, delta):
         delta_array = np.asarray(self._new_value(delta))
         with device_scope.device_scope(self._device):
-            self._value = _core.constant(ufunc(np.asarray(self._value), delta_array).astype(delta_array.dtype))
+            self._value = _core.constant(np.asarray(ufunc(np.asarray(self._value), delta_array), delta_array.dtype))
         return self
 
     def __repr__(self) -> str:

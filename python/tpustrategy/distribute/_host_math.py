@@ -18,7 +18,8 @@ def as_numpy(value) -> np.ndarray:
 def reduce_sum(value, axes: tuple[int, ...]):
     """Sum over `axes` keeping the dtype (numpy would widen int32 to int64)."""
     array = as_numpy(value)
-    return _core.constant(np.sum(array, axis=axes, dtype=array.dtype))
+    # np.asarray: a numpy float64 scalar is a Python float and would convert as float32.
+    return _core.constant(np.asarray(np.sum(array, axis=axes, dtype=array.dtype)))
 
 
 def normalize_axes(axis, rank: int) -> tuple[int, ...]:
@@ -47,4 +48,4 @@ def true_divide(numerator, denominator):
     dtype = numer.dtype if np.issubdtype(numer.dtype, np.floating) or str(numer.dtype) == "bfloat16" else np.float64
     with np.errstate(divide="ignore", invalid="ignore"):
         result = numer.astype(np.float64) / denom.astype(np.float64)
-    return _core.constant(result.astype(dtype))
+    return _core.constant(np.asarray(result, dtype=dtype))

@@ -161,7 +161,7 @@ def _divide(value, count: int, dtype):
     import numpy as np
 
     array = np.asarray(_core.convert_to_tensor(value))
-    return _core.constant((array / count).astype(np.asarray(_core.constant(0, dtype)).dtype))
+    return _core.constant(np.asarray(array / count, dtype=np.asarray(_core.constant(0, dtype)).dtype))
 
 
 def create_distributed_variable(extended, next_creator, **kwargs):
