@@ -81,7 +81,7 @@ class Mirrored(DistributedValues):
 
 
 def is_distributed_variable(value: Any) -> bool:
-    return getattr(value, "is_distributed_variable", False)
+    return getattr(value, "_is_distributed_variable", False)
 
 
 def select_replica(replica_id: int, structure: Any) -> Any:
