@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 
-from tpustrategy import nest
+from tpustrategy import _core, nest
 from tpustrategy.distribute import cross_replica_ops
 from tpustrategy.distribute import distribution_strategy_context as ds_context
 from tpustrategy.distribute import values as values_lib
@@ -87,21 +87,45 @@ class StrategyExtendedV2:
     # ---- running replicas ----
     def _call_for_each_replica(self, fn, args, kwargs):
         devices = self._replica_devices()
+        contexts = self._cached_replica_contexts(len(devices))
         run = ReplicaRun(len(devices))
+        outer_runs = [c._run for c in contexts]  # non-None only for a run nested in a merge_fn
+        for context in contexts:
+            context._run = run
         distributed_inputs = values_lib.contains_distributed_values((args, kwargs))
 
-        def replica_main(replica_id: int):
-            context = self._make_replica_context(replica_id)
-            context._run = run
-            if distributed_inputs:
-                replica_args = values_lib.select_replica(replica_id, args)
-                replica_kwargs = values_lib.select_replica(replica_id, kwargs)
-            else:
-                replica_args, replica_kwargs = args, kwargs
-            with device_scope.device_scope(devices[replica_id]), context:
-                return fn(*replica_args, **replica_kwargs)
+        def inputs_of(replica_id: int):
+            if not distributed_inputs:
+                return args, kwargs
+            return values_lib.select_replica(replica_id, args), values_lib.select_replica(replica_id, kwargs)
 
-        return self._regroup_run_results(run.execute(replica_main))
+        def replica_main(replica_id: int):
+            # Runs in a replica greenlet with its own copy of the caller's context: set, never reset.
+            device = devices[replica_id]
+            device_scope._current_device.set(device)
+            _core.set_current_device(device)
+            ds_context.push_mode(contexts[replica_id]._mode)
+            replica_args, replica_kwargs = inputs_of(replica_id)
+            return fn(*replica_args, **replica_kwargs)
+
+        try:
+            if len(devices) == 1:
+                replica_args, replica_kwargs = inputs_of(0)
+                with device_scope.device_scope(devices[0]), contexts[0]:
+                    results = [fn(*replica_args, **replica_kwargs)]
+            else:
+                results = run.execute(replica_main)
+        finally:
+            for context, outer in zip(contexts, outer_runs, strict=True):
+                context._run = outer
+        return self._regroup_run_results(results)
+
+    def _cached_replica_contexts(self, count: int) -> list:
+        """The replicas' ReplicaContexts, built once (they only carry the current run)."""
+        contexts = self.__dict__.get("_replica_contexts")
+        if contexts is None or len(contexts) != count:
+            contexts = self._replica_contexts = [self._make_replica_context(i) for i in range(count)]
+        return contexts
 
     def call_for_each_replica(self, fn, args=(), kwargs=None):
         """Runs `fn` once per replica (cross-replica context required); like ``Strategy.run``."""

@@ -113,15 +113,19 @@ class ReplicaContext:
         Every replica must call it in the same order with the same dtypes and shapes.
         """
         op = as_reduce_op(reduce_op)
-        leaves = [_core.convert_to_tensor(v) for v in nest.flatten(value)]
+        nested = nest.is_nested(value)
+        leaves = [_core.convert_to_tensor(v) for v in nest.flatten(value)] if nested else \
+            [_core.convert_to_tensor(value)]
         if self._run is None:
             if self.num_replicas_in_sync != 1:
                 raise RuntimeError("all_reduce needs the ReplicaContext that Strategy.run provides")
-            return nest.pack_sequence_as(value, leaves)
+            return nest.pack_sequence_as(value, leaves) if nested else leaves[0]
         n = self.num_replicas_in_sync
         devices = self._destination_devices()
 
         def combine(contributions):
+            if not nested:  # the common case, kept cheap: one leaf
+                return _core.all_reduce([c[0] for c in contributions], op.value, devices)
             per_leaf = [_core.all_reduce([c[k] for c in contributions], op.value, devices) for k in range(len(leaves))]
             return [nest.pack_sequence_as(value, [results[i] for results in per_leaf]) for i in range(n)]
 
