@@ -27,9 +27,15 @@ def as_reduce_op(reduce_op) -> ReduceOp:
     """A ReduceOp or its name in any case ("sum") → ReduceOp; other strings → ValueError."""
     if isinstance(reduce_op, ReduceOp):
         return reduce_op
+    known = _BY_NAME.get(reduce_op) if isinstance(reduce_op, str) else None
+    if known is not None:
+        return known
     if isinstance(reduce_op, str):
         try:
             return ReduceOp(reduce_op.upper())
         except ValueError:
             raise ValueError(f"'{reduce_op}' is not a valid ReduceOp; expected 'SUM' or 'MEAN'") from None
     raise TypeError(f"Expected reduce_op to be a tf.distribute.ReduceOp, not: {reduce_op!r}")
+
+
+_BY_NAME = {name: op for op in ReduceOp for name in (op.value, op.value.lower())}

@@ -121,9 +121,9 @@ class ReplicaContext:
                 raise RuntimeError("all_reduce needs the ReplicaContext that Strategy.run provides")
             return nest.pack_sequence_as(value, leaves) if nested else leaves[0]
         n = self.num_replicas_in_sync
-        devices = self._destination_devices()
 
         def combine(contributions):
+            devices = self._destination_devices()
             if not nested:  # the common case, kept cheap: one leaf
                 return _core.all_reduce([c[0] for c in contributions], op.value, devices)
             per_leaf = [_core.all_reduce([c[k] for c in contributions], op.value, devices) for k in range(len(leaves))]
