@@ -28,7 +28,6 @@ def _median_us(run_step, steps: int, repeats: int) -> float:
 
 def bench_tpustrategy(steps: int, repeats: int) -> dict:
     import numpy as np
-
     import tpustrategy as tps
 
     cpu = tps.config.list_physical_devices("CPU")[0]

@@ -5,9 +5,8 @@ from __future__ import annotations
 import copy
 
 import pytest
-from distribute_helpers import ms2
-
 import tpustrategy as tps
+from distribute_helpers import ms2
 
 ds = tps.distribute
 
@@ -146,9 +145,9 @@ def test_copy_is_an_error_deepcopy_is_allowed():
 def test_default_strategy_worker_devices_unsupported():
     extended = ds.get_strategy().extended
     with pytest.raises(RuntimeError, match="unsupported by default"):
-        extended.worker_devices
+        _ = extended.worker_devices
     with pytest.raises(RuntimeError, match="unsupported by default"):
-        extended.parameter_devices
+        _ = extended.parameter_devices
 
 
 def test_replica_context_rejects_bad_replica_ids():

@@ -6,9 +6,8 @@ import collections
 
 import numpy as np
 import pytest
-from distribute_helpers import ms2, times, values_of
-
 import tpustrategy as tps
+from distribute_helpers import ms2, times, values_of
 
 ds = tps.distribute
 
@@ -117,7 +116,8 @@ def test_case_e_value_context_and_values_from_function():
     assert isinstance(values, ds.PerReplica)  # always wrapped, even when equal
     assert strategy.experimental_local_results(values) == (2, 2)
     array_value = np.array([3.0, 2.0, 1.0])
-    values = strategy.experimental_distribute_values_from_function(lambda ctx: array_value[ctx.replica_id_in_sync_group])
+    values = strategy.experimental_distribute_values_from_function(
+        lambda ctx: array_value[ctx.replica_id_in_sync_group])
     assert strategy.experimental_local_results(values) == (3.0, 2.0)
 
 

@@ -9,9 +9,8 @@ import time
 
 import numpy as np
 import pytest
-from distribute_helpers import ms2, values_of
-
 import tpustrategy as tps
+from distribute_helpers import ms2, values_of
 
 ds = tps.distribute
 

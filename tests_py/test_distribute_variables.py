@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from distribute_helpers import ms2, values_of
-
 import tpustrategy as tps
+from distribute_helpers import ms2, values_of
 
 ds = tps.distribute
 Sync, Agg = tps.VariableSynchronization, tps.VariableAggregation
