@@ -206,3 +206,17 @@ def test_stress_thousands_of_runs_with_random_failures():
     assert _rss_mib() - baseline < 20, f"RSS grew from {baseline:.1f} MiB to {_rss_mib():.1f} MiB"
     for device in strategy.extended._replica_devices()[1:]:
         assert device.memory_info()["current"] == 0
+
+
+def test_run_nested_in_a_merge_fn_keeps_the_outer_run_intact():
+    strategy = ms2()
+
+    def merge_fn(s):
+        inner = s.run(lambda: ds.get_replica_context().all_reduce("sum", 1.0))
+        return values_of(inner)
+
+    def fn():
+        assert ds.get_replica_context().merge_call(merge_fn) == [2.0, 2.0]
+        return ds.get_replica_context().all_reduce("sum", 2.0)
+
+    assert values_of(strategy.run(fn)) == [4.0, 4.0]

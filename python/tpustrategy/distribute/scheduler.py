@@ -1,6 +1,8 @@
 """The cooperative replica scheduler behind ``Strategy.run`` (ARCHITECTURE.md, "Execution model").
 
-Each replica's function runs in its own greenlet on the calling thread, started in replica order. A
+Each replica's function runs in its own greenlet on the calling thread (taken from a per-thread pool:
+creating a greenlet costs more than a whole run's switches), in a copy of the caller's context, started
+in replica order. A
 replica that reaches a synchronisation point (an all-reduce, all-gather, ``merge_call``, a variable
 aggregation) parks its contribution and switches back here. When every replica has parked at the same
 point — same kind, op, dtypes, shapes — the point's ``combine`` runs once over all contributions (in
