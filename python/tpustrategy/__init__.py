@@ -30,10 +30,20 @@ from tpustrategy.framework.constant import constant, convert_to_tensor  # noqa: 
 half = float16
 double = float64
 
+# ---- distribution (branch distribute) ----
+from tpustrategy import distribute, nest  # noqa: E402
+from tpustrategy.framework.function import function  # noqa: E402
+from tpustrategy.variables import Variable, VariableAggregation, VariableSynchronization  # noqa: E402
+
+# ---- end distribution ----
+
 __version__ = "0.1.0"
 
 __all__ = [
     "DType",
+    "Variable",
+    "VariableAggregation",
+    "VariableSynchronization",
     "Tensor",
     "TensorShape",
     "TensorSpec",
@@ -44,14 +54,17 @@ __all__ = [
     "data",
     "convert_to_tensor",
     "device",
+    "distribute",
     "double",
     "errors",
     "float16",
     "float32",
     "float64",
+    "function",
     "half",
     "int32",
     "int64",
     "io",
     "is_tensor",
+    "nest",
 ]
