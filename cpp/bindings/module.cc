@@ -10,4 +10,5 @@ PYBIND11_MODULE(_core, m) {
   tpustrategy::bindings::init_tensor(m);
   tpustrategy::bindings::init_devices(m);
   tpustrategy::bindings::init_slice(m);
+  tpustrategy::bindings::init_topology(m);
 }

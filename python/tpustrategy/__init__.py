@@ -19,7 +19,7 @@ from tpustrategy.framework.tensor_shape import TensorShape
 
 _core.activate_slice(_os.environ.get("TPUSTRATEGY_SLICE", "v3-8"))
 
-from tpustrategy import config  # noqa: E402
+from tpustrategy import config, distribute, tpu, train  # noqa: E402
 from tpustrategy.framework.constant import constant, convert_to_tensor  # noqa: E402
 
 half = float16
@@ -38,6 +38,7 @@ __all__ = [
     "constant",
     "convert_to_tensor",
     "device",
+    "distribute",
     "double",
     "errors",
     "float16",
@@ -47,4 +48,6 @@ __all__ = [
     "int32",
     "int64",
     "is_tensor",
+    "tpu",
+    "train",
 ]
