@@ -11,4 +11,5 @@ PYBIND11_MODULE(_core, m) {
   tpustrategy::bindings::init_devices(m);
   tpustrategy::bindings::init_slice(m);
   tpustrategy::bindings::init_topology(m);
+  tpustrategy::bindings::init_collectives(m);
 }

@@ -19,20 +19,30 @@ from tpustrategy.framework.tensor_shape import TensorShape
 
 _core.activate_slice(_os.environ.get("TPUSTRATEGY_SLICE", "v3-8"))
 
-from tpustrategy import config, distribute, tpu, train  # noqa: E402
+from tpustrategy import config, tpu, train  # noqa: E402
 from tpustrategy.framework.constant import constant, convert_to_tensor  # noqa: E402
 
 half = float16
 double = float64
 
+# ---- distribution (branch distribute) ----
+# ---- end distribution ----
+from tpustrategy import compat, distribute, nest, runner  # noqa: E402  # noqa: E402
+from tpustrategy.framework.function import function  # noqa: E402
+from tpustrategy.variables import Variable, VariableAggregation, VariableSynchronization  # noqa: E402
+
 __version__ = "0.1.0"
 
 __all__ = [
     "DType",
+    "Variable",
+    "VariableAggregation",
+    "VariableSynchronization",
     "Tensor",
     "TensorShape",
     "TensorSpec",
     "bfloat16",
+    "compat",
     "bool",
     "config",
     "constant",
@@ -44,10 +54,13 @@ __all__ = [
     "float16",
     "float32",
     "float64",
+    "function",
     "half",
     "int32",
     "int64",
     "is_tensor",
+    "nest",
+    "runner",
     "tpu",
     "train",
 ]
