@@ -10,6 +10,7 @@ PYBIND11_MODULE(_core, m) {
   tpustrategy::bindings::init_tensor(m);
   tpustrategy::bindings::init_devices(m);
   tpustrategy::bindings::init_slice(m);
+  tpustrategy::bindings::init_topology(m);
   tpustrategy::bindings::init_collectives(m);
   tpustrategy::bindings::init_data(m);
 }

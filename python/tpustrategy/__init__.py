@@ -19,23 +19,15 @@ from tpustrategy.framework.tensor_shape import TensorShape
 
 _core.activate_slice(_os.environ.get("TPUSTRATEGY_SLICE", "v3-8"))
 
-# ---- input pipelines and record files (tf.data, tf.io) ----
-from tpustrategy import (  # noqa: E402, A004
-    config,  # noqa: E402
-    data,
-    io,
-)
-from tpustrategy.framework.constant import constant, convert_to_tensor  # noqa: E402
+from tpustrategy.framework.constant import constant, convert_to_tensor  # noqa: E402, I001
 
 half = float16
 double = float64
 
-# ---- distribution (branch distribute) ----
-from tpustrategy import distribute, nest  # noqa: E402
+# The TF-shaped subpackages (tf.config, tf.data, tf.io, tf.distribute, tf.tpu, tf.train, tf.compat).
+from tpustrategy import compat, config, data, distribute, io, nest, runner, tpu, train  # noqa: E402
 from tpustrategy.framework.function import function  # noqa: E402
 from tpustrategy.variables import Variable, VariableAggregation, VariableSynchronization  # noqa: E402
-
-# ---- end distribution ----
 
 __version__ = "0.1.0"
 
@@ -48,6 +40,7 @@ __all__ = [
     "TensorShape",
     "TensorSpec",
     "bfloat16",
+    "compat",
     "bool",
     "config",
     "constant",
@@ -67,4 +60,7 @@ __all__ = [
     "io",
     "is_tensor",
     "nest",
+    "runner",
+    "tpu",
+    "train",
 ]

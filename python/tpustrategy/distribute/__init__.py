@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tpustrategy.distribute import cluster_resolver, experimental
 from tpustrategy.distribute.distribute_lib import (
     InputContext,
     InputOptions,
@@ -26,6 +27,7 @@ from tpustrategy.distribute.mirrored_strategy import MirroredStrategy
 from tpustrategy.distribute.one_device_strategy import OneDeviceStrategy
 from tpustrategy.distribute.reduce_util import ReduceOp
 from tpustrategy.distribute.scheduler import ReplicaSyncError
+from tpustrategy.distribute.tpu_strategy import TPUStrategyV2 as TPUStrategy
 from tpustrategy.distribute.values import DistributedValues, Mirrored, PerReplica
 
 __all__ = [
@@ -47,7 +49,10 @@ __all__ = [
     "StrategyExtended",
     "StrategyV1",
     "SyncOnReadVariable",
+    "TPUStrategy",
     "ValueContext",
+    "cluster_resolver",
+    "experimental",
     "experimental_set_strategy",
     "get_cross_replica_context",
     "get_replica_context",
