@@ -1,9 +1,9 @@
 #pragma once
 // Small helpers for the ops tests: build tensors from initializer lists and read them back.
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "tpustrategy/core/tensor.h"
 #include "tpustrategy/ops/cast.h"

@@ -1,9 +1,9 @@
 #include "tpustrategy/ops/broadcast.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <algorithm>
 
 #include "tpustrategy/core/errors.h"
 

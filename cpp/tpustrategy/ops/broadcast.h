@@ -24,8 +24,8 @@ std::vector<std::int64_t> broadcast_strides(const Shape& in, const Shape& out);
 inline constexpr int kMaxPlanInputs = 3;
 
 struct BroadcastPlan {
-  Shape out_shape;                 // the logical output shape
-  Shape dims;                      // collapsed dims, never empty
+  Shape out_shape;  // the logical output shape
+  Shape dims;       // collapsed dims, never empty
   int num_inputs = 0;
   std::array<std::vector<std::int64_t>, kMaxPlanInputs> strides;  // per input, per collapsed dim
   std::array<std::int64_t, kMaxPlanInputs> base{};                // starting offset per input

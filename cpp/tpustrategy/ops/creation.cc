@@ -24,8 +24,8 @@ void select_runs(const BroadcastPlan& plan, const bool* c, const E* x, const E* 
       const E* px = x + off[1];
       const E* py = y + off[2];
       if (sc == 1 && sx == 1 && sy == 1) {
-        detail::VecMap<E>(out + o, len) = detail::ConstVecMap<bool>(pc, len)
-                                              .select(detail::ConstVecMap<E>(px, len), detail::ConstVecMap<E>(py, len));
+        detail::VecMap<E>(out + o, len) =
+            detail::ConstVecMap<bool>(pc, len).select(detail::ConstVecMap<E>(px, len), detail::ConstVecMap<E>(py, len));
       } else {
         for (std::int64_t i = 0; i < len; ++i) out[o + i] = pc[i * sc] ? px[i * sx] : py[i * sy];
       }
@@ -83,8 +83,8 @@ Tensor range(const Tensor& start, const Tensor& limit, const Tensor& delta) {
   dispatch_dtype(dt, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-      const std::int64_t s = start.to_vector<std::int64_t>()[0], l = limit.to_vector<std::int64_t>()[0],
-                         d = delta.to_vector<std::int64_t>()[0];
+      const std::int64_t s = detail::int_values(start)[0], l = detail::int_values(limit)[0],
+                         d = detail::int_values(delta)[0];
       if (d == 0) fail<InvalidArgumentError>("Range", "Requires delta != 0: {}", d);
       if (d > 0 && s > l) fail<InvalidArgumentError>("Range", "Requires start <= limit when delta > 0: {}/{}", s, l);
       if (d < 0 && s < l) fail<InvalidArgumentError>("Range", "Requires start >= limit when delta < 0: {}/{}", s, l);
@@ -92,7 +92,8 @@ Tensor range(const Tensor& start, const Tensor& limit, const Tensor& delta) {
       const U span = d > 0 ? U(l) - U(s) : U(s) - U(l);
       const U step = d > 0 ? U(d) : U(0) - U(d);
       const U size = span / step + (span % step != 0);
-      if (size > (U{1} << 48)) fail<InvalidArgumentError>("Range", "Requires the result size to be at most 2^48, got {}", size);
+      if (size > (U{1} << 48))
+        fail<InvalidArgumentError>("Range", "Requires the result size to be at most 2^48, got {}", size);
       out = Tensor::empty(dt, {static_cast<std::int64_t>(size)});
       T* p = detail::out_data_of<T>(out);
       for (U i = 0; i < size; ++i) p[i] = static_cast<T>(static_cast<std::int64_t>(U(s) + i * U(d)));
@@ -105,10 +106,12 @@ Tensor range(const Tensor& start, const Tensor& limit, const Tensor& delta) {
       if (d > 0 && s > l) fail<InvalidArgumentError>("Range", "Requires start <= limit when delta > 0: {}/{}", s, l);
       if (d < 0 && s < l) fail<InvalidArgumentError>("Range", "Requires start >= limit when delta < 0: {}/{}", s, l);
       const double size = std::ceil(std::abs((l - s) / d));
-      if (!(size <= 281474976710656.0)) fail<InvalidArgumentError>("Range", "Requires the result size to be at most 2^48");
+      if (!(size <= 281474976710656.0))
+        fail<InvalidArgumentError>("Range", "Requires the result size to be at most 2^48");
       out = Tensor::empty(dt, {static_cast<std::int64_t>(size)});
       T* p = detail::out_data_of<T>(out);
-      for (std::int64_t i = 0; i < static_cast<std::int64_t>(size); ++i) p[i] = static_cast<T>(s + static_cast<double>(i) * d);
+      for (std::int64_t i = 0; i < static_cast<std::int64_t>(size); ++i)
+        p[i] = static_cast<T>(s + static_cast<double>(i) * d);
     }
   });
   return out;
@@ -138,7 +141,7 @@ Tensor one_hot(const Tensor& indices, std::int64_t depth, const Tensor& on_value
   Tensor out = Tensor::empty(on_value.dtype(), out_shape);
   std::pair<std::int64_t, std::int64_t> view{1, 1};  // [outer, inner] around the depth axis
   for (int d = 0; d < rank; ++d) (d < ax ? view.first : view.second) *= indices.shape()[d];
-  const auto idx = indices.to_vector<std::int64_t>();
+  const auto idx = detail::int_values(indices);
   dispatch_dtype(on_value.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* p = detail::out_data_of<T>(out);
@@ -174,10 +177,10 @@ Tensor where(const Tensor& condition, const Tensor& x, const Tensor& y) {
   const BroadcastPlan plan = plan_broadcast({condition.shape(), x.shape(), y.shape()}, shape);
   const bool* c = detail::data_of<bool>(condition);
   switch (dtype_size(x.dtype())) {
-#define TPUSTRATEGY_SELECT_CASE(bytes, E)                                                                   \
-  case bytes:                                                                                               \
-    select_runs<E>(plan, c, static_cast<const E*>(x.raw_data()), static_cast<const E*>(y.raw_data()),      \
-                   static_cast<E*>(out.mutable_raw_data()));                                                \
+#define TPUSTRATEGY_SELECT_CASE(bytes, E)                                                             \
+  case bytes:                                                                                         \
+    select_runs<E>(plan, c, static_cast<const E*>(x.raw_data()), static_cast<const E*>(y.raw_data()), \
+                   static_cast<E*>(out.mutable_raw_data()));                                          \
     break;
     TPUSTRATEGY_SELECT_CASE(1, std::uint8_t)
     TPUSTRATEGY_SELECT_CASE(2, std::uint16_t)

@@ -1,9 +1,10 @@
 #pragma once
 // Eigen array views over raw tensor memory, shared by the kernels.
+#include <Eigen/Core>
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
-
-#include <Eigen/Core>
+#include <vector>
 
 #include "tpustrategy/core/errors.h"
 #include "tpustrategy/core/tensor.h"
@@ -37,6 +38,21 @@ const T* data_of(const Tensor& t) {
 template <typename T>
 T* out_data_of(const Tensor& t) {
   return static_cast<T*>(t.mutable_raw_data());
+}
+
+// The elements of an int32 / int64 / bool tensor as exact int64 values.
+inline std::vector<std::int64_t> int_values(const Tensor& t) {
+  std::vector<std::int64_t> out(static_cast<std::size_t>(t.num_elements()));
+  if (t.dtype() == DType::kInt64) {
+    std::copy_n(data_of<std::int64_t>(t), out.size(), out.begin());
+  } else if (t.dtype() == DType::kInt32) {
+    std::copy_n(data_of<std::int32_t>(t), out.size(), out.begin());
+  } else if (t.dtype() == DType::kBool) {
+    std::copy_n(data_of<bool>(t), out.size(), out.begin());
+  } else {
+    fail<TypeError>("int_values", "expected an integer tensor, got {}", dtype_name(t.dtype()));
+  }
+  return out;
 }
 
 inline void check_valid(const Tensor& t, const char* where) {

@@ -16,11 +16,39 @@
 namespace tpustrategy {
 
 enum class UnaryOp {
-  kNegative, kAbs, kSquare, kExp, kLog, kSqrt, kRsqrt, kTanh, kSigmoid, kRelu, kFloor, kCeil, kSign, kLogicalNot
+  kNegative,
+  kAbs,
+  kSquare,
+  kExp,
+  kLog,
+  kSqrt,
+  kRsqrt,
+  kTanh,
+  kSigmoid,
+  kRelu,
+  kFloor,
+  kCeil,
+  kSign,
+  kLogicalNot
 };
 enum class BinaryOp {
-  kAdd, kSubtract, kMultiply, kDivide, kFloorDiv, kFloorMod, kPow, kMaximum, kMinimum,
-  kEqual, kNotEqual, kLess, kLessEqual, kGreater, kGreaterEqual, kLogicalAnd, kLogicalOr
+  kAdd,
+  kSubtract,
+  kMultiply,
+  kDivide,
+  kFloorDiv,
+  kFloorMod,
+  kPow,
+  kMaximum,
+  kMinimum,
+  kEqual,
+  kNotEqual,
+  kLess,
+  kLessEqual,
+  kGreater,
+  kGreaterEqual,
+  kLogicalAnd,
+  kLogicalOr
 };
 
 // TF's kernel names ("AddV2", "RealDiv", ...), used in error messages.
@@ -59,6 +87,5 @@ inline Tensor greater(const Tensor& a, const Tensor& b) { return binary(BinaryOp
 inline Tensor greater_equal(const Tensor& a, const Tensor& b) { return binary(BinaryOp::kGreaterEqual, a, b); }
 inline Tensor logical_and(const Tensor& a, const Tensor& b) { return binary(BinaryOp::kLogicalAnd, a, b); }
 inline Tensor logical_or(const Tensor& a, const Tensor& b) { return binary(BinaryOp::kLogicalOr, a, b); }
-
 
 }  // namespace tpustrategy

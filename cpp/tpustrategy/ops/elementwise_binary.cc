@@ -28,44 +28,60 @@ constexpr bool kIntExpr = std::is_integral_v<typename X::Scalar>;
 struct AddF {
   template <typename C>
   C operator()(C x, C y) const {
-    if constexpr (std::is_integral_v<C>) return static_cast<C>(U<C>(x) + U<C>(y));
-    else return x + y;
+    if constexpr (std::is_integral_v<C>)
+      return static_cast<C>(U<C>(x) + U<C>(y));
+    else
+      return x + y;
   }
   template <typename X, typename Y>
   static auto array(const X& x, const Y& y) {
-    if constexpr (kIntExpr<X>) return x.binaryExpr(y, AddF{});
-    else return x + y;
+    if constexpr (kIntExpr<X>)
+      return x.binaryExpr(y, AddF{});
+    else
+      return x + y;
   }
 };
 struct SubF {
   template <typename C>
   C operator()(C x, C y) const {
-    if constexpr (std::is_integral_v<C>) return static_cast<C>(U<C>(x) - U<C>(y));
-    else return x - y;
+    if constexpr (std::is_integral_v<C>)
+      return static_cast<C>(U<C>(x) - U<C>(y));
+    else
+      return x - y;
   }
   template <typename X, typename Y>
   static auto array(const X& x, const Y& y) {
-    if constexpr (kIntExpr<X>) return x.binaryExpr(y, SubF{});
-    else return x - y;
+    if constexpr (kIntExpr<X>)
+      return x.binaryExpr(y, SubF{});
+    else
+      return x - y;
   }
 };
 struct MulF {
   template <typename C>
   C operator()(C x, C y) const {
-    if constexpr (std::is_integral_v<C>) return static_cast<C>(U<C>(x) * U<C>(y));
-    else return x * y;
+    if constexpr (std::is_integral_v<C>)
+      return static_cast<C>(U<C>(x) * U<C>(y));
+    else
+      return x * y;
   }
   template <typename X, typename Y>
   static auto array(const X& x, const Y& y) {
-    if constexpr (kIntExpr<X>) return x.binaryExpr(y, MulF{});
-    else return x * y;
+    if constexpr (kIntExpr<X>)
+      return x.binaryExpr(y, MulF{});
+    else
+      return x * y;
   }
 };
 struct DivF {  // floating only (integers are cast to float64 first)
   template <typename C>
-  C operator()(C x, C y) const { return x / y; }
+  C operator()(C x, C y) const {
+    return x / y;
+  }
   template <typename X, typename Y>
-  static auto array(const X& x, const Y& y) { return x / y; }
+  static auto array(const X& x, const Y& y) {
+    return x / y;
+  }
 };
 struct FloorDivF {  // divisors are checked non-zero for integers
   template <typename C>
@@ -80,7 +96,9 @@ struct FloorDivF {  // divisors are checked non-zero for integers
     }
   }
   template <typename X, typename Y>
-  static auto array(const X& x, const Y& y) { return x.binaryExpr(y, FloorDivF{}); }
+  static auto array(const X& x, const Y& y) {
+    return x.binaryExpr(y, FloorDivF{});
+  }
 };
 struct FloorModF {
   template <typename C>
@@ -97,7 +115,9 @@ struct FloorModF {
     }
   }
   template <typename X, typename Y>
-  static auto array(const X& x, const Y& y) { return x.binaryExpr(y, FloorModF{}); }
+  static auto array(const X& x, const Y& y) {
+    return x.binaryExpr(y, FloorModF{});
+  }
 };
 struct PowF {  // integer exponents are checked non-negative
   template <typename C>
@@ -114,7 +134,9 @@ struct PowF {  // integer exponents are checked non-negative
     }
   }
   template <typename X, typename Y>
-  static auto array(const X& x, const Y& y) { return x.binaryExpr(y, PowF{}); }
+  static auto array(const X& x, const Y& y) {
+    return x.binaryExpr(y, PowF{});
+  }
 };
 // maximum / minimum propagate NaN like numpy and TF.
 struct MaxF {
@@ -128,8 +150,10 @@ struct MaxF {
   }
   template <typename X, typename Y>
   static auto array(const X& x, const Y& y) {
-    if constexpr (kIntExpr<X>) return x.max(y);
-    else return x.isNaN().select(x, y.isNaN().select(y, x.max(y)));
+    if constexpr (kIntExpr<X>)
+      return x.max(y);
+    else
+      return x.isNaN().select(x, y.isNaN().select(y, x.max(y)));
   }
 };
 struct MinF {
@@ -143,17 +167,23 @@ struct MinF {
   }
   template <typename X, typename Y>
   static auto array(const X& x, const Y& y) {
-    if constexpr (kIntExpr<X>) return x.min(y);
-    else return x.isNaN().select(x, y.isNaN().select(y, x.min(y)));
+    if constexpr (kIntExpr<X>)
+      return x.min(y);
+    else
+      return x.isNaN().select(x, y.isNaN().select(y, x.min(y)));
   }
 };
 
-#define TPUSTRATEGY_CMP_FUNCTOR(Name, op)                                       \
-  struct Name {                                                                 \
-    template <typename C>                                                       \
-    bool operator()(C x, C y) const { return x op y; }                          \
-    template <typename X, typename Y>                                           \
-    static auto array(const X& x, const Y& y) { return x op y; }                \
+#define TPUSTRATEGY_CMP_FUNCTOR(Name, op)       \
+  struct Name {                                 \
+    template <typename C>                       \
+    bool operator()(C x, C y) const {           \
+      return x op y;                            \
+    }                                           \
+    template <typename X, typename Y>           \
+    static auto array(const X& x, const Y& y) { \
+      return x op y;                            \
+    }                                           \
   };
 TPUSTRATEGY_CMP_FUNCTOR(EqF, ==)
 TPUSTRATEGY_CMP_FUNCTOR(NeF, !=)
@@ -210,30 +240,47 @@ bool any_element(const Tensor& t, bool (*pred)(T)) {
 
 std::string_view op_name(BinaryOp op) {
   switch (op) {
-    case BinaryOp::kAdd: return "AddV2";
-    case BinaryOp::kSubtract: return "Sub";
-    case BinaryOp::kMultiply: return "Mul";
-    case BinaryOp::kDivide: return "RealDiv";
-    case BinaryOp::kFloorDiv: return "FloorDiv";
-    case BinaryOp::kFloorMod: return "FloorMod";
-    case BinaryOp::kPow: return "Pow";
-    case BinaryOp::kMaximum: return "Maximum";
-    case BinaryOp::kMinimum: return "Minimum";
-    case BinaryOp::kEqual: return "Equal";
-    case BinaryOp::kNotEqual: return "NotEqual";
-    case BinaryOp::kLess: return "Less";
-    case BinaryOp::kLessEqual: return "LessEqual";
-    case BinaryOp::kGreater: return "Greater";
-    case BinaryOp::kGreaterEqual: return "GreaterEqual";
-    case BinaryOp::kLogicalAnd: return "LogicalAnd";
-    case BinaryOp::kLogicalOr: return "LogicalOr";
+    case BinaryOp::kAdd:
+      return "AddV2";
+    case BinaryOp::kSubtract:
+      return "Sub";
+    case BinaryOp::kMultiply:
+      return "Mul";
+    case BinaryOp::kDivide:
+      return "RealDiv";
+    case BinaryOp::kFloorDiv:
+      return "FloorDiv";
+    case BinaryOp::kFloorMod:
+      return "FloorMod";
+    case BinaryOp::kPow:
+      return "Pow";
+    case BinaryOp::kMaximum:
+      return "Maximum";
+    case BinaryOp::kMinimum:
+      return "Minimum";
+    case BinaryOp::kEqual:
+      return "Equal";
+    case BinaryOp::kNotEqual:
+      return "NotEqual";
+    case BinaryOp::kLess:
+      return "Less";
+    case BinaryOp::kLessEqual:
+      return "LessEqual";
+    case BinaryOp::kGreater:
+      return "Greater";
+    case BinaryOp::kGreaterEqual:
+      return "GreaterEqual";
+    case BinaryOp::kLogicalAnd:
+      return "LogicalAnd";
+    case BinaryOp::kLogicalOr:
+      return "LogicalOr";
   }
   return "Binary";
 }
 
 bool is_comparison(BinaryOp op) {
-  return op == BinaryOp::kEqual || op == BinaryOp::kNotEqual || op == BinaryOp::kLess ||
-         op == BinaryOp::kLessEqual || op == BinaryOp::kGreater || op == BinaryOp::kGreaterEqual;
+  return op == BinaryOp::kEqual || op == BinaryOp::kNotEqual || op == BinaryOp::kLess || op == BinaryOp::kLessEqual ||
+         op == BinaryOp::kGreater || op == BinaryOp::kGreaterEqual;
 }
 
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
@@ -264,8 +311,7 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
     dispatch_dtype(dt, [&](auto tag) {
       using T = decltype(tag);
       if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-        if ((op == BinaryOp::kFloorDiv || op == BinaryOp::kFloorMod) &&
-            any_element<T>(b, [](T v) { return v == 0; })) {
+        if ((op == BinaryOp::kFloorDiv || op == BinaryOp::kFloorMod) && any_element<T>(b, [](T v) { return v == 0; })) {
           fail<InvalidArgumentError>(where, "Integer division by zero");
         }
         if (op == BinaryOp::kPow && any_element<T>(b, [](T v) { return v < 0; })) {
@@ -280,32 +326,52 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, bool>) {
       switch (op) {
-        case BinaryOp::kEqual: return run_binary<T, bool, EqF>(a, b, out);
-        case BinaryOp::kNotEqual: return run_binary<T, bool, NeF>(a, b, out);
-        case BinaryOp::kLogicalAnd: return run_binary<T, bool, AndF>(a, b, out);
-        case BinaryOp::kLogicalOr: return run_binary<T, bool, OrF>(a, b, out);
-        default: fail<InternalError>(where, "unreachable bool op");
+        case BinaryOp::kEqual:
+          return run_binary<T, bool, EqF>(a, b, out);
+        case BinaryOp::kNotEqual:
+          return run_binary<T, bool, NeF>(a, b, out);
+        case BinaryOp::kLogicalAnd:
+          return run_binary<T, bool, AndF>(a, b, out);
+        case BinaryOp::kLogicalOr:
+          return run_binary<T, bool, OrF>(a, b, out);
+        default:
+          fail<InternalError>(where, "unreachable bool op");
       }
     } else {
       switch (op) {
-        case BinaryOp::kAdd: return run_binary<T, T, AddF>(a, b, out);
-        case BinaryOp::kSubtract: return run_binary<T, T, SubF>(a, b, out);
-        case BinaryOp::kMultiply: return run_binary<T, T, MulF>(a, b, out);
+        case BinaryOp::kAdd:
+          return run_binary<T, T, AddF>(a, b, out);
+        case BinaryOp::kSubtract:
+          return run_binary<T, T, SubF>(a, b, out);
+        case BinaryOp::kMultiply:
+          return run_binary<T, T, MulF>(a, b, out);
         case BinaryOp::kDivide:
           if constexpr (detail::kIsFloat<T>) return run_binary<T, T, DivF>(a, b, out);
           break;
-        case BinaryOp::kFloorDiv: return run_binary<T, T, FloorDivF>(a, b, out);
-        case BinaryOp::kFloorMod: return run_binary<T, T, FloorModF>(a, b, out);
-        case BinaryOp::kPow: return run_binary<T, T, PowF>(a, b, out);
-        case BinaryOp::kMaximum: return run_binary<T, T, MaxF>(a, b, out);
-        case BinaryOp::kMinimum: return run_binary<T, T, MinF>(a, b, out);
-        case BinaryOp::kEqual: return run_binary<T, bool, EqF>(a, b, out);
-        case BinaryOp::kNotEqual: return run_binary<T, bool, NeF>(a, b, out);
-        case BinaryOp::kLess: return run_binary<T, bool, LtF>(a, b, out);
-        case BinaryOp::kLessEqual: return run_binary<T, bool, LeF>(a, b, out);
-        case BinaryOp::kGreater: return run_binary<T, bool, GtF>(a, b, out);
-        case BinaryOp::kGreaterEqual: return run_binary<T, bool, GeF>(a, b, out);
-        default: break;
+        case BinaryOp::kFloorDiv:
+          return run_binary<T, T, FloorDivF>(a, b, out);
+        case BinaryOp::kFloorMod:
+          return run_binary<T, T, FloorModF>(a, b, out);
+        case BinaryOp::kPow:
+          return run_binary<T, T, PowF>(a, b, out);
+        case BinaryOp::kMaximum:
+          return run_binary<T, T, MaxF>(a, b, out);
+        case BinaryOp::kMinimum:
+          return run_binary<T, T, MinF>(a, b, out);
+        case BinaryOp::kEqual:
+          return run_binary<T, bool, EqF>(a, b, out);
+        case BinaryOp::kNotEqual:
+          return run_binary<T, bool, NeF>(a, b, out);
+        case BinaryOp::kLess:
+          return run_binary<T, bool, LtF>(a, b, out);
+        case BinaryOp::kLessEqual:
+          return run_binary<T, bool, LeF>(a, b, out);
+        case BinaryOp::kGreater:
+          return run_binary<T, bool, GtF>(a, b, out);
+        case BinaryOp::kGreaterEqual:
+          return run_binary<T, bool, GeF>(a, b, out);
+        default:
+          break;
       }
       fail<InternalError>(where, "unreachable op");
     }

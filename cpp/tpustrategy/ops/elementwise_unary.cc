@@ -22,9 +22,12 @@ Domain domain_of(UnaryOp op) {
     case UnaryOp::kAbs:
     case UnaryOp::kSquare:
     case UnaryOp::kRelu:
-    case UnaryOp::kSign: return Domain::kNumeric;
-    case UnaryOp::kLogicalNot: return Domain::kBool;
-    default: return Domain::kFloating;
+    case UnaryOp::kSign:
+      return Domain::kNumeric;
+    case UnaryOp::kLogicalNot:
+      return Domain::kBool;
+    default:
+      return Domain::kFloating;
   }
 }
 
@@ -34,15 +37,21 @@ using U = std::make_unsigned_t<C>;
 // Integer negate / abs / square wrap around like TF instead of overflowing.
 struct WrapNeg {
   template <typename C>
-  C operator()(C x) const { return static_cast<C>(U<C>(0) - U<C>(x)); }
+  C operator()(C x) const {
+    return static_cast<C>(U<C>(0) - U<C>(x));
+  }
 };
 struct WrapAbs {
   template <typename C>
-  C operator()(C x) const { return x < 0 ? static_cast<C>(U<C>(0) - U<C>(x)) : x; }
+  C operator()(C x) const {
+    return x < 0 ? static_cast<C>(U<C>(0) - U<C>(x)) : x;
+  }
 };
 struct WrapSquare {
   template <typename C>
-  C operator()(C x) const { return static_cast<C>(U<C>(x) * U<C>(x)); }
+  C operator()(C x) const {
+    return static_cast<C>(U<C>(x) * U<C>(x));
+  }
 };
 
 template <typename X>
@@ -53,29 +62,47 @@ auto apply(UnaryOp op, const X& x) {
   using Result = detail::Vec<C>;
   switch (op) {
     case UnaryOp::kNegative:
-      if constexpr (kInt) return Result(x.unaryExpr(WrapNeg{}));
-      else return Result(-x);
+      if constexpr (kInt)
+        return Result(x.unaryExpr(WrapNeg{}));
+      else
+        return Result(-x);
     case UnaryOp::kAbs:
-      if constexpr (kInt) return Result(x.unaryExpr(WrapAbs{}));
-      else return Result(x.abs());
+      if constexpr (kInt)
+        return Result(x.unaryExpr(WrapAbs{}));
+      else
+        return Result(x.abs());
     case UnaryOp::kSquare:
-      if constexpr (kInt) return Result(x.unaryExpr(WrapSquare{}));
-      else return Result(x.square());
-    case UnaryOp::kRelu: return Result(x.max(C(0)));
-    case UnaryOp::kSign: return Result(x.sign());
-    default: break;
+      if constexpr (kInt)
+        return Result(x.unaryExpr(WrapSquare{}));
+      else
+        return Result(x.square());
+    case UnaryOp::kRelu:
+      return Result(x.max(C(0)));
+    case UnaryOp::kSign:
+      return Result(x.sign());
+    default:
+      break;
   }
   if constexpr (!kInt) {
     switch (op) {
-      case UnaryOp::kExp: return Result(x.exp());
-      case UnaryOp::kLog: return Result(x.log());
-      case UnaryOp::kSqrt: return Result(x.sqrt());
-      case UnaryOp::kRsqrt: return Result(x.rsqrt());
-      case UnaryOp::kTanh: return Result(x.tanh());
-      case UnaryOp::kSigmoid: return Result(x.logistic());
-      case UnaryOp::kFloor: return Result(x.floor());
-      case UnaryOp::kCeil: return Result(x.ceil());
-      default: break;
+      case UnaryOp::kExp:
+        return Result(x.exp());
+      case UnaryOp::kLog:
+        return Result(x.log());
+      case UnaryOp::kSqrt:
+        return Result(x.sqrt());
+      case UnaryOp::kRsqrt:
+        return Result(x.rsqrt());
+      case UnaryOp::kTanh:
+        return Result(x.tanh());
+      case UnaryOp::kSigmoid:
+        return Result(x.logistic());
+      case UnaryOp::kFloor:
+        return Result(x.floor());
+      case UnaryOp::kCeil:
+        return Result(x.ceil());
+      default:
+        break;
     }
   }
   fail<InternalError>("unary", "unreachable op");
@@ -94,14 +121,29 @@ void unary_chunk(UnaryOp op, const T* src, T* dst, std::int64_t n) {
     VecMap<T> out(dst, n);
     if constexpr (!std::is_integral_v<T>) {
       switch (op) {
-        case UnaryOp::kExp: out = x.exp(); return;
-        case UnaryOp::kLog: out = x.log(); return;
-        case UnaryOp::kSqrt: out = x.sqrt(); return;
-        case UnaryOp::kTanh: out = x.tanh(); return;
-        case UnaryOp::kSigmoid: out = x.logistic(); return;
-        case UnaryOp::kNegative: out = -x; return;
-        case UnaryOp::kRelu: out = x.max(T(0)); return;
-        default: break;
+        case UnaryOp::kExp:
+          out = x.exp();
+          return;
+        case UnaryOp::kLog:
+          out = x.log();
+          return;
+        case UnaryOp::kSqrt:
+          out = x.sqrt();
+          return;
+        case UnaryOp::kTanh:
+          out = x.tanh();
+          return;
+        case UnaryOp::kSigmoid:
+          out = x.logistic();
+          return;
+        case UnaryOp::kNegative:
+          out = -x;
+          return;
+        case UnaryOp::kRelu:
+          out = x.max(T(0));
+          return;
+        default:
+          break;
       }
     }
     out = apply(op, x);
@@ -114,20 +156,34 @@ void unary_chunk(UnaryOp op, const T* src, T* dst, std::int64_t n) {
 
 std::string_view op_name(UnaryOp op) {
   switch (op) {
-    case UnaryOp::kNegative: return "Neg";
-    case UnaryOp::kAbs: return "Abs";
-    case UnaryOp::kSquare: return "Square";
-    case UnaryOp::kExp: return "Exp";
-    case UnaryOp::kLog: return "Log";
-    case UnaryOp::kSqrt: return "Sqrt";
-    case UnaryOp::kRsqrt: return "Rsqrt";
-    case UnaryOp::kTanh: return "Tanh";
-    case UnaryOp::kSigmoid: return "Sigmoid";
-    case UnaryOp::kRelu: return "Relu";
-    case UnaryOp::kFloor: return "Floor";
-    case UnaryOp::kCeil: return "Ceil";
-    case UnaryOp::kSign: return "Sign";
-    case UnaryOp::kLogicalNot: return "LogicalNot";
+    case UnaryOp::kNegative:
+      return "Neg";
+    case UnaryOp::kAbs:
+      return "Abs";
+    case UnaryOp::kSquare:
+      return "Square";
+    case UnaryOp::kExp:
+      return "Exp";
+    case UnaryOp::kLog:
+      return "Log";
+    case UnaryOp::kSqrt:
+      return "Sqrt";
+    case UnaryOp::kRsqrt:
+      return "Rsqrt";
+    case UnaryOp::kTanh:
+      return "Tanh";
+    case UnaryOp::kSigmoid:
+      return "Sigmoid";
+    case UnaryOp::kRelu:
+      return "Relu";
+    case UnaryOp::kFloor:
+      return "Floor";
+    case UnaryOp::kCeil:
+      return "Ceil";
+    case UnaryOp::kSign:
+      return "Sign";
+    case UnaryOp::kLogicalNot:
+      return "LogicalNot";
   }
   return "Unary";
 }

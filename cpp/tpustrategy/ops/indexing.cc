@@ -22,8 +22,8 @@ Tensor get_item(const Tensor& x, const std::vector<IndexItem>& items_in) {
   }
   if (ellipses > 1) fail<InvalidArgumentError>("StridedSlice", "Multiple ellipses in slice spec not allowed");
   if (consumed > rank) {
-    fail<InvalidArgumentError>("StridedSlice", "Index out of range using input dim {}; input has only {} dims",
-                               rank, rank);
+    fail<InvalidArgumentError>("StridedSlice", "Index out of range using input dim {}; input has only {} dims", rank,
+                               rank);
   }
   // Expand the ellipsis (or an implicit trailing one) into full slices.
   std::vector<IndexItem> items;
@@ -80,8 +80,10 @@ Tensor get_item(const Tensor& x, const std::vector<IndexItem>& items_in) {
         stop = std::min(stop, dim - 1);
         if (start > stop) count = (start - stop - 1) / (-step) + 1;
       }
-      if (count > 0) base += start * in_strides[d];
-      else empty = true;
+      if (count > 0)
+        base += start * in_strides[d];
+      else
+        empty = true;
       out_shape.push_back(count);
       strides.push_back((count > 1 ? step : 1) * in_strides[d]);  // no overflow for huge steps
     }

@@ -13,9 +13,9 @@ namespace tpustrategy {
 struct IndexItem {
   enum class Kind { kIndex, kSlice, kEllipsis, kNewAxis };
   Kind kind = Kind::kSlice;
-  std::int64_t index = 0;                      // kIndex
-  std::optional<std::int64_t> start, stop;     // kSlice; nullopt = default
-  std::int64_t step = 1;                       // kSlice; non-zero
+  std::int64_t index = 0;                   // kIndex
+  std::optional<std::int64_t> start, stop;  // kSlice; nullopt = default
+  std::int64_t step = 1;                    // kSlice; non-zero
 
   static IndexItem at(std::int64_t i) { return {Kind::kIndex, i, std::nullopt, std::nullopt, 1}; }
   static IndexItem range(std::optional<std::int64_t> start, std::optional<std::int64_t> stop, std::int64_t step = 1) {

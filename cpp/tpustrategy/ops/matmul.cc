@@ -30,10 +30,14 @@ void gemm(const T* pa, const T* pb, T* pc, std::int64_t m, std::int64_t n, std::
     C.setZero();
     return;
   }
-  if (!ta && !tb) C.noalias() = A.middleRows(r0, rows) * B;
-  else if (!ta && tb) C.noalias() = A.middleRows(r0, rows) * B.transpose();
-  else if (ta && !tb) C.noalias() = A.middleCols(r0, rows).transpose() * B;
-  else C.noalias() = A.middleCols(r0, rows).transpose() * B.transpose();
+  if (!ta && !tb)
+    C.noalias() = A.middleRows(r0, rows) * B;
+  else if (!ta && tb)
+    C.noalias() = A.middleRows(r0, rows) * B.transpose();
+  else if (ta && !tb)
+    C.noalias() = A.middleCols(r0, rows).transpose() * B;
+  else
+    C.noalias() = A.middleCols(r0, rows).transpose() * B.transpose();
 }
 
 }  // namespace
@@ -51,7 +55,8 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
   if (a.dtype() == DType::kBool) fail<TypeError>(where, "MatMul does not support bool tensors");
   if (a.rank() < 2 || b.rank() < 2) {
     fail<InvalidArgumentError>(where, "In[{}] ndims must be >= 2: {} (shapes {} and {})", a.rank() < 2 ? 0 : 1,
-                               a.rank() < 2 ? a.rank() : b.rank(), dims_to_string(a.shape()), dims_to_string(b.shape()));
+                               a.rank() < 2 ? a.rank() : b.rank(), dims_to_string(a.shape()),
+                               dims_to_string(b.shape()));
   }
   const Shape& sa = a.shape();
   const Shape& sb = b.shape();

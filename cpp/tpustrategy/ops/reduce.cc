@@ -31,13 +31,20 @@ using detail::Vec;
 
 const char* reduce_name(ReduceKind kind) {
   switch (kind) {
-    case ReduceKind::kSum: return "Sum";
-    case ReduceKind::kMean: return "Mean";
-    case ReduceKind::kMax: return "Max";
-    case ReduceKind::kMin: return "Min";
-    case ReduceKind::kProd: return "Prod";
-    case ReduceKind::kAny: return "Any";
-    case ReduceKind::kAll: return "All";
+    case ReduceKind::kSum:
+      return "Sum";
+    case ReduceKind::kMean:
+      return "Mean";
+    case ReduceKind::kMax:
+      return "Max";
+    case ReduceKind::kMin:
+      return "Min";
+    case ReduceKind::kProd:
+      return "Prod";
+    case ReduceKind::kAny:
+      return "Any";
+    case ReduceKind::kAll:
+      return "All";
   }
   return "Reduce";
 }
@@ -48,14 +55,16 @@ A identity(ReduceKind kind) {
     return kind == ReduceKind::kAll;
   } else {
     switch (kind) {
-      case ReduceKind::kProd: return A(1);
+      case ReduceKind::kProd:
+        return A(1);
       case ReduceKind::kMax:
         return std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity()
                                                     : std::numeric_limits<A>::lowest();
       case ReduceKind::kMin:
         return std::numeric_limits<A>::has_infinity ? std::numeric_limits<A>::infinity()
                                                     : std::numeric_limits<A>::max();
-      default: return A(0);
+      default:
+        return A(0);
     }
   }
 }
@@ -64,8 +73,10 @@ template <typename A>
 A finish(ReduceKind kind, A acc, std::int64_t count) {
   if constexpr (!std::is_same_v<A, bool>) {
     if (kind == ReduceKind::kMean) {
-      if constexpr (std::is_integral_v<A>) return count == 0 ? A(0) : static_cast<A>(acc / count);
-      else return acc / static_cast<A>(count);
+      if constexpr (std::is_integral_v<A>)
+        return count == 0 ? A(0) : static_cast<A>(acc / count);
+      else
+        return acc / static_cast<A>(count);
     }
   }
   return acc;
@@ -79,14 +90,20 @@ A reduce_segment(ReduceKind kind, const Seg& seg) {
     return kind == ReduceKind::kAny ? seg.any() : seg.all();
   } else {
     switch (kind) {
-      case ReduceKind::kProd: return seg.prod();
+      case ReduceKind::kProd:
+        return seg.prod();
       case ReduceKind::kMax:
-        if constexpr (std::is_integral_v<A>) return seg.maxCoeff();
-        else return seg.template maxCoeff<Eigen::PropagateNaN>();
+        if constexpr (std::is_integral_v<A>)
+          return seg.maxCoeff();
+        else
+          return seg.template maxCoeff<Eigen::PropagateNaN>();
       case ReduceKind::kMin:
-        if constexpr (std::is_integral_v<A>) return seg.minCoeff();
-        else return seg.template minCoeff<Eigen::PropagateNaN>();
-      default: return seg.sum();
+        if constexpr (std::is_integral_v<A>)
+          return seg.minCoeff();
+        else
+          return seg.template minCoeff<Eigen::PropagateNaN>();
+      default:
+        return seg.sum();
     }
   }
 }
@@ -95,20 +112,30 @@ A reduce_segment(ReduceKind kind, const Seg& seg) {
 template <typename A, typename Acc, typename Y>
 void combine(ReduceKind kind, Acc& acc, const Y& y) {
   if constexpr (std::is_same_v<A, bool>) {
-    if (kind == ReduceKind::kAny) acc = acc || y;
-    else acc = acc && y;
+    if (kind == ReduceKind::kAny)
+      acc = acc || y;
+    else
+      acc = acc && y;
   } else {
     switch (kind) {
-      case ReduceKind::kProd: acc *= y; break;
+      case ReduceKind::kProd:
+        acc *= y;
+        break;
       case ReduceKind::kMax:
-        if constexpr (std::is_integral_v<A>) acc = acc.max(y);
-        else acc = acc.isNaN().select(acc, y.isNaN().select(y, acc.max(y)));
+        if constexpr (std::is_integral_v<A>)
+          acc = acc.max(y);
+        else
+          acc = acc.isNaN().select(acc, y.isNaN().select(y, acc.max(y)));
         break;
       case ReduceKind::kMin:
-        if constexpr (std::is_integral_v<A>) acc = acc.min(y);
-        else acc = acc.isNaN().select(acc, y.isNaN().select(y, acc.min(y)));
+        if constexpr (std::is_integral_v<A>)
+          acc = acc.min(y);
+        else
+          acc = acc.isNaN().select(acc, y.isNaN().select(y, acc.min(y)));
         break;
-      default: acc += y; break;
+      default:
+        acc += y;
+        break;
     }
   }
 }

@@ -45,10 +45,22 @@ Tensor strided_copy(const Tensor& x, const Shape& out_shape, const std::vector<s
   if (out.num_elements() == 0) return out;
   const BroadcastPlan plan = plan_strided(out_shape, strides, base);
   switch (dtype_size(x.dtype())) {
-    case 1: copy_runs(plan, static_cast<const std::uint8_t*>(x.raw_data()), static_cast<std::uint8_t*>(out.mutable_raw_data())); break;
-    case 2: copy_runs(plan, static_cast<const std::uint16_t*>(x.raw_data()), static_cast<std::uint16_t*>(out.mutable_raw_data())); break;
-    case 4: copy_runs(plan, static_cast<const std::uint32_t*>(x.raw_data()), static_cast<std::uint32_t*>(out.mutable_raw_data())); break;
-    default: copy_runs(plan, static_cast<const std::uint64_t*>(x.raw_data()), static_cast<std::uint64_t*>(out.mutable_raw_data())); break;
+    case 1:
+      copy_runs(plan, static_cast<const std::uint8_t*>(x.raw_data()),
+                static_cast<std::uint8_t*>(out.mutable_raw_data()));
+      break;
+    case 2:
+      copy_runs(plan, static_cast<const std::uint16_t*>(x.raw_data()),
+                static_cast<std::uint16_t*>(out.mutable_raw_data()));
+      break;
+    case 4:
+      copy_runs(plan, static_cast<const std::uint32_t*>(x.raw_data()),
+                static_cast<std::uint32_t*>(out.mutable_raw_data()));
+      break;
+    default:
+      copy_runs(plan, static_cast<const std::uint64_t*>(x.raw_data()),
+                static_cast<std::uint64_t*>(out.mutable_raw_data()));
+      break;
   }
   return out;
 }
@@ -60,7 +72,8 @@ Tensor reshape(const Tensor& x, const std::vector<std::int64_t>& shape) {
   std::int64_t known = 1;
   for (std::size_t i = 0; i < out.size(); ++i) {
     if (out[i] == -1) {
-      if (infer >= 0) fail<InvalidArgumentError>("Reshape", "only one input size may be -1, not both {} and {}", infer, i);
+      if (infer >= 0)
+        fail<InvalidArgumentError>("Reshape", "only one input size may be -1, not both {} and {}", infer, i);
       infer = static_cast<int>(i);
     } else if (out[i] < 0) {
       fail<InvalidArgumentError>("Reshape", "Size {} must be non-negative, not {}", i, out[i]);
@@ -127,8 +140,8 @@ Tensor transpose(const Tensor& x, const std::vector<std::int64_t>& perm_in) {
     for (int d = rank - 1; d >= 0; --d) perm.push_back(d);
   }
   if (static_cast<int>(perm.size()) != rank) {
-    fail<InvalidArgumentError>("Transpose", "transpose expects a vector of size {}. But input(1) is a vector of size {}",
-                               rank, perm.size());
+    fail<InvalidArgumentError>(
+        "Transpose", "transpose expects a vector of size {}. But input(1) is a vector of size {}", rank, perm.size());
   }
   std::vector<bool> seen(static_cast<std::size_t>(rank), false);
   for (auto& p : perm) {
@@ -136,7 +149,8 @@ Tensor transpose(const Tensor& x, const std::vector<std::int64_t>& perm_in) {
       fail<InvalidArgumentError>("Transpose", "{} is out of range [0 .. {})", p, rank);
     }
     if (p < 0) p += rank;
-    if (seen[p]) fail<InvalidArgumentError>("Transpose", "{} is duplicated in the permutation {}", p, dims_to_string(perm_in));
+    if (seen[p])
+      fail<InvalidArgumentError>("Transpose", "{} is duplicated in the permutation {}", p, dims_to_string(perm_in));
     seen[p] = true;
   }
   const auto in_strides = row_major_strides(x.shape());
@@ -170,7 +184,8 @@ Tensor concat(const std::vector<Tensor>& values, std::int64_t axis) {
                                  i, dtype_name(first.dtype()), dtype_name(v.dtype()));
     }
     if (v.rank() != rank) {
-      fail<InvalidArgumentError>("ConcatV2", "Ranks of all input tensors should match: shape[0] = {} vs. shape[{}] = {}",
+      fail<InvalidArgumentError>("ConcatV2",
+                                 "Ranks of all input tensors should match: shape[0] = {} vs. shape[{}] = {}",
                                  dims_to_string(first.shape()), i, dims_to_string(v.shape()));
     }
     for (int d = 0; d < rank; ++d) {
@@ -220,7 +235,8 @@ Tensor stack(const std::vector<Tensor>& values, std::int64_t axis) {
   std::vector<Tensor> expanded;
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (values[i].shape() != values.front().shape()) {
-      fail<InvalidArgumentError>("Pack", "Shapes of all inputs must match: values[0].shape = {} != values[{}].shape = {}",
+      fail<InvalidArgumentError>("Pack",
+                                 "Shapes of all inputs must match: values[0].shape = {} != values[{}].shape = {}",
                                  dims_to_string(values.front().shape()), i, dims_to_string(values[i].shape()));
     }
     expanded.push_back(expand_dims(values[i], axis));
@@ -271,8 +287,10 @@ std::vector<Tensor> split(const Tensor& x, std::int64_t num, std::int64_t axis) 
   const int ax = axis_in(axis, x.rank(), "Split");
   const std::int64_t dim = x.shape()[ax];
   if (num <= 0 || dim % num != 0) {
-    fail<InvalidArgumentError>("Split", "Number of ways to split should evenly divide the split dimension, but got "
-                               "split_dim {} (size = {}) and num_split {}", ax, dim, num);
+    fail<InvalidArgumentError>("Split",
+                               "Number of ways to split should evenly divide the split dimension, but got "
+                               "split_dim {} (size = {}) and num_split {}",
+                               ax, dim, num);
   }
   return split_sizes(x, std::vector<std::int64_t>(static_cast<std::size_t>(num), dim / num), ax);
 }
@@ -333,8 +351,10 @@ Tensor slice(const Tensor& x, const std::vector<std::int64_t>& begin, const std:
   detail::check_valid(x, "Slice");
   const int rank = x.rank();
   if (static_cast<int>(begin.size()) != rank || static_cast<int>(size.size()) != rank) {
-    fail<InvalidArgumentError>("Slice", "Expected begin and size arguments to be 1-D tensors of size {}, but got "
-                               "shapes [{}] and [{}] instead.", rank, begin.size(), size.size());
+    fail<InvalidArgumentError>("Slice",
+                               "Expected begin and size arguments to be 1-D tensors of size {}, but got "
+                               "shapes [{}] and [{}] instead.",
+                               rank, begin.size(), size.size());
   }
   const auto strides = row_major_strides(x.shape());
   Shape out(rank);
@@ -343,8 +363,8 @@ Tensor slice(const Tensor& x, const std::vector<std::int64_t>& begin, const std:
     const std::int64_t dim = x.shape()[d];
     std::int64_t s = size[d] == -1 ? dim - begin[d] : size[d];
     if (begin[d] < 0 || begin[d] > dim || s < 0 || s > dim - begin[d]) {
-      fail<InvalidArgumentError>("Slice", "Expected begin[{}] in [0, {}] and size[{}] in [0, {}], but got {} and {}",
-                                 d, dim, d, dim - std::clamp<std::int64_t>(begin[d], 0, dim), begin[d], size[d]);
+      fail<InvalidArgumentError>("Slice", "Expected begin[{}] in [0, {}] and size[{}] in [0, {}], but got {} and {}", d,
+                                 dim, d, dim - std::clamp<std::int64_t>(begin[d], 0, dim), begin[d], size[d]);
     }
     out[d] = s;
     base += begin[d] * strides[d];
@@ -359,7 +379,7 @@ Tensor gather(const Tensor& x, const Tensor& indices, std::int64_t axis) {
     fail<TypeError>("GatherV2", "indices must be int32 or int64, got {}", dtype_name(indices.dtype()));
   }
   const int ax = axis_in(axis, x.rank(), "GatherV2");
-  const auto idx = indices.to_vector<std::int64_t>();
+  const auto idx = detail::int_values(indices);
   const std::int64_t dim = x.shape()[ax];
   for (std::size_t i = 0; i < idx.size(); ++i) {
     if (idx[i] < 0 || idx[i] >= dim) {
