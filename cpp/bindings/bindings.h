@@ -7,5 +7,8 @@ namespace tpustrategy::bindings {
 namespace py = pybind11;
 
 void init_errors(py::module_& m);
+void init_tensor(py::module_& m);
+void init_devices(py::module_& m);
+void init_slice(py::module_& m);
 
 }  // namespace tpustrategy::bindings

@@ -128,6 +128,8 @@ DevicePtr DeviceRegistry::find(std::string_view name) {
   for (const auto* list : {&tpus_, &cpus_, &gpus_})
     for (const auto& d : *list)
       if (matches(spec, *d)) found.push_back(d);
+  // Without a task, a spec refers to the local task 0 (as "TPU:3" does in TF).
+  if (found.size() > 1 && !spec.task) std::erase_if(found, [](const DevicePtr& d) { return d->task() != 0; });
   // Unspecified index means index 0 (TF's "/cpu" and "/job:worker/task:1" conventions).
   if (found.size() > 1 && !spec.index) {
     std::erase_if(found, [](const DevicePtr& d) { return d->index() != 0; });

@@ -1,0 +1,1 @@
+"""Tensors, shapes, dtypes and device placement (mirrors ``tensorflow.python.framework``)."""

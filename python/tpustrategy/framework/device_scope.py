@@ -1,0 +1,63 @@
+"""``tpustrategy.device(name)``: where new tensors are placed.
+
+The current device is a context variable, so each replica (greenlet) of a
+strategy has its own; it is mirrored into the C++ core, whose allocations land
+on that simulated device and are charged to its memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+
+from tpustrategy import _core
+
+_current_device: contextvars.ContextVar = contextvars.ContextVar("tpustrategy_device", default=None)
+
+
+def current_device():
+    """The simulated device new tensors go to (None = host CPU 0)."""
+    return _current_device.get()
+
+
+def sync_current_device() -> None:
+    """Mirrors this context's device into the core (called after a context switch)."""
+    _core.set_current_device(_current_device.get())
+
+
+@contextlib.contextmanager
+def device_scope(device):
+    """Places new tensors on `device` (a _core.Device or None) for the block."""
+    token = _current_device.set(device)
+    _core.set_current_device(device)
+    try:
+        yield device
+    finally:
+        _current_device.reset(token)
+        _core.set_current_device(_current_device.get())
+
+
+def resolve_device(name):
+    """A full or partial TF device name, a Device or None → the simulated device."""
+    if name is None or isinstance(name, _core.Device):
+        return name
+    if not isinstance(name, str):
+        raise TypeError(f"device name must be a string, got {type(name).__name__}: {name!r}")
+    if name == "":
+        return current_device()
+    return _core.find_device(name)
+
+
+@contextlib.contextmanager
+def device(device_name):
+    """Specifies the device for tensors created in the block (mirrors ``tf.device``).
+
+    Args:
+      device_name: a TF device string such as ``"/job:worker/replica:0/task:0/device:TPU:3"``
+        or a partial one such as ``"TPU:3"`` or ``"CPU:0"``.
+
+    Raises:
+      ValueError: the name matches no simulated device.
+    """
+    with device_scope(resolve_device(device_name)) as d:
+        yield d

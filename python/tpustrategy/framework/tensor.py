@@ -1,0 +1,98 @@
+"""Python-side conveniences of ``tpustrategy.Tensor`` (the class itself is C++).
+
+Adds what TF's EagerTensor has in Python: ``shape`` as a TensorShape,
+``get_shape``, ``ref()``, ``numpy`` interop priority and ``TensorSpec``.
+"""
+
+from __future__ import annotations
+
+from tpustrategy import _core
+from tpustrategy.framework.tensor_shape import TensorShape, as_shape
+
+Tensor = _core.Tensor
+
+
+class Reference:
+    """A hashable wrapper around a tensor (``tensor.ref()``), compared by identity."""
+
+    __slots__ = ("_tensor",)
+
+    def __init__(self, tensor):
+        self._tensor = tensor
+
+    def deref(self):
+        return self._tensor
+
+    def __eq__(self, other):
+        return isinstance(other, Reference) and other._tensor is self._tensor
+
+    def __hash__(self):
+        return id(self._tensor)
+
+    def __repr__(self):
+        return f"<Reference wrapping {self._tensor!r}>"
+
+
+def _shape(self) -> TensorShape:
+    return TensorShape(self._shape_tuple)
+
+
+Tensor.shape = property(_shape, doc="The shape of this tensor, a TensorShape.")
+Tensor.get_shape = _shape
+Tensor.ref = lambda self: Reference(self)
+Tensor.experimental_ref = Tensor.ref
+Tensor.__array_priority__ = 100
+Tensor.__module__ = "tpustrategy"
+
+
+class TensorSpec:
+    """Describes a tensor: shape (dims may be None), dtype and optional name (``tf.TensorSpec``)."""
+
+    __slots__ = ("_shape", "_dtype", "_name")
+
+    def __init__(self, shape, dtype=_core.float32, name=None):
+        self._shape = as_shape(shape)
+        self._dtype = _core.DType(dtype)
+        self._name = name
+
+    @classmethod
+    def from_tensor(cls, tensor, name=None):
+        return cls(tensor.shape, tensor.dtype, name)
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._shape
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def name(self):
+        return self._name
+
+    def is_compatible_with(self, other) -> bool:
+        if isinstance(other, TensorSpec):
+            return self._dtype == other.dtype and self._shape.is_compatible_with(other.shape)
+        if isinstance(other, Tensor):
+            return self._dtype == other.dtype and self._shape.is_compatible_with(other.shape)
+        return False
+
+    def __eq__(self, other):
+        return (
+            isinstance(other, TensorSpec)
+            and self._shape == other._shape
+            and self._dtype == other._dtype
+            and self._name == other._name
+        )
+
+    def __hash__(self):
+        return hash((self._shape, self._dtype, self._name))
+
+    def __repr__(self):
+        return f"TensorSpec(shape={self._shape}, dtype={self._dtype!r}, name={self._name!r})"
+
+
+def is_tensor(x) -> bool:
+    """True for tpustrategy tensors (mirrors ``tf.is_tensor``)."""
+    return isinstance(x, Tensor)

@@ -1,0 +1,99 @@
+"""Simulated devices, placement with tps.device and HBM accounting through tps.config."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tpustrategy as tps
+
+MIB = 1 << 20
+
+
+def test_default_slice_is_v3_8_with_canonical_names():
+    names = [d.name for d in tps.config.list_logical_devices("TPU")]
+    assert names == [f"/job:worker/replica:0/task:0/device:TPU:{i}" for i in range(8)]
+    assert [d.device_type for d in tps.config.list_logical_devices("CPU")] == ["CPU"]
+    assert len(tps.config.list_physical_devices("TPU")) == 8
+    assert tps.config.list_physical_devices("TPU")[0].name == "/physical_device:TPU:0"
+
+
+def test_slice_env_var_selects_preset():
+    code = "import tpustrategy as t; print(len(t.config.list_logical_devices('TPU')), t._core.active_slice().name)"
+    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "TPUSTRATEGY_SLICE": "v4-32"},
+                         capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["16", "v4-32"]
+    bad = subprocess.run([sys.executable, "-c", "import tpustrategy"], env={**os.environ, "TPUSTRATEGY_SLICE": "v9"},
+                         capture_output=True, text=True)
+    assert bad.returncode != 0 and "v3-8" in bad.stderr
+
+
+def test_device_scope_places_tensors_and_charges_hbm():
+    assert tps.config.experimental.get_memory_info("TPU:3") == {"current": 0, "peak": 0}
+    with tps.device("/job:worker/replica:0/task:0/device:TPU:3"):
+        t = tps.constant(np.zeros((256, 1024), np.float32))
+        with tps.device("TPU:1"):
+            inner = tps.constant([1.0])
+        after_inner = tps.constant([2.0])
+    assert t.device.endswith("device:TPU:3")
+    assert inner.device.endswith("device:TPU:1")
+    assert after_inner.device.endswith("device:TPU:3")
+    assert tps.config.experimental.get_memory_info("TPU:3")["current"] == MIB + 4
+    del t
+    info = tps.config.experimental.get_memory_info("TPU:3")
+    assert info == {"current": 4, "peak": MIB + 4}
+    tps.config.experimental.reset_memory_stats("TPU:3")
+    assert tps.config.experimental.get_memory_info("TPU:3")["peak"] == 4
+    outside = tps.constant(1.0)
+    assert outside.device.endswith("device:CPU:0")
+
+
+def test_unknown_device_names_raise_value_error_naming_them():
+    with pytest.raises(ValueError, match="TPU:8"):
+        with tps.device("TPU:8"):
+            pass
+    with pytest.raises(ValueError, match="XPU"):
+        tps.config.experimental.get_memory_info("XPU:0")
+
+
+def test_memory_limit_makes_a_model_not_fit_without_changing_state():
+    tpu0 = tps.config.list_physical_devices("TPU")[0]
+    tps.config.set_logical_device_configuration(tpu0, [tps.config.LogicalDeviceConfiguration(memory_limit=2)])
+    with tps.device("TPU:0"):
+        keep = tps.constant(np.ones(MIB // 4, np.float32))  # 1 MiB fits
+        with pytest.raises(tps.errors.ResourceExhaustedError, match=r"TPU:0.*2097152|TPU:0") as info:
+            tps.constant(np.ones(2 * MIB // 4, np.float32))  # 2 MiB does not
+    assert "1.00 MiB" in str(info.value) and "2.00 MiB" in str(info.value)
+    assert isinstance(info.value, tps.errors.OpError)
+    assert tps.config.experimental.get_memory_info("TPU:0") == {"current": MIB, "peak": MIB}
+    assert keep.numpy().sum() == MIB // 4
+    tps.config.set_logical_device_configuration(tpu0, [tps.config.LogicalDeviceConfiguration()])
+    with tps.device("TPU:0"):
+        tps.constant(np.ones(2 * MIB // 4, np.float32))
+
+
+def test_logical_cpu_split_like_tensorflow():
+    cpu = tps.config.list_physical_devices("CPU")[0]
+    tps.config.set_logical_device_configuration(cpu, [tps.config.LogicalDeviceConfiguration()] * 4)
+    cpus = tps.config.list_logical_devices("CPU")
+    assert [c.name.rsplit("/", 1)[1] for c in cpus] == [f"device:CPU:{i}" for i in range(4)]
+    with tps.device("CPU:2"):
+        assert tps.constant(1).device.endswith("CPU:2")
+    with pytest.raises(ValueError, match="memory limit"):
+        tps.config.set_logical_device_configuration(cpu, [tps.config.LogicalDeviceConfiguration(memory_limit=10)])
+
+
+def test_errors_mirror_tf_errors():
+    assert issubclass(tps.errors.InvalidArgumentError, ValueError)
+    assert issubclass(tps.errors.ResourceExhaustedError, tps.errors.OpError)
+    for name in ["OutOfRangeError", "NotFoundError", "FailedPreconditionError", "CancelledError",
+                 "UnimplementedError", "DataLossError", "AbortedError", "InternalError", "UnknownError"]:
+        cls = getattr(tps.errors, name)
+        assert issubclass(cls, tps.errors.OpError)
+        err = cls(None, None, "message")
+        assert err.message == "message" and str(err) == "message"
+    assert tps.errors.RESOURCE_EXHAUSTED == 8 and tps.errors.ResourceExhaustedError.error_code == 8
