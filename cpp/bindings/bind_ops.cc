@@ -511,13 +511,10 @@ Raises:
       [](py::handle indices, std::int64_t depth, py::handle on, py::handle off, std::int64_t axis,
          std::optional<DType> dtype) {
         Tensor idx = as_tensor(indices);
-        if (!dtype) {
-          if (is_tensor_like(on))
-            dtype = as_tensor(on).dtype();
-          else if (is_tensor_like(off))
-            dtype = as_tensor(off).dtype();
-          else
-            dtype = DType::kFloat32;
+        if (!dtype) {  // TF: the dtype of on_value / off_value when given, else float32
+          if (!on.is_none()) dtype = as_tensor(on).dtype();
+          else if (!off.is_none()) dtype = as_tensor(off).dtype();
+          else dtype = DType::kFloat32;
         }
         Tensor on_t = on.is_none() ? cast(Tensor::scalar<bool>(true), *dtype) : as_tensor(on, dtype);
         Tensor off_t = off.is_none() ? cast(Tensor::scalar<bool>(false), *dtype) : as_tensor(off, dtype);
