@@ -91,8 +91,14 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
     }
   });
 
+  // Row blocks: big enough for Eigen's GEMM blocking to pay off (>= 64 rows or the grain), few
+  // enough to hand each pool thread a couple of blocks of one product.
   const std::int64_t row_flops = std::max<std::int64_t>(1, n * k);
-  const std::int64_t rows_per_task = std::clamp<std::int64_t>(kMatmulGrainFlops / row_flops, 1, m);
+  const std::int64_t threads = WorkerPool::global().num_threads();
+  const std::int64_t rows_for_grain = (kMatmulGrainFlops + row_flops - 1) / row_flops;
+  const std::int64_t rows_for_split = (m + 2 * threads - 1) / (2 * threads);
+  const std::int64_t rows_per_task = std::clamp<std::int64_t>(
+      std::max({rows_for_grain, rows_for_split, std::int64_t{64}}), 1, std::max<std::int64_t>(m, 1));
   const std::int64_t tasks_per_batch = (m + rows_per_task - 1) / rows_per_task;
   const std::int64_t task_flops = rows_per_task * row_flops;
   const std::int64_t grain = std::max<std::int64_t>(1, kMatmulGrainFlops / task_flops);
