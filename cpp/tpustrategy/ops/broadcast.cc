@@ -11,6 +11,19 @@ namespace tpustrategy {
 
 std::string dims_to_string(const Shape& shape) { return fmt::format("[{}]", fmt::join(shape, ",")); }
 
+void check_output_shape(const Shape& shape, const char* where) {
+  constexpr std::int64_t kMax = std::int64_t{1} << 48;
+  std::int64_t product = 1;
+  for (auto d : shape) {
+    if (d < 0)
+      fail<InvalidArgumentError>(where, "dimensions must be non-negative, got shape {}", dims_to_string(shape));
+    if (d > kMax || (d > 0 && product > kMax / d)) {
+      fail<InvalidArgumentError>(where, "shape {} is too large", dims_to_string(shape));
+    }
+    if (d > 0) product *= d;
+  }
+}
+
 Shape broadcast_shapes(const Shape& a, const Shape& b, const char* where) {
   const std::size_t rank = std::max(a.size(), b.size());
   Shape out(rank);

@@ -16,6 +16,11 @@ namespace tpustrategy {
 // TF's shape text in error messages: "[2,3]".
 std::string dims_to_string(const Shape& shape);
 
+// Validates a user-supplied output shape: dims non-negative and small enough that no element
+// count or stride overflows (each dim <= 2^48, product of the non-zero dims <= 2^48);
+// throws InvalidArgumentError naming `where` and the shape.
+void check_output_shape(const Shape& shape, const char* where);
+
 // The broadcast of `a` and `b`; throws InvalidArgumentError "Incompatible shapes: [2,3] vs. [4]".
 Shape broadcast_shapes(const Shape& a, const Shape& b, const char* where);
 // Row-major strides of `in` viewed as broadcast to `out` (0 on broadcast dims), aligned to out's rank.

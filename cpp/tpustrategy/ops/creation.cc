@@ -44,16 +44,12 @@ void check_scalar(const Tensor& t, const char* where, const char* what) {
 
 Tensor fill(const Shape& shape, const Tensor& value) {
   check_scalar(value, "Fill", "value");
-  for (auto d : shape) {
-    if (d < 0) fail<InvalidArgumentError>("Fill", "dims must be non-negative, got {}", dims_to_string(shape));
-  }
+  check_output_shape(shape, "Fill");
   return broadcast_to(value, shape);
 }
 
 Tensor zeros(const Shape& shape, DType dtype) {
-  for (auto d : shape) {
-    if (d < 0) fail<InvalidArgumentError>("Zeros", "dims must be non-negative, got {}", dims_to_string(shape));
-  }
+  check_output_shape(shape, "Zeros");
   return Tensor::zeros(dtype, shape);
 }
 
@@ -137,7 +133,7 @@ Tensor one_hot(const Tensor& indices, std::int64_t depth, const Tensor& on_value
   const int ax = axis == -1 ? rank : static_cast<int>(axis);
   Shape out_shape = indices.shape();
   out_shape.insert(out_shape.begin() + ax, depth);
-  check_shape(out_shape, "OneHot");
+  check_output_shape(out_shape, "OneHot");
   Tensor out = Tensor::empty(on_value.dtype(), out_shape);
   std::pair<std::int64_t, std::int64_t> view{1, 1};  // [outer, inner] around the depth axis
   for (int d = 0; d < rank; ++d) (d < ax ? view.first : view.second) *= indices.shape()[d];

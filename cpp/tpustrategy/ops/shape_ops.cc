@@ -286,7 +286,7 @@ std::vector<Tensor> split(const Tensor& x, std::int64_t num, std::int64_t axis) 
   detail::check_valid(x, "Split");
   const int ax = axis_in(axis, x.rank(), "Split");
   const std::int64_t dim = x.shape()[ax];
-  if (num <= 0 || dim % num != 0) {
+  if (num <= 0 || dim % num != 0 || num > std::max<std::int64_t>(dim, std::int64_t{1} << 16)) {
     fail<InvalidArgumentError>("Split",
                                "Number of ways to split should evenly divide the split dimension, but got "
                                "split_dim {} (size = {}) and num_split {}",
@@ -306,9 +306,7 @@ std::vector<Tensor> unstack(const Tensor& x, std::int64_t axis) {
 
 Tensor broadcast_to(const Tensor& x, const Shape& shape) {
   detail::check_valid(x, "BroadcastTo");
-  for (auto d : shape) {
-    if (d < 0) fail<InvalidArgumentError>("BroadcastTo", "shape {} has a negative dimension", dims_to_string(shape));
-  }
+  check_output_shape(shape, "BroadcastTo");
   bool ok = shape.size() >= x.shape().size();
   for (std::size_t i = 0; ok && i < x.shape().size(); ++i) {
     std::int64_t in = x.shape()[x.shape().size() - 1 - i], out = shape[shape.size() - 1 - i];
@@ -318,7 +316,6 @@ Tensor broadcast_to(const Tensor& x, const Shape& shape) {
     fail<InvalidArgumentError>("BroadcastTo", "Unable to broadcast tensor of shape {} to tensor of shape {}",
                                dims_to_string(x.shape()), dims_to_string(shape));
   }
-  check_shape(shape, "BroadcastTo");
   if (shape == x.shape()) return x;
   return strided_copy(x, shape, broadcast_strides(x.shape(), shape), 0);
 }
@@ -341,9 +338,9 @@ Tensor tile(const Tensor& x, const std::vector<std::int64_t>& multiples) {
     view.push_back(x.shape()[d]);
     strides.push_back(0);
     strides.push_back(in_strides[d]);
-    out.push_back(multiples[d] * x.shape()[d]);
   }
-  check_shape(view, "Tile");
+  check_output_shape(view, "Tile");
+  for (int d = 0; d < rank; ++d) out.push_back(multiples[d] * x.shape()[d]);
   return strided_copy(x, view, strides, 0).reshaped(out);
 }
 
