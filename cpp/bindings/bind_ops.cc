@@ -1,0 +1,562 @@
+// Tensor ops (tpustrategy._core.ops) and the Python operators of Tensor.
+// Arguments are converted with the GIL held (TF's rules: a Tensor operand fixes
+// the dtype a Python operand converts to), then every kernel runs with the GIL
+// released. The tf-shaped Python signatures live in python/tpustrategy/ops/.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <climits>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "bindings/bindings.h"
+#include "bindings/convert.h"
+#include "tpustrategy/core/errors.h"
+#include "tpustrategy/ops/cast.h"
+#include "tpustrategy/ops/creation.h"
+#include "tpustrategy/ops/elementwise.h"
+#include "tpustrategy/ops/indexing.h"
+#include "tpustrategy/ops/matmul.h"
+#include "tpustrategy/ops/nn.h"
+#include "tpustrategy/ops/reduce.h"
+#include "tpustrategy/ops/shape_ops.h"
+
+namespace tpustrategy::bindings {
+
+namespace {
+
+using Axes = std::optional<std::vector<std::int64_t>>;
+
+bool is_tensor_like(py::handle v) { return py::isinstance<Tensor>(v) || py::hasattr(v, "_as_tensor"); }
+
+Tensor as_tensor(py::handle v, std::optional<DType> hint = std::nullopt) {
+  if (py::isinstance<Tensor>(v)) return v.cast<Tensor>();
+  if (is_tensor_like(v)) return to_tensor(v);
+  return to_tensor(v, hint);
+}
+
+// TF's binary-op conversion: the first tensor operand fixes the dtype the other, Python, operand takes.
+std::pair<Tensor, Tensor> operands(py::handle x, py::handle y) {
+  if (is_tensor_like(x) || !is_tensor_like(y)) {
+    Tensor a = as_tensor(x);
+    Tensor b = is_tensor_like(y) ? as_tensor(y) : as_tensor(y, a.dtype());
+    return {std::move(a), std::move(b)};
+  }
+  Tensor b = as_tensor(y);
+  Tensor a = as_tensor(x, b.dtype());
+  return {std::move(a), std::move(b)};
+}
+
+// Runs `fn` (a kernel call) with the GIL released.
+template <typename Fn>
+auto nogil(Fn&& fn) {
+  py::gil_scoped_release release;
+  return fn();
+}
+
+// Values a reflected / forward operator accepts; others make the operator return NotImplemented.
+bool is_operand(py::handle v) {
+  if (is_tensor_like(v) || py::isinstance<py::bool_>(v) || py::isinstance<py::int_>(v) ||
+      py::isinstance<py::float_>(v) || py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v)) {
+    return true;
+  }
+  static py::object np_ndarray = py::module_::import("numpy").attr("ndarray");
+  static py::object np_generic = py::module_::import("numpy").attr("generic");
+  return py::isinstance(v, np_ndarray) || py::isinstance(v, np_generic);
+}
+
+// A Python int (or __index__-able) as int64, saturating at the int64 range.
+std::int64_t index_value(py::handle v, const char* what) {
+  if (py::isinstance<py::bool_>(v)) fail<TypeError>("__getitem__", "{} must be an integer, not bool", what);
+  PyObject* index = PyNumber_Index(v.ptr());
+  if (!index) {
+    PyErr_Clear();
+    fail<TypeError>("__getitem__",
+                    "Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar tf.int32/tf.int64 "
+                    "tensors are valid indices, got {}",
+                    std::string(py::repr(v)));
+  }
+  py::object owned = py::reinterpret_steal<py::object>(index);
+  int overflow = 0;
+  long long value = PyLong_AsLongLongAndOverflow(index, &overflow);
+  if (overflow > 0) return LLONG_MAX;
+  if (overflow < 0) return -LLONG_MAX;
+  return value;
+}
+
+IndexItem index_item(py::handle key) {
+  if (key.is_none()) return IndexItem::new_axis();
+  if (key.is(py::ellipsis())) return IndexItem::ellipsis();
+  if (PySlice_Check(key.ptr())) {
+    py::object start = key.attr("start"), stop = key.attr("stop"), step = key.attr("step");
+    std::optional<std::int64_t> b, e;
+    if (!start.is_none()) b = index_value(start, "slice start");
+    if (!stop.is_none()) e = index_value(stop, "slice stop");
+    std::int64_t s = step.is_none() ? 1 : index_value(step, "slice step");
+    return IndexItem::range(b, e, s);
+  }
+  if (py::isinstance<Tensor>(key)) {
+    const Tensor& t = key.cast<const Tensor&>();
+    if (t.rank() != 0 || !is_integer(t.dtype())) {
+      fail<TypeError>("__getitem__", "a tensor index must be a scalar int32/int64 tensor, got a {} tensor of shape {}",
+                      dtype_name(t.dtype()), shape_to_string(t.shape()));
+    }
+    return IndexItem::at(t.dtype() == DType::kInt64 ? t.data<std::int64_t>()[0] : t.data<std::int32_t>()[0]);
+  }
+  return IndexItem::at(index_value(key, "an index"));
+}
+
+// The single element of a one-element tensor, as a Python bool / int / float.
+py::object scalar_value(const Tensor& t, const char* what) {
+  if (t.num_elements() != 1) {
+    fail<TypeError>(what, "only size-1 tensors can be converted to Python scalars, got shape {}",
+                    shape_to_string(t.shape()));
+  }
+  return dispatch_dtype(t.dtype(), [&](auto tag) -> py::object {
+    using T = decltype(tag);
+    const T v = t.data<T>()[0];
+    if constexpr (std::is_same_v<T, bool>)
+      return py::bool_(v);
+    else if constexpr (std::is_integral_v<T>)
+      return py::int_(static_cast<long long>(v));
+    else
+      return py::float_(static_cast<double>(v));
+  });
+}
+
+const char* kUnaryDoc = R"doc(Applies the op elementwise.
+
+Args:
+  x: A Tensor or a value convertible to one.
+  name: Ignored (TF graph name).
+
+Returns:
+  A Tensor with the dtype and shape of `x`.
+
+Raises:
+  TypeError: the op does not support `x`'s dtype (e.g. exp/log/sqrt of integers).)doc";
+
+const char* kBinaryDoc = R"doc(Applies the op elementwise with NumPy broadcasting.
+
+Args:
+  x: A Tensor or a value convertible to one.
+  y: A Tensor or a value convertible to one; a Python operand takes the other operand's dtype.
+  name: Ignored (TF graph name).
+
+Returns:
+  A Tensor of the broadcast shape (bool for comparisons, float64 for divide of integers).
+
+Raises:
+  InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
+  TypeError: the op does not support the dtype, or a Python operand is not representable in it.)doc";
+
+void def_binary_operator(py::class_<Tensor>& cls, const char* name, BinaryOp op, bool reflected) {
+  cls.def(name, [op, reflected](py::handle self, py::handle other) -> py::object {
+    if (!is_operand(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+    auto [a, b] = reflected ? operands(other, self) : operands(self, other);
+    return py::cast(nogil([&] { return binary(op, a, b); }));
+  });
+}
+
+void def_matmul_operator(py::class_<Tensor>& cls, const char* name, bool reflected) {
+  cls.def(name, [reflected](py::handle self, py::handle other) -> py::object {
+    if (!is_operand(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+    auto [a, b] = reflected ? operands(other, self) : operands(self, other);
+    return py::cast(nogil([&] { return matmul(a, b); }));
+  });
+}
+
+void def_equality_operator(py::class_<Tensor>& cls, const char* name, BinaryOp op) {
+  // TF2: elementwise; values that cannot be compared (other types, incompatible shapes) give a Python bool.
+  cls.def(name, [op](py::handle self, py::handle other) -> py::object {
+    const bool unequal = op == BinaryOp::kNotEqual;
+    if (other.is_none() || !is_operand(other)) return py::bool_(unequal);
+    try {
+      auto [a, b] = operands(self, other);
+      return py::cast(nogil([&] { return binary(op, a, b); }));
+    } catch (const InvalidArgumentError&) {
+      return py::bool_(unequal);
+    } catch (const TypeError&) {
+      return py::bool_(unequal);
+    } catch (const ValueError&) {
+      return py::bool_(unequal);
+    }
+  });
+}
+
+void init_tensor_operators(py::module_& m) {
+  auto cls = py::reinterpret_borrow<py::class_<Tensor>>(py::type::of<Tensor>());
+  const std::pair<const char*, BinaryOp> forward[] = {
+      {"add", BinaryOp::kAdd},        {"sub", BinaryOp::kSubtract},      {"mul", BinaryOp::kMultiply},
+      {"truediv", BinaryOp::kDivide}, {"floordiv", BinaryOp::kFloorDiv}, {"mod", BinaryOp::kFloorMod},
+      {"pow", BinaryOp::kPow},        {"and", BinaryOp::kLogicalAnd},    {"or", BinaryOp::kLogicalOr}};
+  for (const auto& [name, op] : forward) {
+    const std::string n(name);
+    def_binary_operator(cls, ("__" + n + "__").c_str(), op, false);
+    def_binary_operator(cls, ("__r" + n + "__").c_str(), op, true);
+  }
+  def_binary_operator(cls, "__lt__", BinaryOp::kLess, false);
+  def_binary_operator(cls, "__le__", BinaryOp::kLessEqual, false);
+  def_binary_operator(cls, "__gt__", BinaryOp::kGreater, false);
+  def_binary_operator(cls, "__ge__", BinaryOp::kGreaterEqual, false);
+  def_equality_operator(cls, "__eq__", BinaryOp::kEqual);
+  def_equality_operator(cls, "__ne__", BinaryOp::kNotEqual);
+  def_matmul_operator(cls, "__matmul__", false);
+  def_matmul_operator(cls, "__rmatmul__", true);
+  cls.def("__neg__", [](const Tensor& t) { return nogil([&] { return negative(t); }); });
+  cls.def("__pos__", [](py::handle self) { return py::reinterpret_borrow<py::object>(self); });
+  cls.def("__abs__", [](const Tensor& t) { return nogil([&] { return abs(t); }); });
+  cls.def("__invert__", [](const Tensor& t) {
+    if (t.dtype() != DType::kBool)
+      fail<TypeError>("__invert__", "~ is only supported on bool tensors, got {}", dtype_name(t.dtype()));
+    return nogil([&] { return logical_not(t); });
+  });
+  cls.def(
+      "__getitem__",
+      [](const Tensor& t, py::handle key) {
+        std::vector<IndexItem> items;
+        if (py::isinstance<py::tuple>(key)) {
+          for (py::handle k : key) items.push_back(index_item(k));
+        } else {
+          items.push_back(index_item(key));
+        }
+        return nogil([&] { return get_item(t, items); });
+      },
+      py::arg("slice_spec"), "NumPy basic indexing: ints, slices (any step), ..., None (tf.newaxis), int tensors.");
+  cls.def("__len__", [](const Tensor& t) -> std::int64_t {
+    if (t.rank() == 0) fail<TypeError>("__len__", "len() of a scalar (rank-0) tensor is not defined");
+    return t.shape()[0];
+  });
+  cls.def("__iter__", [](const Tensor& t) {
+    if (t.rank() == 0) fail<TypeError>("__iter__", "Cannot iterate over a scalar tensor.");
+    std::vector<Tensor> rows = nogil([&] { return unstack(t, 0); });
+    return py::iter(py::cast(std::move(rows)));
+  });
+  cls.def("__bool__", [](const Tensor& t) {
+    if (t.num_elements() != 1) {
+      fail<ValueError>("__bool__",
+                       "The truth value of a tensor with {} elements (shape {}) is ambiguous. Use tf.reduce_any or "
+                       "tf.reduce_all",
+                       t.num_elements(), shape_to_string(t.shape()));
+    }
+    return py::bool_(scalar_value(t, "__bool__")).cast<bool>();
+  });
+  cls.def("__int__", [](const Tensor& t) { return py::int_(scalar_value(t, "__int__")); });
+  cls.def("__float__", [](const Tensor& t) { return py::float_(scalar_value(t, "__float__")); });
+  cls.def("__index__", [](const Tensor& t) -> py::object {
+    if (t.rank() != 0 || !is_integer(t.dtype())) {
+      fail<TypeError>("__index__", "only scalar integer tensors can be used as an index, got a {} tensor of shape {}",
+                      dtype_name(t.dtype()), shape_to_string(t.shape()));
+    }
+    return scalar_value(t, "__index__");
+  });
+  cls.def(
+      "item", [](const Tensor& t) { return scalar_value(t, "item"); }, "The value of a size-1 tensor.");
+  (void)m;
+}
+
+}  // namespace
+
+void init_ops(py::module_& root) {
+  py::module_ m = root.def_submodule("ops", "Tensor kernels (private; use the tpustrategy facade).");
+
+  const std::pair<const char*, UnaryOp> unary_ops[] = {
+      {"negative", UnaryOp::kNegative}, {"abs", UnaryOp::kAbs},
+      {"square", UnaryOp::kSquare},     {"exp", UnaryOp::kExp},
+      {"log", UnaryOp::kLog},           {"sqrt", UnaryOp::kSqrt},
+      {"rsqrt", UnaryOp::kRsqrt},       {"tanh", UnaryOp::kTanh},
+      {"sigmoid", UnaryOp::kSigmoid},   {"relu", UnaryOp::kRelu},
+      {"floor", UnaryOp::kFloor},       {"ceil", UnaryOp::kCeil},
+      {"sign", UnaryOp::kSign},         {"logical_not", UnaryOp::kLogicalNot}};
+  for (const auto& [name, op] : unary_ops) {
+    m.def(
+        name,
+        [op](py::handle x, py::handle) {
+          Tensor t = as_tensor(x);
+          return nogil([&] { return unary(op, t); });
+        },
+        py::arg("x"), py::arg("name") = py::none(), kUnaryDoc);
+  }
+  const std::pair<const char*, BinaryOp> binary_ops[] = {{"add", BinaryOp::kAdd},
+                                                         {"subtract", BinaryOp::kSubtract},
+                                                         {"multiply", BinaryOp::kMultiply},
+                                                         {"divide", BinaryOp::kDivide},
+                                                         {"floordiv", BinaryOp::kFloorDiv},
+                                                         {"floormod", BinaryOp::kFloorMod},
+                                                         {"pow", BinaryOp::kPow},
+                                                         {"maximum", BinaryOp::kMaximum},
+                                                         {"minimum", BinaryOp::kMinimum},
+                                                         {"equal", BinaryOp::kEqual},
+                                                         {"not_equal", BinaryOp::kNotEqual},
+                                                         {"less", BinaryOp::kLess},
+                                                         {"less_equal", BinaryOp::kLessEqual},
+                                                         {"greater", BinaryOp::kGreater},
+                                                         {"greater_equal", BinaryOp::kGreaterEqual},
+                                                         {"logical_and", BinaryOp::kLogicalAnd},
+                                                         {"logical_or", BinaryOp::kLogicalOr}};
+  for (const auto& [name, op] : binary_ops) {
+    m.def(
+        name,
+        [op](py::handle x, py::handle y, py::handle) {
+          auto [a, b] = operands(x, y);
+          return nogil([&] { return binary(op, a, b); });
+        },
+        py::arg("x"), py::arg("y"), py::arg("name") = py::none(), kBinaryDoc);
+  }
+
+  m.def(
+      "cast",
+      [](py::handle x, DType dtype) {
+        Tensor t = as_tensor(x);
+        return nogil([&] { return cast(t, dtype); });
+      },
+      py::arg("x"), py::arg("dtype"), R"doc(Converts `x` to `dtype` (tf.cast).
+
+Float to integer truncates toward zero and saturates (NaN becomes 0); any value to bool is `x != 0`.
+
+Args:
+  x: A Tensor or a value convertible to one.
+  dtype: The target DType.
+
+Returns:
+  `x` itself when it already has `dtype`, else a new Tensor.)doc");
+
+  const std::pair<const char*, ReduceKind> reductions[] = {
+      {"reduce_sum", ReduceKind::kSum}, {"reduce_mean", ReduceKind::kMean}, {"reduce_max", ReduceKind::kMax},
+      {"reduce_min", ReduceKind::kMin}, {"reduce_prod", ReduceKind::kProd}, {"reduce_any", ReduceKind::kAny},
+      {"reduce_all", ReduceKind::kAll}};
+  for (const auto& [name, kind] : reductions) {
+    m.def(
+        name,
+        [kind](py::handle x, Axes axis, bool keepdims) {
+          Tensor t = as_tensor(x);
+          return nogil([&] { return reduce(kind, t, axis, keepdims); });
+        },
+        py::arg("input_tensor"), py::arg("axis") = py::none(), py::arg("keepdims") = false,
+        R"doc(Reduces `input_tensor` over `axis` (tf.reduce_*).
+
+Args:
+  input_tensor: A Tensor or a value convertible to one.
+  axis: None (all axes) or a list of axes (negative counts from the end; [] reduces nothing).
+  keepdims: Keep reduced axes with length 1.
+
+Returns:
+  The reduced Tensor (same dtype; the mean of integers uses integer division).
+
+Raises:
+  InvalidArgumentError: an axis is out of range.
+  TypeError: unsupported dtype (bool for arithmetic reductions, non-bool for any/all).)doc");
+  }
+  m.def(
+      "argmax",
+      [](py::handle x, std::int64_t axis, DType output_type) {
+        Tensor t = as_tensor(x);
+        return nogil([&] { return argmax(t, axis, output_type); });
+      },
+      py::arg("input"), py::arg("axis") = 0, py::arg("output_type") = DType::kInt64,
+      "Index of the first maximum along `axis` (tf.math.argmax).");
+  m.def(
+      "argmin",
+      [](py::handle x, std::int64_t axis, DType output_type) {
+        Tensor t = as_tensor(x);
+        return nogil([&] { return argmin(t, axis, output_type); });
+      },
+      py::arg("input"), py::arg("axis") = 0, py::arg("output_type") = DType::kInt64,
+      "Index of the first minimum along `axis` (tf.math.argmin).");
+  m.def(
+      "matmul",
+      [](py::handle a, py::handle b, bool transpose_a, bool transpose_b) {
+        auto [x, y] = operands(a, b);
+        return nogil([&] { return matmul(x, y, transpose_a, transpose_b); });
+      },
+      py::arg("a"), py::arg("b"), py::arg("transpose_a") = false, py::arg("transpose_b") = false,
+      R"doc(Matrix product of the last two axes, batch axes broadcast (tf.linalg.matmul).
+
+Raises:
+  InvalidArgumentError: rank < 2, mismatched inner dimensions, batch shapes that do not broadcast.)doc");
+
+  m.def(
+      "reshape",
+      [](py::handle x, std::vector<std::int64_t> shape) {
+        Tensor t = as_tensor(x);
+        return nogil([&] { return reshape(t, shape); });
+      },
+      py::arg("tensor"), py::arg("shape"), "Reshapes (one dimension may be -1); shares the buffer.");
+  m.def(
+      "expand_dims",
+      [](py::handle x, std::int64_t axis) {
+        Tensor t = as_tensor(x);
+        return nogil([&] { return expand_dims(t, axis); });
+      },
+      py::arg("input"), py::arg("axis"), "Inserts a length-1 axis at `axis`.");
+  m.def(
+      "squeeze",
+      [](py::handle x, std::vector<std::int64_t> axis) {
+        Tensor t = as_tensor(x);
+        return nogil([&] { return squeeze(t, axis); });
+      },
+      py::arg("input"), py::arg("axis") = std::vector<std::int64_t>{}, "Removes length-1 axes (all when empty).");
+  m.def(
+      "transpose",
+      [](py::handle x, std::vector<std::int64_t> perm) {
+        Tensor t = as_tensor(x);
+        return nogil([&] { return transpose(t, perm); });
+      },
+      py::arg("a"), py::arg("perm") = std::vector<std::int64_t>{}, "Permutes axes (reverses them when perm is empty).");
+  m.def(
+      "concat",
+      [](const std::vector<Tensor>& values, std::int64_t axis) { return nogil([&] { return concat(values, axis); }); },
+      py::arg("values"), py::arg("axis"), "Concatenates tensors of one dtype along `axis`.");
+  m.def(
+      "stack",
+      [](const std::vector<Tensor>& values, std::int64_t axis) { return nogil([&] { return stack(values, axis); }); },
+      py::arg("values"), py::arg("axis") = 0, "Stacks same-shaped tensors along a new axis.");
+  m.def(
+      "unstack",
+      [](py::handle x, std::int64_t axis) {
+        Tensor t = as_tensor(x);
+        return nogil([&] { return unstack(t, axis); });
+      },
+      py::arg("value"), py::arg("axis") = 0, "The slices of `value` along `axis`.");
+  m.def(
+      "split",
+      [](py::handle x, std::int64_t num, std::int64_t axis) {
+        Tensor t = as_tensor(x);
+        return nogil([&] { return split(t, num, axis); });
+      },
+      py::arg("value"), py::arg("num"), py::arg("axis") = 0, "Splits into `num` equal parts.");
+  m.def(
+      "split_sizes",
+      [](py::handle x, std::vector<std::int64_t> sizes, std::int64_t axis) {
+        Tensor t = as_tensor(x);
+        return nogil([&] { return split_sizes(t, sizes, axis); });
+      },
+      py::arg("value"), py::arg("sizes"), py::arg("axis") = 0, "Splits into parts of `sizes` (one may be -1).");
+  m.def(
+      "tile",
+      [](py::handle x, std::vector<std::int64_t> multiples) {
+        Tensor t = as_tensor(x);
+        return nogil([&] { return tile(t, multiples); });
+      },
+      py::arg("input"), py::arg("multiples"), "Repeats `input` `multiples[i]` times along axis i.");
+  m.def(
+      "broadcast_to",
+      [](py::handle x, std::vector<std::int64_t> shape) {
+        Tensor t = as_tensor(x);
+        return nogil([&] { return broadcast_to(t, shape); });
+      },
+      py::arg("input"), py::arg("shape"), "Broadcasts `input` to `shape` (NumPy rules).");
+  m.def(
+      "slice",
+      [](py::handle x, std::vector<std::int64_t> begin, std::vector<std::int64_t> size) {
+        Tensor t = as_tensor(x);
+        return nogil([&] { return slice(t, begin, size); });
+      },
+      py::arg("input_"), py::arg("begin"), py::arg("size"), "tf.slice: size -1 means to the end.");
+  m.def(
+      "gather",
+      [](py::handle x, py::handle indices, std::int64_t axis) {
+        Tensor t = as_tensor(x);
+        Tensor i = as_tensor(indices);
+        return nogil([&] { return gather(t, i, axis); });
+      },
+      py::arg("params"), py::arg("indices"), py::arg("axis") = 0, "Gathers slices along `axis` (indices in range).");
+
+  m.def(
+      "fill",
+      [](std::vector<std::int64_t> dims, py::handle value) {
+        Tensor v = as_tensor(value);
+        return nogil([&] { return fill(dims, v); });
+      },
+      py::arg("dims"), py::arg("value"), "A tensor of shape `dims` filled with the scalar `value`.");
+  m.def(
+      "zeros", [](std::vector<std::int64_t> shape, DType dtype) { return nogil([&] { return zeros(shape, dtype); }); },
+      py::arg("shape"), py::arg("dtype") = DType::kFloat32, "A tensor of zeros.");
+  m.def(
+      "ones", [](std::vector<std::int64_t> shape, DType dtype) { return nogil([&] { return ones(shape, dtype); }); },
+      py::arg("shape"), py::arg("dtype") = DType::kFloat32, "A tensor of ones.");
+  m.def(
+      "range",
+      [](py::handle start, py::handle limit, py::handle delta, std::optional<DType> dtype) {
+        Tensor s = as_tensor(start, dtype), l = as_tensor(limit, dtype), d = as_tensor(delta, dtype);
+        if (!dtype) {
+          // TF's inference: the widest of int32 < int64 < float32 < float64 among the arguments.
+          auto rank = [](DType t) {
+            switch (t) {
+              case DType::kInt32:
+                return 0;
+              case DType::kInt64:
+                return 1;
+              case DType::kFloat32:
+                return 3;
+              case DType::kFloat64:
+                return 4;
+              default:
+                return 2;
+            }
+          };
+          DType widest = s.dtype();
+          for (DType t : {l.dtype(), d.dtype()}) {
+            if (rank(t) > rank(widest)) widest = t;
+          }
+          dtype = widest;
+        }
+        return nogil([&] { return range(cast(s, *dtype), cast(l, *dtype), cast(d, *dtype)); });
+      },
+      py::arg("start"), py::arg("limit"), py::arg("delta"), py::arg("dtype") = py::none(),
+      "tf.range(start, limit, delta): the dtype is inferred from the arguments unless given.");
+  m.def(
+      "one_hot",
+      [](py::handle indices, std::int64_t depth, py::handle on, py::handle off, std::int64_t axis,
+         std::optional<DType> dtype) {
+        Tensor idx = as_tensor(indices);
+        if (!dtype) {  // TF: the dtype of on_value / off_value when given, else float32
+          if (!on.is_none()) dtype = as_tensor(on).dtype();
+          else if (!off.is_none()) dtype = as_tensor(off).dtype();
+          else dtype = DType::kFloat32;
+        }
+        Tensor on_t = on.is_none() ? cast(Tensor::scalar<bool>(true), *dtype) : as_tensor(on, dtype);
+        Tensor off_t = off.is_none() ? cast(Tensor::scalar<bool>(false), *dtype) : as_tensor(off, dtype);
+        return nogil([&] { return one_hot(idx, depth, on_t, off_t, axis); });
+      },
+      py::arg("indices"), py::arg("depth"), py::arg("on_value") = py::none(), py::arg("off_value") = py::none(),
+      py::arg("axis") = -1, py::arg("dtype") = py::none(),
+      "One-hot encoding (tf.one_hot); out-of-range indices give all off_value.");
+  m.def(
+      "where",
+      [](py::handle condition, py::handle x, py::handle y) {
+        Tensor c = as_tensor(condition);
+        if (x.is_none() && y.is_none()) return nogil([&] { return where(c); });
+        if (x.is_none() || y.is_none()) fail<ValueError>("where", "x and y must both be given, or neither");
+        auto [a, b] = operands(x, y);
+        return nogil([&] { return where(c, a, b); });
+      },
+      py::arg("condition"), py::arg("x") = py::none(), py::arg("y") = py::none(),
+      "Selects x where condition else y (broadcasting); with only condition, the int64 coordinates of true elements.");
+  m.def(
+      "identity",
+      [](py::handle x) {
+        Tensor t = as_tensor(x);
+        return nogil([&] { return identity(t); });
+      },
+      py::arg("input"), "The same values on the current device.");
+  m.def(
+      "softmax",
+      [](py::handle x, std::int64_t axis) {
+        Tensor t = as_tensor(x);
+        return nogil([&] { return softmax(t, axis); });
+      },
+      py::arg("logits"), py::arg("axis") = -1, "Numerically stable softmax over `axis`.");
+  m.def(
+      "log_softmax",
+      [](py::handle x, std::int64_t axis) {
+        Tensor t = as_tensor(x);
+        return nogil([&] { return log_softmax(t, axis); });
+      },
+      py::arg("logits"), py::arg("axis") = -1, "Numerically stable log-softmax over `axis`.");
+
+  init_tensor_operators(root);
+}
+
+}  // namespace tpustrategy::bindings

@@ -1,0 +1,17 @@
+"""``tpustrategy.linalg``: matrix ops (mirrors ``tf.linalg``)."""
+
+from __future__ import annotations
+
+from tpustrategy import _core
+from tpustrategy.ops.array_ops import transpose
+from tpustrategy.ops.math_ops import matmul
+
+__all__ = ["matmul", "matrix_transpose"]
+
+
+def matrix_transpose(a, name="matrix_transpose", conjugate=False):
+    """Swaps the last two axes (tf.linalg.matrix_transpose)."""
+    t = a if isinstance(a, _core.Tensor) else _core.convert_to_tensor(a)
+    if t.ndim < 2:
+        raise ValueError(f"matrix_transpose needs a tensor of rank >= 2, got rank {t.ndim}")
+    return transpose(t, list(range(t.ndim - 2)) + [t.ndim - 1, t.ndim - 2])

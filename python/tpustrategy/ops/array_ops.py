@@ -1,0 +1,165 @@
+"""Creation and layout ops (mirrors ``tf.reshape``, ``tf.concat``, ``tf.range``, ``tf.where``, ...)."""
+
+from __future__ import annotations
+
+import builtins
+
+from tpustrategy import _core
+from tpustrategy.ops._args import axis_int, axis_list, dtype_or_none, int_list, tensor_list
+
+_ops = _core.ops
+Tensor = _core.Tensor
+
+
+def _as_tensor(value):
+    return value if isinstance(value, Tensor) else _core.convert_to_tensor(value)
+
+
+def reshape(tensor, shape, name=None):
+    """Reshapes `tensor`; one dimension of `shape` may be -1. Shares the buffer (tf.reshape)."""
+    return _ops.reshape(tensor, int_list(shape, "shape"))
+
+
+def expand_dims(input, axis, name=None):  # noqa: A002
+    """Inserts a length-1 axis at `axis` (tf.expand_dims)."""
+    return _ops.expand_dims(input, axis_int(axis))
+
+
+def squeeze(input, axis=None, name=None):  # noqa: A002
+    """Removes length-1 axes: those in `axis`, or all of them (tf.squeeze)."""
+    axes = axis_list(axis)
+    return _ops.squeeze(input, axes or [])
+
+
+def transpose(a, perm=None, conjugate=False, name="transpose"):
+    """Permutes the axes; reverses them when `perm` is None (tf.transpose)."""
+    return _ops.transpose(a, [] if perm is None else int_list(perm, "perm"))
+
+
+def concat(values, axis, name="concat"):
+    """Concatenates tensors along `axis` (tf.concat)."""
+    return _ops.concat(tensor_list(values), axis_int(axis))
+
+
+def stack(values, axis=0, name="stack"):
+    """Stacks same-shaped tensors along a new `axis` (tf.stack)."""
+    return _ops.stack(tensor_list(values), axis_int(axis))
+
+
+def unstack(value, num=None, axis=0, name="unstack"):
+    """The slices of `value` along `axis` (tf.unstack)."""
+    parts = _ops.unstack(value, axis_int(axis))
+    if num is not None and num != len(parts):
+        raise ValueError(f"num ({num}) does not match the size of axis {axis} ({len(parts)})")
+    return parts
+
+
+def split(value, num_or_size_splits, axis=0, num=None, name="split"):
+    """Splits into equal parts (an int) or parts of the given sizes (a list, one may be -1) (tf.split)."""
+    ax = axis_int(axis)
+    if isinstance(num_or_size_splits, int) and not isinstance(num_or_size_splits, bool):
+        return _ops.split(value, num_or_size_splits, ax)
+    sizes = int_list(num_or_size_splits, "num_or_size_splits")
+    if isinstance(num_or_size_splits, Tensor) and num_or_size_splits.ndim == 0:
+        return _ops.split(value, sizes[0], ax)
+    if num is not None and num != len(sizes):
+        raise ValueError(f"num ({num}) does not match the number of sizes ({len(sizes)})")
+    return _ops.split_sizes(value, sizes, ax)
+
+
+def tile(input, multiples, name=None):  # noqa: A002
+    """Repeats `input` `multiples[i]` times along axis i (tf.tile)."""
+    return _ops.tile(input, int_list(multiples, "multiples"))
+
+
+def broadcast_to(input, shape, name=None):  # noqa: A002
+    """Broadcasts `input` to `shape` (tf.broadcast_to)."""
+    return _ops.broadcast_to(input, int_list(shape, "shape"))
+
+
+def slice(input_, begin, size, name=None):  # noqa: A001
+    """Extracts `size` elements starting at `begin`; size -1 means to the end (tf.slice)."""
+    return _ops.slice(input_, int_list(begin, "begin"), int_list(size, "size"))
+
+
+def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
+    """Gathers slices of `params` along `axis` at `indices` (tf.gather; batch_dims=0 only)."""
+    if batch_dims != 0:
+        raise NotImplementedError("gather with batch_dims != 0 is not supported")
+    return _ops.gather(params, indices, 0 if axis is None else axis_int(axis))
+
+
+def fill(dims, value, name=None):
+    """A tensor of shape `dims` filled with `value` (tf.fill)."""
+    return _ops.fill(int_list(dims, "dims"), value)
+
+
+def zeros(shape, dtype=_core.float32, name=None, layout=None):
+    """A tensor of zeros (tf.zeros)."""
+    return _ops.zeros(int_list(shape, "shape"), _core.DType(dtype))
+
+
+def ones(shape, dtype=_core.float32, name=None, layout=None):
+    """A tensor of ones (tf.ones)."""
+    return _ops.ones(int_list(shape, "shape"), _core.DType(dtype))
+
+
+def zeros_like(input, dtype=None, name=None, layout=None):  # noqa: A002
+    """Zeros with the shape (and dtype, unless given) of `input` (tf.zeros_like)."""
+    t = _as_tensor(input)
+    return _ops.zeros(list(t._shape_tuple), dtype_or_none(dtype) or t.dtype)
+
+
+def ones_like(input, dtype=None, name=None, layout=None):  # noqa: A002
+    """Ones with the shape (and dtype, unless given) of `input` (tf.ones_like)."""
+    t = _as_tensor(input)
+    return _ops.ones(list(t._shape_tuple), dtype_or_none(dtype) or t.dtype)
+
+
+def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
+    """[start, limit) in steps of delta; ``range(n)`` is ``range(0, n)`` (tf.range).
+
+    The dtype is the widest of the arguments' (int32 < int64 < float32 < float64) unless given.
+    """
+    if limit is None:
+        start, limit = 0, start
+    return _ops.range(start, limit, delta, dtype_or_none(dtype))
+
+
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+    """One-hot encoding of integer `indices`; out-of-range indices give all off_value (tf.one_hot)."""
+    return _ops.one_hot(
+        indices,
+        axis_int(depth, "depth"),
+        on_value,
+        off_value,
+        -1 if axis is None else axis_int(axis),
+        dtype_or_none(dtype),
+    )
+
+
+def where(condition, x=None, y=None, name=None):
+    """`x` where `condition` else `y`, broadcast together; with only `condition`, the coordinates of true
+    elements as int64 [num_true, rank] (tf.where)."""
+    return _ops.where(condition, x, y)
+
+
+def identity(input, name=None):  # noqa: A002
+    """The same values, on the current device (tf.identity)."""
+    return _ops.identity(input)
+
+
+def shape(input, out_type=_core.int32, name=None):  # noqa: A002
+    """The shape of `input` as a 1-D integer tensor (tf.shape)."""
+    return _core.constant(list(_as_tensor(input)._shape_tuple), _core.DType(out_type))
+
+
+def rank(input, name=None):  # noqa: A002
+    """The number of dimensions as an int32 scalar tensor (tf.rank)."""
+    return _core.constant(_as_tensor(input).ndim, _core.int32)
+
+
+def size(input, out_type=_core.int32, name=None):  # noqa: A002
+    """The number of elements as a scalar tensor (tf.size)."""
+    t = _as_tensor(input)
+    return _core.constant(builtins.int(t._num_elements()), _core.DType(out_type))

@@ -1,0 +1,141 @@
+"""Elementwise math, comparisons, reductions, matmul and cast (mirrors ``tf.math`` / ``tf.linalg``).
+
+Every op runs in C++ with the GIL released; binary ops broadcast like NumPy, and a
+Python operand takes the dtype of the tensor operand (``t + 1`` keeps ``t``'s dtype).
+"""
+
+from __future__ import annotations
+
+from tpustrategy import _core
+from tpustrategy.ops._args import axis_int, axis_list, tensor_list
+
+_ops = _core.ops
+
+
+def _unary(kernel, doc):
+    def op(x, name=None):
+        return kernel(x)
+
+    op.__name__ = op.__qualname__ = kernel.__name__
+    op.__doc__ = doc
+    return op
+
+
+def _binary(kernel, doc):
+    def op(x, y, name=None):
+        return kernel(x, y)
+
+    op.__name__ = op.__qualname__ = kernel.__name__
+    op.__doc__ = doc
+    return op
+
+
+add = _binary(_ops.add, "Returns x + y elementwise (tf.math.add).")
+subtract = _binary(_ops.subtract, "Returns x - y elementwise (tf.math.subtract).")
+multiply = _binary(_ops.multiply, "Returns x * y elementwise (tf.math.multiply).")
+divide = _binary(_ops.divide, "Returns x / y elementwise; integers give float64 (tf.math.divide).")
+truediv = divide
+floordiv = _binary(_ops.floordiv, "Returns floor(x / y) elementwise (tf.math.floordiv).")
+floormod = _binary(_ops.floormod, "Returns x mod y with the sign of y, like Python's % (tf.math.floormod).")
+mod = floormod
+pow = _binary(_ops.pow, "Returns x ** y elementwise (tf.math.pow).")  # noqa: A001
+maximum = _binary(_ops.maximum, "Returns max(x, y) elementwise; NaN propagates (tf.math.maximum).")
+minimum = _binary(_ops.minimum, "Returns min(x, y) elementwise; NaN propagates (tf.math.minimum).")
+equal = _binary(_ops.equal, "Returns x == y elementwise as bool (tf.math.equal).")
+not_equal = _binary(_ops.not_equal, "Returns x != y elementwise as bool (tf.math.not_equal).")
+less = _binary(_ops.less, "Returns x < y elementwise as bool (tf.math.less).")
+less_equal = _binary(_ops.less_equal, "Returns x <= y elementwise as bool (tf.math.less_equal).")
+greater = _binary(_ops.greater, "Returns x > y elementwise as bool (tf.math.greater).")
+greater_equal = _binary(_ops.greater_equal, "Returns x >= y elementwise as bool (tf.math.greater_equal).")
+logical_and = _binary(_ops.logical_and, "Returns x AND y for bool tensors (tf.math.logical_and).")
+logical_or = _binary(_ops.logical_or, "Returns x OR y for bool tensors (tf.math.logical_or).")
+
+negative = _unary(_ops.negative, "Returns -x elementwise (tf.math.negative).")
+abs = _unary(_ops.abs, "Returns |x| elementwise (tf.math.abs).")  # noqa: A001
+square = _unary(_ops.square, "Returns x * x elementwise (tf.math.square).")
+exp = _unary(_ops.exp, "Returns e ** x for floating x (tf.math.exp).")
+log = _unary(_ops.log, "Returns the natural logarithm of floating x (tf.math.log).")
+sqrt = _unary(_ops.sqrt, "Returns the square root of floating x (tf.math.sqrt).")
+rsqrt = _unary(_ops.rsqrt, "Returns 1 / sqrt(x) for floating x (tf.math.rsqrt).")
+tanh = _unary(_ops.tanh, "Returns tanh(x) for floating x (tf.math.tanh).")
+sigmoid = _unary(_ops.sigmoid, "Returns 1 / (1 + exp(-x)) for floating x (tf.math.sigmoid).")
+floor = _unary(_ops.floor, "Returns floor(x) for floating x (tf.math.floor).")
+ceil = _unary(_ops.ceil, "Returns ceil(x) for floating x (tf.math.ceil).")
+sign = _unary(_ops.sign, "Returns -1, 0 or 1 elementwise (tf.math.sign).")
+logical_not = _unary(_ops.logical_not, "Returns NOT x for a bool tensor (tf.math.logical_not).")
+
+
+def _reduction(kernel, doc):
+    def op(input_tensor, axis=None, keepdims=False, name=None):
+        return kernel(input_tensor, axis_list(axis), bool(keepdims))
+
+    op.__name__ = op.__qualname__ = kernel.__name__
+    op.__doc__ = doc
+    return op
+
+
+reduce_sum = _reduction(_ops.reduce_sum, "Sum over `axis` (all axes when None) (tf.math.reduce_sum).")
+reduce_mean = _reduction(_ops.reduce_mean, "Mean over `axis`; integer inputs divide like TF (tf.math.reduce_mean).")
+reduce_max = _reduction(_ops.reduce_max, "Maximum over `axis` (tf.math.reduce_max).")
+reduce_min = _reduction(_ops.reduce_min, "Minimum over `axis` (tf.math.reduce_min).")
+reduce_prod = _reduction(_ops.reduce_prod, "Product over `axis` (tf.math.reduce_prod).")
+reduce_any = _reduction(_ops.reduce_any, "Logical OR over `axis` of a bool tensor (tf.math.reduce_any).")
+reduce_all = _reduction(_ops.reduce_all, "Logical AND over `axis` of a bool tensor (tf.math.reduce_all).")
+
+
+def argmax(input, axis=None, output_type=_core.int64, name=None):  # noqa: A002
+    """Index of the first maximum along `axis` (default 0) (tf.math.argmax)."""
+    return _ops.argmax(input, 0 if axis is None else axis_int(axis), _core.DType(output_type))
+
+
+def argmin(input, axis=None, output_type=_core.int64, name=None):  # noqa: A002
+    """Index of the first minimum along `axis` (default 0) (tf.math.argmin)."""
+    return _ops.argmin(input, 0 if axis is None else axis_int(axis), _core.DType(output_type))
+
+
+def add_n(inputs, name=None):
+    """Sum of a list of same-shaped tensors (tf.math.add_n)."""
+    tensors = tensor_list(inputs, "inputs")
+    if not tensors:
+        raise ValueError("inputs must be a non-empty list of tensors")
+    total = tensors[0]
+    for t in tensors[1:]:
+        if tuple(t._shape_tuple) != tuple(total._shape_tuple):
+            raise _core_invalid(f"add_n inputs must have one shape, got {total._shape_tuple} and {t._shape_tuple}")
+        total = _ops.add(total, t)
+    return total
+
+
+def _core_invalid(message):
+    from tpustrategy import errors
+
+    return errors.InvalidArgumentError(None, None, message)
+
+
+def matmul(
+    a,
+    b,
+    transpose_a=False,
+    transpose_b=False,
+    adjoint_a=False,
+    adjoint_b=False,
+    a_is_sparse=False,
+    b_is_sparse=False,
+    output_type=None,
+    name=None,
+):
+    """Matrix product over the last two axes with broadcast batch axes (tf.linalg.matmul).
+
+    ``adjoint_*`` equal ``transpose_*`` for real dtypes; ``*_is_sparse`` are hints and ignored.
+    """
+    if (transpose_a and adjoint_a) or (transpose_b and adjoint_b):
+        raise ValueError("Only one of transpose and adjoint may be True for each operand")
+    result = _ops.matmul(a, b, bool(transpose_a or adjoint_a), bool(transpose_b or adjoint_b))
+    if output_type is not None and _core.DType(output_type) != result.dtype:
+        return _ops.cast(result, _core.DType(output_type))
+    return result
+
+
+def cast(x, dtype, name=None):
+    """Converts `x` to `dtype`; float to int truncates toward zero (tf.cast)."""
+    return _ops.cast(x, _core.DType(dtype))
