@@ -115,7 +115,7 @@ def build_pipelines(dataset, workers: InputWorkers) -> list:
         sharded = dataset
         if w > 1 and policy == AutoShardPolicy.FILE:
             sharded = shard_files(dataset, w, i)
-        elif w > 1 and policy == AutoShardPolicy.HINT:
+        elif policy == AutoShardPolicy.HINT:  # even one worker: shard(SHARD_HINT) must become concrete
             sharded = replace_shard_hints(dataset, w, i)
         global_batch = compute_batch_size(sharded)
         if global_batch < 0:  # no static batch size: split each batch over this worker's replicas
