@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from input_helpers import mirrored, per_replica_lists, steps, tpu_slice_strategy, with_policy
 
 import tpustrategy as tf
-from input_helpers import mirrored, per_replica_lists, steps, tpu_slice_strategy, with_policy
 from tpustrategy.data.experimental import AutoShardPolicy
 from tpustrategy.distribute.input_pipeline import batch_sizes_for_worker, compute_batch_size
 from tpustrategy.tpu import tpu_system

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from input_helpers import mirrored, per_replica_lists, steps, tpu_slice_strategy
 
 import tpustrategy as tf
-from input_helpers import mirrored, per_replica_lists, steps, tpu_slice_strategy
 from tpustrategy.tpu import tpu_system
 
 Dataset = tf.data.Dataset

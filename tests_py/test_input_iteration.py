@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from input_helpers import mirrored, per_replica_lists, steps, with_policy
 
 import tpustrategy as tf
-from input_helpers import mirrored, per_replica_lists, steps, with_policy
 from tpustrategy.data.experimental import AutoShardPolicy
 from tpustrategy.distribute.values import PerReplicaSpec
 

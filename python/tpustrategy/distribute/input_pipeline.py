@@ -194,6 +194,10 @@ class SplitPipeline:
         return begins, counts
 
     def steps(self):
+        fused = _sliced_source(self.dataset)
+        if fused is not None:
+            yield from self._steps_from_source(*fused)
+            return
         devices = self.devices
         with device_scope.device_scope(self.host_device):
             iterator = self.dataset._iterate()
@@ -213,6 +217,29 @@ class SplitPipeline:
             begins, counts = self._ranges(rows.pop())
             columns = [_split_leaf(leaf, begins, counts, devices) for leaf in leaves]
             yield [_structure.pack_as(element, [c[k] for c in columns]) for k in range(len(devices))]
+
+
+    def _steps_from_source(self, source, batch_size: int, drop_remainder: bool):
+        """``from_tensor_slices(x).batch(n)``: each replica's rows are copied straight from x to its device,
+        skipping the intermediate global batch (one copy instead of two, and no large host allocation)."""
+        structure = source._element
+        leaves = _structure.flatten(structure)
+        for first_row, rows in source._batch_bounds(batch_size, drop_remainder):
+            begins, counts = self._ranges(rows)
+            begins = [first_row + b for b in begins]
+            columns = [_split_leaf(leaf, begins, counts, self.devices) for leaf in leaves]
+            yield [_structure.pack_as(structure, [c[k] for c in columns]) for k in range(len(self.devices))]
+
+
+def _sliced_source(dataset):
+    """(source, batch_size, drop_remainder) when `dataset` is ``from_tensor_slices(...).batch(...)`` (seen
+    through prefetch / with_options), else None."""
+    node = dataset
+    while isinstance(node, (_transforms.PrefetchDataset, _transforms.OptionsDataset)):
+        node = node._input
+    if isinstance(node, _transforms.BatchDataset) and hasattr(node._input, "_batch_bounds"):
+        return node._input, node._batch_size, node._drop_remainder
+    return None
 
 
 def _split_leaf(leaf, begins, counts, devices) -> list:
