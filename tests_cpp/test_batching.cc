@@ -93,8 +93,10 @@ TEST(SliceAndConcatRows, RoundTrip) {
 }
 
 TEST(SliceRowsToDevices, EachRangeLandsOnItsDevice) {
-  auto a = std::make_shared<Device>("/job:worker/replica:0/task:0/device:TPU:0", "TPU", 0, 0, std::array<int, 4>{0, 0, 0, 0}, 1 << 20);
-  auto b = std::make_shared<Device>("/job:worker/replica:0/task:0/device:TPU:1", "TPU", 0, 1, std::array<int, 4>{0, 0, 0, 1}, 1 << 20);
+  auto a = std::make_shared<Device>("/job:worker/replica:0/task:0/device:TPU:0", "TPU", 0, 0,
+                                    std::array<int, 4>{0, 0, 0, 0}, 1 << 20);
+  auto b = std::make_shared<Device>("/job:worker/replica:0/task:0/device:TPU:1", "TPU", 0, 1,
+                                    std::array<int, 4>{0, 0, 0, 1}, 1 << 20);
   Tensor batch = iota({5, 2});
   std::vector<std::int64_t> begins = {3, 0, 5};
   std::vector<std::int64_t> counts = {2, 2, 0};

@@ -142,8 +142,8 @@ std::vector<Tensor> slice_rows_to_devices(const Tensor& batch, std::span<const s
   const auto bytes = row_bytes(batch);
   for (std::size_t i = 0; i < begins.size(); ++i) {
     if (begins[i] < 0 || counts[i] < 0 || begins[i] + counts[i] > rows) {
-      fail<InvalidArgumentError>("slice_rows_to_devices", "rows [{}, {}) are out of range for a batch of {}",
-                                 begins[i], begins[i] + counts[i], rows);
+      fail<InvalidArgumentError>("slice_rows_to_devices", "rows [{}, {}) are out of range for a batch of {}", begins[i],
+                                 begins[i] + counts[i], rows);
     }
     total_bytes += counts[i] * bytes;
   }

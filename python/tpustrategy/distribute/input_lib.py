@@ -191,6 +191,8 @@ class DistributedIterator:
             per_replica[replica_id] = self._dummy(replica_id)
         if len(per_replica) == 1:
             return per_replica[0]
+        if not _structure.is_structure(per_replica[0]):
+            return values_lib.PerReplica(per_replica)  # the common case: one tensor per replica
         return values_lib.regroup(per_replica, always_wrap=True)
 
     def _dummy(self, replica_id: int):

@@ -179,6 +179,7 @@ class SplitPipeline:
         self.keep = keep
         self.devices = list(devices)
         self.host_device = host_device
+        self._range_cache: dict[int, tuple] = {}
 
         def split_spec(spec):
             batch = spec.shape[0] if spec.shape.rank else None
@@ -188,6 +189,12 @@ class SplitPipeline:
         self.element_spec = _structure.map_structure(split_spec, dataset.element_spec)
 
     def _ranges(self, rows: int):
+        cached = self._range_cache.get(rows)  # batches mostly share one size: compute the cut once
+        if cached is None:
+            cached = self._range_cache[rows] = self._compute_ranges(rows)
+        return cached
+
+    def _compute_ranges(self, rows: int):
         per_slice = -(-rows // self.num_slices)
         begins = [min(j * per_slice, rows) for j in self.keep]
         counts = [min((j + 1) * per_slice, rows) - b for j, b in zip(self.keep, begins, strict=True)]
@@ -216,7 +223,7 @@ class SplitPipeline:
                     f"Cannot split a batch whose components have different batch sizes: {sorted(rows)}")
             begins, counts = self._ranges(rows.pop())
             columns = [_split_leaf(leaf, begins, counts, devices) for leaf in leaves]
-            yield [_structure.pack_as(element, [c[k] for c in columns]) for k in range(len(devices))]
+            yield _per_replica_elements(element, columns, len(devices))
 
 
     def _steps_from_source(self, source, batch_size: int, drop_remainder: bool):
@@ -226,9 +233,9 @@ class SplitPipeline:
         leaves = _structure.flatten(structure)
         for first_row, rows in source._batch_bounds(batch_size, drop_remainder):
             begins, counts = self._ranges(rows)
-            begins = [first_row + b for b in begins]
+            begins = [first_row + b for b in begins] if first_row else begins
             columns = [_split_leaf(leaf, begins, counts, self.devices) for leaf in leaves]
-            yield [_structure.pack_as(structure, [c[k] for c in columns]) for k in range(len(self.devices))]
+            yield _per_replica_elements(structure, columns, len(self.devices))
 
 
 def _sliced_source(dataset):
@@ -240,6 +247,13 @@ def _sliced_source(dataset):
     if isinstance(node, _transforms.BatchDataset) and hasattr(node._input, "_batch_bounds"):
         return node._input, node._batch_size, node._drop_remainder
     return None
+
+
+def _per_replica_elements(structure, columns: list, count: int) -> list:
+    """Replica k's element: the k-th piece of every leaf, packed like `structure`."""
+    if len(columns) == 1 and not _structure.is_structure(structure):
+        return columns[0]  # a bare tensor element: nothing to pack
+    return [_structure.pack_as(structure, [c[k] for c in columns]) for k in range(count)]
 
 
 def _split_leaf(leaf, begins, counts, devices) -> list:
