@@ -61,8 +61,9 @@ bool is_operand(py::handle v) {
       py::isinstance<py::float_>(v) || py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v)) {
     return true;
   }
-  static py::handle np_ndarray = py::object(py::module_::import("numpy").attr("ndarray")).release();  // leaked: must outlive finalisation
-  static py::handle np_generic = py::object(py::module_::import("numpy").attr("generic")).release();  // leaked: must outlive finalisation
+  // Leaked on purpose: a static py::object would be released after interpreter finalisation.
+  static py::handle np_ndarray = py::object(py::module_::import("numpy").attr("ndarray")).release();
+  static py::handle np_generic = py::object(py::module_::import("numpy").attr("generic")).release();
   return py::isinstance(v, np_ndarray) || py::isinstance(v, np_generic);
 }
 
@@ -512,9 +513,12 @@ Raises:
          std::optional<DType> dtype) {
         Tensor idx = as_tensor(indices);
         if (!dtype) {  // TF: the dtype of on_value / off_value when given, else float32
-          if (!on.is_none()) dtype = as_tensor(on).dtype();
-          else if (!off.is_none()) dtype = as_tensor(off).dtype();
-          else dtype = DType::kFloat32;
+          if (!on.is_none())
+            dtype = as_tensor(on).dtype();
+          else if (!off.is_none())
+            dtype = as_tensor(off).dtype();
+          else
+            dtype = DType::kFloat32;
         }
         Tensor on_t = on.is_none() ? cast(Tensor::scalar<bool>(true), *dtype) : as_tensor(on, dtype);
         Tensor off_t = off.is_none() ? cast(Tensor::scalar<bool>(false), *dtype) : as_tensor(off, dtype);
