@@ -176,9 +176,10 @@ def test_case_g_split_validation():
     tensor = tf.constant(np.zeros((2, 4, 8, 3), np.float32))
     split = strategy.experimental_split_to_logical_devices(tensor, [1, 2, 4, 1])
     sharding = sharding_of(split)
-    assert sharding.kind == "tiled"
+    assert sharding.kind == "tiled" and split.sharding == sharding
+    assert str(sharding) == "{devices=[1,2,4,1]0,1,2,3,4,5,6,7}"
     assert sharding.tile_assignment.tolist() == [[[[0], [1], [2], [3]], [[4], [5], [6], [7]]]]
-    assert sharding.tile_index_of(5) == (0, 1, 1, 0)
+    assert sharding.tile_index_for_device(5) == (0, 1, 1, 0)
     assert np.array_equal(split.numpy(), tensor.numpy())
     with pytest.raises(ValueError, match="Length of `partition_dimensions` must equal the rank"):
         strategy.experimental_split_to_logical_devices(tensor, [1, 2, 4])
@@ -196,7 +197,7 @@ def test_case_g_assign_and_spmd_errors():
     strategy = eight_core_assignment()
     tensor = tf.constant([1.0, 2.0])
     assigned = strategy.experimental_assign_to_logical_device(tensor, 7)
-    assert sharding_of(assigned).kind == "maximal" and sharding_of(assigned).device == 7
+    assert sharding_of(assigned).kind == "maximal" and sharding_of(assigned).maximal_device == 7
     with pytest.raises(
         ValueError, match=r"lower than the number of logical devices per replica \(got 8, there are 8\)"
     ):
@@ -210,15 +211,16 @@ def test_replicate_to_logical_devices():
     strategy = eight_core_assignment()
     replicated = strategy.experimental_replicate_to_logical_devices(tf.constant(1.0))
     assert sharding_of(replicated).kind == "replicated"
-    assert sharding_of(replicated).logical_devices() == list(range(8))
+    assert sharding_of(replicated).logical_devices(8) == list(range(8))
+    assert sharding_of(tf.constant(1.0)) is None
 
 
 def test_tile_slices_example():
-    from tpustrategy.tpu.sharding import Sharding
+    from tpustrategy.tpu.sharding import Sharding, tile_slices
 
-    sharding = Sharding.tiled([1, 2, 4, 1], 8)
+    sharding = Sharding.iota_tiled([1, 2, 4, 1])
     # Device 6: width half 1, height quarter 2.
-    assert sharding.tile_slices((2, 4, 8, 3), 6) == (slice(0, 2), slice(2, 4), slice(4, 6), slice(0, 3))
+    assert tile_slices(sharding, (2, 4, 8, 3), 6) == (slice(0, 2), slice(2, 4), slice(4, 6), slice(0, 3))
 
 
 def test_seed_example_modern_page():

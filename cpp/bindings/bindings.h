@@ -14,5 +14,6 @@ void init_slice(py::module_& m);
 void init_topology(py::module_& m);
 void init_collectives(py::module_& m);
 void init_data(py::module_& m);
+void init_spmd(py::module_& m);
 
 }  // namespace tpustrategy::bindings

@@ -2,7 +2,9 @@
 
 Without a device assignment every TPU core of the slice is one replica (task-major, then ordinal). With one,
 replica r's logical core c runs on ``device_assignment.tpu_device(r, c)``; replica functions, inputs and variables
-use logical core 0 unless ``experimental_logical_device(k)`` is active.
+use logical core 0 unless ``experimental_logical_device(k)`` is active. In SPMD mode each replica's variables are
+replicated on all its logical cores instead. Logical-device annotations lay a tensor out over the cores of the
+current replica (replica 0 in cross-replica context) as a ShardedTensor.
 """
 
 from __future__ import annotations
@@ -11,10 +13,12 @@ import contextlib
 import contextvars
 
 from tpustrategy import _core, nest
+from tpustrategy.distribute import distribution_strategy_context as ds_context
 from tpustrategy.distribute import values as values_lib
 from tpustrategy.distribute.extended import StrategyExtendedV1, require_cross_replica
 from tpustrategy.distribute.replica_context import ReplicaContext
 from tpustrategy.framework import device_scope
+from tpustrategy.tpu.sharded_tensor import ShardedTensor
 
 # The logical core new work lands on (``experimental_logical_device``).
 current_logical_device: contextvars.ContextVar = contextvars.ContextVar("tpustrategy_logical_device", default=0)
@@ -139,6 +143,32 @@ class TPUExtended(StrategyExtendedV1):
         with strategy.scope(), device_scope.device_scope(self._replica_devices()[0]):
             with TPUReplicaContext(strategy, replica_id_in_sync_group=0):
                 return fn(*args, **(kwargs or {}))
+
+    def _create_variable(self, next_creator, **kwargs):
+        if not self._spmd or self._num_logical_devices == 1:
+            return super()._create_variable(next_creator, **kwargs)
+        from tpustrategy.distribute.tpu_replicated_variable import LogicallyReplicatedVariable
+
+        def replicated_creator(**component_kwargs):
+            # The generic code places component r under replica r's current logical core; find that replica.
+            current = device_scope.current_device()
+            cores = next((c for c in self._logical_grid if current in c), self._logical_grid[0])
+            return LogicallyReplicatedVariable(cores, **component_kwargs)
+
+        return super()._create_variable(replicated_creator, **kwargs)
+
+    # ---- logical-device annotations (SEMANTICS.md §4) ----
+    def _current_replica_id(self) -> int:
+        """The replica running now (replica 0 in cross-replica context or under another strategy)."""
+        context = ds_context.get_replica_context()
+        if context is not None and context.strategy is self._container_strategy():
+            return context._replica_id
+        return 0
+
+    def _annotate(self, tensor, sharding) -> ShardedTensor:
+        """`tensor` laid out by `sharding` over the current replica's logical cores (each charged its shard)."""
+        cores = self._logical_grid[self._current_replica_id()]
+        return ShardedTensor.shard(tensor, sharding, cores)
 
     # ---- TPU members ----
     @property

@@ -7,38 +7,19 @@ per replica. Outputs are converted to tensors, so with more than one replica `ru
 
 from __future__ import annotations
 
-import collections
 import logging
 
 from tpustrategy import _core
 from tpustrategy.distribute import distribute_lib
 from tpustrategy.distribute.tpu_extended import TPUExtended
-from tpustrategy.tpu.sharding import Sharding
+from tpustrategy.tpu.sharded_tensor import ShardedTensor
 
 _logger = logging.getLogger("tpustrategy")
 
 
-# _core.Tensor takes no Python attributes (nor weak references), so annotations live in a side table keyed by
-# id(tensor) that also holds the tensor (ids stay valid); the oldest entries are dropped past the limit.
-# TODO: move the annotation into the C++ tensor with the spmd/ Sharding type.
-_ANNOTATION_LIMIT = 4096
-_annotations: collections.OrderedDict[int, tuple] = collections.OrderedDict()
-
-
-def _annotate(tensor, sharding: Sharding):
-    """The same value as a tensor carrying `sharding` (TF adds an XLA sharding attribute)."""
-    annotated = _core.convert_to_tensor(tensor)
-    _annotations[id(annotated)] = (annotated, sharding)
-    _annotations.move_to_end(id(annotated))
-    while len(_annotations) > _ANNOTATION_LIMIT:
-        _annotations.popitem(last=False)
-    return annotated
-
-
-def sharding_of(tensor) -> Sharding | None:
-    """The sharding annotation a TPU strategy attached to `tensor` (the latest one), if any."""
-    entry = _annotations.get(id(tensor))
-    return entry[1] if entry is not None and entry[0] is tensor else None
+def sharding_of(tensor) -> _core.Sharding | None:
+    """The sharding an annotation gave `tensor` (a ShardedTensor), None for any other value."""
+    return tensor.sharding if isinstance(tensor, ShardedTensor) else None
 
 
 class _TPUStrategyMethods:
@@ -62,39 +43,20 @@ class _TPUStrategyMethods:
                 "`logical_core_id` to assign must be lower than the number of logical devices per replica "
                 f"(got {logical_device_id}, there are {count})."
             )
-        return _annotate(tensor, Sharding.maximal(logical_device_id, count))
+        return self._extended._annotate(tensor, _core.Sharding.maximal(logical_device_id))
 
     def experimental_split_to_logical_devices(self, tensor, partition_dimensions):
         """Splits `tensor` into tiles over the logical cores: ``partition_dimensions[i]`` pieces along axis i."""
         tensor = _core.convert_to_tensor(tensor)
-        partition_dimensions = [int(p) for p in partition_dimensions]
-        shape = list(tensor._shape_tuple)
-        count = self._extended._num_logical_devices
-        if len(partition_dimensions) != len(shape):
-            raise ValueError(
-                f"Length of `partition_dimensions` must equal the rank of `tensor.shape` ({len(shape)}). "
-                f"Received len(partition_dimensions)={len(partition_dimensions)}."
-            )
-        for index, (size, parts) in enumerate(zip(shape, partition_dimensions, strict=True)):
-            if size is not None and (parts <= 0 or size % parts != 0):
-                raise ValueError(
-                    f"Tensor shape at `partition_dimensions[{index}]` must be divisible by corresponding value "
-                    f"specified by `partition_dimensions` ({parts}). Received: {size}."
-                )
-        product = 1
-        for parts in partition_dimensions:
-            product *= parts
-        if product != count:
-            raise ValueError(
-                f"The product of `partition_dimensions` should be the same as the number of logical devices "
-                f"(={count}). Received `partition_dimensions`={partition_dimensions}, and number of logical "
-                f"devices per replica={count}."
-            )
-        return _annotate(tensor, Sharding.tiled(partition_dimensions, count))
+        # Validated in TF's order (rank, divisibility, product) by the C++ sharding math.
+        sharding = _core.Sharding.split(
+            list(tensor._shape_tuple), [int(p) for p in partition_dimensions], self._extended._num_logical_devices
+        )
+        return self._extended._annotate(tensor, sharding)
 
     def experimental_replicate_to_logical_devices(self, tensor):
         """A full copy of `tensor` on every logical core of the replica."""
-        return _annotate(tensor, Sharding.replicated(self._extended._num_logical_devices))
+        return self._extended._annotate(tensor, _core.Sharding.replicated())
 
 
 class TPUStrategyV2(_TPUStrategyMethods, distribute_lib.Strategy):

@@ -1,0 +1,166 @@
+// spmd/: _core.Sharding (the XLA-style sharding value and its pure tile math) and _core.ShardedTensor (a
+// tensor's shards on a replica's logical cores). The user-facing tensor wrapper is
+// tpustrategy/tpu/sharded_tensor.py.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "bindings/bindings.h"
+#include "bindings/convert.h"
+#include "tpustrategy/spmd/sharded_tensor.h"
+#include "tpustrategy/spmd/sharding.h"
+
+namespace tpustrategy::bindings {
+
+namespace {
+
+using spmd::ShardedTensor;
+using spmd::Sharding;
+
+py::tuple to_tuple(const std::vector<std::int64_t>& values) {
+  py::tuple out(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) out[i] = py::int_(values[i]);
+  return out;
+}
+
+void bind_sharding(py::module_& m) {
+  py::class_<Sharding>(m, "Sharding", R"doc(
+How a tensor is laid out over a replica's logical devices (modelled on XLA's HloSharding): replicated,
+maximal (one device), tiled (a row-major grid of tiles, tile i on tile_assignment_devices[i]) or partially
+tiled (a trailing grid dimension of replicas). Tiles use ceil division; last tiles may be short or empty.)doc")
+      .def_static("replicated", &Sharding::replicated)
+      .def_static("maximal", &Sharding::maximal, py::arg("device"))
+      .def_static("tiled", &Sharding::tiled, py::arg("tile_assignment_dims"), py::arg("devices"),
+                  py::arg("last_tile_dim_replicate") = false)
+      .def_static("iota_tiled", &Sharding::iota_tiled, py::arg("tile_assignment_dims"),
+                  py::arg("last_tile_dim_replicate") = false)
+      .def_static("split", &spmd::split_sharding, py::arg("shape"), py::arg("partition_dimensions"),
+                  py::arg("num_logical_devices"),
+                  "TF's split_to_logical_devices validation (rank, divisibility, product) and row-major tiling.")
+      .def_property_readonly("kind", &Sharding::kind_name)
+      .def_property_readonly("is_replicated", &Sharding::is_replicated)
+      .def_property_readonly("is_maximal", &Sharding::is_maximal)
+      .def_property_readonly("is_tiled", &Sharding::is_tiled)
+      .def_property_readonly("replicate_on_last_tile_dim", &Sharding::replicate_on_last_tile_dim)
+      .def_property_readonly("maximal_device", &Sharding::maximal_device)
+      .def_property_readonly("tile_assignment_dims",
+                             [](const Sharding& s) { return to_tuple(s.tile_assignment_dims()); })
+      .def_property_readonly("tile_assignment_devices", &Sharding::tile_assignment_devices)
+      .def_property_readonly("tile_assignment",
+                             [](const Sharding& s) -> py::object {
+                               if (!s.is_tiled()) return py::none();
+                               py::array_t<std::int64_t> grid(s.tile_assignment_devices().size());
+                               auto out = grid.mutable_unchecked<1>();
+                               for (py::ssize_t i = 0; i < out.shape(0); ++i) out(i) = s.tile_assignment_devices()[i];
+                               return grid.attr("reshape")(to_tuple(s.tile_assignment_dims()));
+                             })
+      .def_property_readonly("tiled_rank", &Sharding::tiled_rank)
+      .def_property_readonly("num_tiles", &Sharding::num_tiles)
+      .def_property_readonly("replication_factor", &Sharding::replication_factor)
+      .def("holds_data", &Sharding::holds_data, py::arg("device"))
+      .def(
+          "logical_devices",
+          [](const Sharding& s, int num_devices) {
+            std::vector<int> out;
+            for (int k = 0; k < num_devices; ++k)
+              if (s.holds_data(k)) out.push_back(k);
+            return out;
+          },
+          py::arg("num_logical_devices"), "The logical devices (of num_logical_devices) that hold data.")
+      .def(
+          "tile_index_for_device",
+          [](const Sharding& s, int device) { return to_tuple(spmd::tile_index_for_device(s, device)); },
+          py::arg("device"))
+      .def(
+          "device_for_tile_index",
+          [](const Sharding& s, const std::vector<std::int64_t>& index, std::int64_t replica) {
+            return spmd::device_for_tile_index(s, index, replica);
+          },
+          py::arg("index"), py::arg("replica") = 0)
+      .def(
+          "devices_for_tile_index",
+          [](const Sharding& s, const std::vector<std::int64_t>& index) {
+            return spmd::devices_for_tile_index(s, index);
+          },
+          py::arg("index"))
+      .def(
+          "tile_shape", [](const Sharding& s, const Shape& shape) { return to_tuple(spmd::tile_shape(shape, s)); },
+          py::arg("shape"))
+      .def(
+          "tile_offset_for_device",
+          [](const Sharding& s, const Shape& shape, int device) {
+            return to_tuple(spmd::tile_offset_for_device(shape, s, device));
+          },
+          py::arg("shape"), py::arg("device"))
+      .def(
+          "tile_limit_for_device",
+          [](const Sharding& s, const Shape& shape, int device) {
+            return to_tuple(spmd::tile_limit_for_device(shape, s, device));
+          },
+          py::arg("shape"), py::arg("device"))
+      .def(
+          "divides_evenly", [](const Sharding& s, const Shape& shape) { return spmd::divides_evenly(shape, s); },
+          py::arg("shape"))
+      .def("__eq__", [](const Sharding& a, const Sharding& b) { return a == b; })
+      .def("__eq__", [](const Sharding&, py::handle) { return false; })
+      .def("__hash__", [](const Sharding& s) { return std::hash<std::string>()(s.to_string()); })
+      .def("__str__", &Sharding::to_string)
+      .def("__repr__", [](const Sharding& s) { return "Sharding(" + s.to_string() + ")"; })
+      .def(py::pickle(
+          [](const Sharding& s) {
+            return py::make_tuple(s.kind_name(), s.min_num_devices(), s.tile_assignment_dims(),
+                                  s.tile_assignment_devices());
+          },
+          [](py::tuple state) {
+            const auto kind = state[0].cast<std::string>();
+            if (kind == "replicated") return Sharding::replicated();
+            if (kind == "maximal") return Sharding::maximal(state[1].cast<int>() - 1);
+            return Sharding::tiled(state[2].cast<std::vector<std::int64_t>>(), state[3].cast<std::vector<int>>(),
+                                   kind == "partially_tiled");
+          }));
+}
+
+void bind_sharded_tensor(py::module_& m) {
+  py::class_<ShardedTensor>(m, "ShardedTensor", R"doc(
+A global tensor's shards on a replica's logical devices: shard k is a Tensor on logical_devices[k] (None where
+the sharding places nothing), so each core's memory is charged for exactly what it holds.)doc")
+      .def_static(
+          "shard",
+          [](py::handle value, const Sharding& sharding, const std::vector<DevicePtr>& logical_devices) {
+            const Tensor global = to_tensor(value);
+            py::gil_scoped_release release;  // pure C++ strided copies
+            return ShardedTensor::shard(global, sharding, logical_devices);
+          },
+          py::arg("tensor"), py::arg("sharding"), py::arg("logical_devices"))
+      .def(
+          "assemble",
+          [](const ShardedTensor& t, DevicePtr device) {
+            py::gil_scoped_release release;
+            return t.assemble(std::move(device));
+          },
+          py::arg("device") = py::none(), "The global tensor rebuilt from the shards (on `device` or the current).")
+      .def_property_readonly("_shape_tuple", [](const ShardedTensor& t) { return to_tuple(t.shape()); })
+      .def_property_readonly("dtype", &ShardedTensor::dtype)
+      .def_property_readonly("sharding", &ShardedTensor::sharding)
+      .def_property_readonly("num_logical_devices", &ShardedTensor::num_logical_devices)
+      .def_property_readonly("logical_devices", &ShardedTensor::logical_devices)
+      .def_property_readonly("shards",
+                             [](const ShardedTensor& t) {
+                               py::list out;
+                               for (const Tensor& shard : t.shards()) {
+                                 out.append(shard.valid() ? py::cast(shard) : py::none());
+                               }
+                               return out;
+                             })
+      .def_property_readonly("bytes_per_device", &ShardedTensor::bytes_per_device)
+      .def_property_readonly("total_bytes", &ShardedTensor::total_bytes);
+}
+
+}  // namespace
+
+void init_spmd(py::module_& m) {
+  bind_sharding(m);
+  bind_sharded_tensor(m);
+}
+
+}  // namespace tpustrategy::bindings
