@@ -186,7 +186,9 @@ def _cell_html(row) -> str:
     )
     if row["offset"] is not None:
         body += f"<br>{html.escape(_range_text(row))}<br>{_format_bytes(row['bytes'])}"
-    background = _mesh_html.colour(row["host"]) if row["offset"] is not None else _mesh_html._UNUSED
+    # One colour per chip, so the two cores of a chip (and the tiles they share a chip's HBM for) stand out.
+    x, y, z = row["chip"]
+    background = _mesh_html.colour(x + 7 * y + 31 * z) if row["offset"] is not None else _mesh_html._UNUSED
     return f'<div class="tps-core" style="background:{background}" title="{html.escape(title)}">{body}</div>'
 
 
