@@ -2,6 +2,7 @@
 // uneven shapes) and ShardedTensor layout with per-core HBM accounting.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <numeric>
@@ -153,6 +154,34 @@ TEST(Sharding, TilesCoverEveryElementExactlyReplicationTimes) {
       }());
     }
   }
+}
+
+TEST(Sharding, DeviceGroupsAlongEachGridDimension) {
+  using Groups = std::vector<std::vector<int>>;
+  const Sharding grid = Sharding::iota_tiled({2, 4});
+  EXPECT_EQ(device_groups_along(grid, 0), (Groups{{0, 4}, {1, 5}, {2, 6}, {3, 7}}));
+  EXPECT_EQ(device_groups_along(grid, 1), (Groups{{0, 1, 2, 3}, {4, 5, 6, 7}}));
+  const Sharding permuted = Sharding::tiled({2, 2}, {3, 1, 2, 0});
+  EXPECT_EQ(device_groups_along(permuted, 0), (Groups{{3, 2}, {1, 0}}));
+  // Partially tiled: the replication dimension groups the copies of each tile.
+  const Sharding partial = Sharding::iota_tiled({2, 1, 2}, true);
+  EXPECT_EQ(device_groups_along(partial, 2), (Groups{{0, 1}, {2, 3}}));
+  EXPECT_EQ(device_groups_along(partial, 1), (Groups{{0}, {1}, {2}, {3}}));
+  // Every sample: groups partition the devices, and members differ only along the dimension.
+  for (const Sharding& s : sample_shardings()) {
+    for (int d = 0; d < static_cast<int>(s.tile_assignment_dims().size()); ++d) {
+      std::vector<int> seen;
+      for (const auto& group : device_groups_along(s, d)) {
+        EXPECT_EQ(static_cast<std::int64_t>(group.size()), s.tile_assignment_dims()[d]);
+        seen.insert(seen.end(), group.begin(), group.end());
+      }
+      std::sort(seen.begin(), seen.end());
+      std::vector<int> all = s.tile_assignment_devices();
+      std::sort(all.begin(), all.end());
+      EXPECT_EQ(seen, all) << s.to_string() << " dim " << d;
+    }
+  }
+  expect_value_error([] { device_groups_along(Sharding::replicated(), 0); }, "no tile-grid dimension");
 }
 
 TEST(Sharding, ShortAndEmptyLastTiles) {

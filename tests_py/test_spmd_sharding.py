@@ -212,3 +212,19 @@ def test_html_draws_the_tile_grid():
     assert replicated._repr_html_().count("<b>logical ") == 8
     layout = split.layout()
     assert layout[5]["tile_index"] == (0, 1, 1, 0) and layout[5]["bytes"] == 96
+
+
+def test_collective_groups_and_single_core_replicas():
+    grid = tf._core.Sharding.iota_tiled([2, 4])
+    assert grid.device_groups_along(0) == [[0, 4], [1, 5], [2, 6], [3, 7]]
+    assert grid.device_groups_along(1) == [[0, 1, 2, 3], [4, 5, 6, 7]]
+    # Without a device assignment every replica has one logical core: annotations are trivial layouts.
+    resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu="v3-8")
+    tf.tpu.experimental.initialize_tpu_system(resolver)
+    strategy = tf.distribute.TPUStrategy(resolver)
+    scalar = strategy.experimental_split_to_logical_devices(tf.constant(3.0), [])
+    assert float(scalar) == 3.0 and scalar.sharding.num_tiles == 1
+    matrix = strategy.experimental_split_to_logical_devices(tf.ones([2, 3]), [1, 1])
+    assert matrix.bytes_per_device == [24] and matrix.shards[0].device == strategy.extended.worker_devices[0]
+    with pytest.raises(ValueError, match=r"number of logical devices \(=1\)"):
+        strategy.experimental_split_to_logical_devices(tf.ones([2, 4]), [1, 2])

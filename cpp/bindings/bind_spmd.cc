@@ -84,6 +84,9 @@ tiled (a trailing grid dimension of replicas). Tiles use ceil division; last til
           },
           py::arg("index"))
       .def(
+          "device_groups_along", [](const Sharding& s, int grid_dim) { return spmd::device_groups_along(s, grid_dim); },
+          py::arg("grid_dim"), "Devices differing only along a tile-grid dimension: a collective's participants.")
+      .def(
           "tile_shape", [](const Sharding& s, const Shape& shape) { return to_tuple(spmd::tile_shape(shape, s)); },
           py::arg("shape"))
       .def(

@@ -186,6 +186,27 @@ std::vector<int> devices_for_tile_index(const Sharding& sharding, std::span<cons
   return out;
 }
 
+std::vector<std::vector<int>> device_groups_along(const Sharding& sharding, int grid_dim) {
+  const auto& dims = sharding.tile_assignment_dims();
+  if (!sharding.is_tiled() || grid_dim < 0 || grid_dim >= static_cast<int>(dims.size())) {
+    fail<ValueError>("Sharding", "{} has no tile-grid dimension {}", sharding.to_string(), grid_dim);
+  }
+  // Row-major: moving one step along grid_dim jumps `stride` positions; a group starts at every position whose
+  // coordinate along grid_dim is 0.
+  std::int64_t stride = 1;
+  for (std::size_t d = static_cast<std::size_t>(grid_dim) + 1; d < dims.size(); ++d) stride *= dims[d];
+  const std::int64_t extent = dims[static_cast<std::size_t>(grid_dim)];
+  const auto& devices = sharding.tile_assignment_devices();
+  std::vector<std::vector<int>> groups;
+  for (std::int64_t start = 0; start < static_cast<std::int64_t>(devices.size()); ++start) {
+    if ((start / stride) % extent != 0) continue;
+    std::vector<int> group;
+    for (std::int64_t step = 0; step < extent; ++step) group.push_back(devices[start + step * stride]);
+    groups.push_back(std::move(group));
+  }
+  return groups;
+}
+
 Shape tile_shape(const Shape& shape, const Sharding& sharding) {
   if (!sharding.is_tiled()) return shape;
   if (static_cast<int>(shape.size()) != sharding.tiled_rank()) {

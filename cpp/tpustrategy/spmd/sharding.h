@@ -81,6 +81,11 @@ int device_for_tile_index(const Sharding& sharding, std::span<const std::int64_t
 // All devices holding tile `index`, in grid order.
 std::vector<int> devices_for_tile_index(const Sharding& sharding, std::span<const std::int64_t> index);
 
+// Groups of devices whose grid positions differ only along tile-grid dimension `grid_dim` (which may be the
+// replication dimension), each ordered by the position along it: the participants of a collective along that
+// dimension (all-gather / reduce-scatter along a tensor dim; all-reduce of the copies along the replication dim).
+std::vector<std::vector<int>> device_groups_along(const Sharding& sharding, int grid_dim);
+
 // The full tile shape (ceil division); `shape` itself unless tiled. ValueError on a rank mismatch.
 Shape tile_shape(const Shape& shape, const Sharding& sharding);
 // The element range [offset, limit) of `device`'s tile per dimension, clamped to the shape, so the last tiles
