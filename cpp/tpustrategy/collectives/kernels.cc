@@ -106,20 +106,53 @@ struct Reducer {
     }
   }
 
-  // Reduces elements [offset, offset + len) of every input into out[0, len); acc has kBlockElems room.
-  // Pairs of inputs are folded per pass so the L1 accumulator is touched n/2 times instead of n.
-  static void block(const void* const* x, int n, std::int64_t offset, std::int64_t len, Out* out, A* acc) {
-    if (n == 1) return store(out, len, load(x[0], offset, len), n);
-    if (n == 2) return store(out, len, combine(load(x[0], offset, len), load(x[1], offset, len)), n);
-    Eigen::Map<AccArray> a(acc, len);
-    a = combine(load(x[0], offset, len), load(x[1], offset, len));
-    int k = 2;
-    for (; n - k > 2; k += 2) a = combine(a, combine(load(x[k], offset, len), load(x[k + 1], offset, len)));
-    if (n - k == 2) {
-      store(out, len, combine(a, combine(load(x[k], offset, len), load(x[k + 1], offset, len))), n);
+  // combine(...combine(combine(x[0], x[1]), x[2])..., x[K-1]) as one expression: a single pass over
+  // K input streams, like a hand-written loop, with no intermediate array.
+  template <int K>
+  static auto fold(const void* const* x, std::int64_t offset, std::int64_t len) {
+    if constexpr (K == 1) {
+      return load(x[0], offset, len);
     } else {
-      store(out, len, combine(a, load(x[k], offset, len)), n);
+      return combine(fold<K - 1>(x, offset, len), load(x[K - 1], offset, len));
     }
+  }
+
+  // Calls fn(std::integral_constant<int, k>{}) for 1 <= k <= kMaxFold.
+  static constexpr int kMaxFold = 8;
+  template <typename Fn>
+  static void with_arity(int k, Fn&& fn) {
+    switch (k) {
+      case 1:
+        return fn(std::integral_constant<int, 1>{});
+      case 2:
+        return fn(std::integral_constant<int, 2>{});
+      case 3:
+        return fn(std::integral_constant<int, 3>{});
+      case 4:
+        return fn(std::integral_constant<int, 4>{});
+      case 5:
+        return fn(std::integral_constant<int, 5>{});
+      case 6:
+        return fn(std::integral_constant<int, 6>{});
+      case 7:
+        return fn(std::integral_constant<int, 7>{});
+      default:
+        return fn(std::integral_constant<int, 8>{});
+    }
+  }
+
+  // Reduces elements [offset, offset + len) of every input into out[0, len). Up to kMaxFold inputs are
+  // read in one pass straight into the output; more inputs fold kMaxFold at a time into `acc`
+  // (kBlockElems, L1-resident), so every input byte is still read from memory once.
+  static void block(const void* const* x, int n, std::int64_t offset, std::int64_t len, Out* out, A* acc) {
+    if (n <= kMaxFold) {
+      return with_arity(n, [&](auto k) { store(out, len, fold<decltype(k)::value>(x, offset, len), n); });
+    }
+    Eigen::Map<AccArray> a(acc, len);
+    a = fold<kMaxFold>(x, offset, len);
+    int k = kMaxFold;
+    for (; n - k > kMaxFold; k += kMaxFold) a = combine(a, fold<kMaxFold>(x + k, offset, len));
+    with_arity(n - k, [&](auto r) { store(out, len, combine(a, fold<decltype(r)::value>(x + k, offset, len)), n); });
   }
 
   // Segment j reads inputs at [j * seg_count, (j + 1) * seg_count) and writes outputs[j].
