@@ -6,6 +6,10 @@
 #include <type_traits>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "tpustrategy/core/errors.h"
 #include "tpustrategy/runtime/worker_pool.h"
 
@@ -17,8 +21,46 @@ namespace {
 constexpr std::int64_t kBlockBytes = 16 * 1024;
 // Below this payload per buffer a pool hand-off costs more than the work: run on the caller.
 constexpr std::int64_t kInlineBytes = 64 * 1024;
+// A reduced output at least this large is written with non-temporal stores: it cannot stay in cache
+// next to its n inputs anyway, and bypassing the cache saves the read of each output line that a
+// normal store triggers (10 -> 9 buffer passes for 8 inputs).
+constexpr std::int64_t kStreamingStoreBytes = 4 << 20;
 // Copies are split into pieces of this size so that the pool can balance uneven copy lists.
 constexpr std::int64_t kCopyPieceBytes = 256 * 1024;
+
+// Copies bytes to dst with non-temporal stores where the CPU has them. Call store_fence() before the
+// data is handed to another thread.
+void stream_copy(void* dst, const void* src, std::size_t bytes) {
+#if defined(__SSE2__)
+  auto* d = static_cast<char*>(dst);
+  const auto* s = static_cast<const char*>(src);
+  const std::size_t head = std::min(bytes, (16 - reinterpret_cast<std::uintptr_t>(d) % 16) % 16);
+  std::memcpy(d, s, head);
+  d += head, s += head, bytes -= head;
+  for (; bytes >= 64; d += 64, s += 64, bytes -= 64) {
+    __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+    __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 16));
+    __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 32));
+    __m128i e = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 48));
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d), a);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d + 16), b);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d + 32), c);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d + 48), e);
+  }
+  for (; bytes >= 16; d += 16, s += 16, bytes -= 16) {
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d), _mm_loadu_si128(reinterpret_cast<const __m128i*>(s)));
+  }
+  std::memcpy(d, s, bytes);
+#else
+  std::memcpy(dst, src, bytes);
+#endif
+}
+
+void store_fence() {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
 
 // ---- validation -------------------------------------------------------------------------------
 
@@ -162,14 +204,26 @@ struct Reducer {
     const int n = static_cast<int>(inputs.size());
     const std::int64_t blocks_per_seg = (seg_count + kBlockElems - 1) / kBlockElems;
     const std::int64_t total_blocks = blocks_per_seg * static_cast<std::int64_t>(outputs.size());
+    const bool streaming = seg_count * static_cast<std::int64_t>(sizeof(Out)) >= kStreamingStoreBytes;
     auto reduce_blocks = [&](std::int64_t begin, std::int64_t end) {
       alignas(64) A acc[kBlockElems];
+      // L1 staging for the non-temporal copy; raw bytes, so that nothing is zeroed on small calls.
+      static_assert(sizeof(Out) <= sizeof(A));
+      alignas(64) std::byte staged_bytes[kBlockBytes];
+      Out* staged = reinterpret_cast<Out*>(staged_bytes);
       for (std::int64_t b = begin; b < end; ++b) {
         const std::int64_t seg = b / blocks_per_seg;
         const std::int64_t offset = (b % blocks_per_seg) * kBlockElems;
         const std::int64_t len = std::min(kBlockElems, seg_count - offset);
-        block(inputs.data(), n, seg * seg_count + offset, len, static_cast<Out*>(outputs[seg]) + offset, acc);
+        Out* out = static_cast<Out*>(outputs[seg]) + offset;
+        if (streaming) {
+          block(inputs.data(), n, seg * seg_count + offset, len, staged, acc);
+          stream_copy(out, staged, static_cast<std::size_t>(len) * sizeof(Out));
+        } else {
+          block(inputs.data(), n, seg * seg_count + offset, len, out, acc);
+        }
       }
+      if (streaming) store_fence();
     };
     const std::int64_t bytes = seg_count * static_cast<std::int64_t>(outputs.size() * sizeof(In));
     if (bytes < kInlineBytes) {
