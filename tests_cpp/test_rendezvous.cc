@@ -5,12 +5,15 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "tpustrategy/core/errors.h"
 #include "tpustrategy/runtime/rendezvous.h"
+#include "tpustrategy/runtime/stored_error.h"
 #include "watchdog.h"
 
 namespace tpustrategy {
@@ -332,6 +335,31 @@ TEST(RendezvousThreadTest, ThousandsOfGenerations) {
     EXPECT_EQ(wrong.load(), 0);
     EXPECT_EQ(rendezvous.generation(), static_cast<std::uint64_t>(generations));
   });
+}
+
+}  // namespace
+}  // namespace tpustrategy
+
+namespace tpustrategy {
+namespace {
+
+TEST(StoredErrorTest, KeepsTypeAndMessageAcrossRaises) {
+  StoredError none;
+  EXPECT_FALSE(none);
+  StoredError stored = StoredError::capture(std::make_exception_ptr(InvalidArgumentError("[f] bad")));
+  EXPECT_EQ(stored.kind(), StoredError::Kind::kInvalidArgument);
+  for (int i = 0; i < 2; ++i) {
+    try {
+      stored.raise("ctx: ");
+      FAIL();
+    } catch (const InvalidArgumentError& e) {
+      EXPECT_STREQ(e.what(), "ctx: [f] bad");
+    }
+  }
+  EXPECT_THROW(StoredError::capture(std::make_exception_ptr(std::out_of_range("x"))).raise(), std::out_of_range);
+  EXPECT_THROW(StoredError::capture(std::make_exception_ptr(TypeError("x"))).raise(), TypeError);
+  EXPECT_THROW(StoredError::capture(std::make_exception_ptr(std::bad_alloc())).raise(), RuntimeError);
+  EXPECT_EQ(StoredError::capture(std::make_exception_ptr(42)).kind(), StoredError::Kind::kOther);
 }
 
 }  // namespace

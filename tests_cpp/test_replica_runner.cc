@@ -245,3 +245,23 @@ TEST(ReplicaRunnerFailureTest, KernelArgumentErrorReachesEveryone) {
 
 }  // namespace
 }  // namespace tpustrategy
+
+namespace tpustrategy {
+namespace {
+
+TEST(ReplicaRunnerFailureTest, ExoticExceptionTypesPassThroughUnchanged) {
+  bounded([] {
+    try {
+      run_replicas(2, [](ReplicaCtx& ctx) {
+        if (ctx.replica_id() == 1) throw 42;
+        ctx.barrier();
+      });
+      ADD_FAILURE() << "run_replicas did not throw";
+    } catch (int value) {
+      EXPECT_EQ(value, 42);
+    }
+  });
+}
+
+}  // namespace
+}  // namespace tpustrategy
