@@ -16,8 +16,9 @@
 namespace tpustrategy {
 namespace {
 
-// An accumulator block of 16 KiB stays in L1 while the n inputs stream through it, so each input
-// byte is read from memory once and each output byte written once, whatever n is.
+// Reductions work in blocks of 16 KiB of accumulator: the unit split over the pool, and, for groups
+// larger than 8, the L1-resident partial sum that later inputs fold into, so each input byte is read
+// from memory once and each output byte written once, whatever n is.
 constexpr std::int64_t kBlockBytes = 16 * 1024;
 // Below this payload per buffer a pool hand-off costs more than the work: run on the caller.
 constexpr std::int64_t kInlineBytes = 64 * 1024;
