@@ -438,3 +438,44 @@ def test_ops_count_against_device_memory(tpu0):
         u = t + t
         assert u.device == t.device
         assert tps.reduce_sum(u).device == t.device
+
+
+def test_kernels_release_the_gil():
+    import threading
+    import time
+
+    a = tps.constant(np.random.default_rng(4).standard_normal((768, 768)))
+    start = time.perf_counter()
+    tps.matmul(a, a)
+    kernel = time.perf_counter() - start
+    stamps = []
+    done = threading.Event()
+
+    def work():
+        tps.matmul(a, a)
+        done.set()
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    while not done.is_set():
+        stamps.append(time.perf_counter())
+    thread.join()
+    gaps = np.diff(stamps) if len(stamps) > 1 else np.array([kernel])
+    # With the GIL held for the whole kernel, this thread would stall for about `kernel` seconds.
+    assert len(stamps) > 10
+    assert gaps.max() < max(0.6 * kernel, 0.02)
+
+
+def test_ops_from_several_threads_agree():
+    from concurrent.futures import ThreadPoolExecutor
+
+    n = np.arange(512 * 512, dtype=np.float32).reshape(512, 512) / 1000
+    t = tps.constant(n)
+
+    def work(i):
+        return np.asarray(tps.reduce_sum(t * float(i), axis=0))
+
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(work, range(8)))
+    for i, r in enumerate(results):
+        np.testing.assert_allclose(r, (n * i).sum(axis=0), rtol=1e-4)
