@@ -479,3 +479,27 @@ def test_ops_from_several_threads_agree():
         results = list(pool.map(work, range(8)))
     for i, r in enumerate(results):
         np.testing.assert_allclose(r, (n * i).sum(axis=0), rtol=1e-4)
+
+
+def test_nn_losses_match_numpy():
+    rng = np.random.default_rng(5)
+    logits = rng.standard_normal((4, 3)).astype(np.float32)
+    labels = np.array([0, 2, 1, 2])
+    onehot = np.eye(3, dtype=np.float32)[labels]
+    logp = logits - logits.max(-1, keepdims=True)
+    logp = logp - np.log(np.exp(logp).sum(-1, keepdims=True))
+    check(tps.nn.softmax_cross_entropy_with_logits(onehot, logits), -(onehot * logp).sum(-1), "float32", rtol=1e-5)
+    check(
+        tps.nn.sparse_softmax_cross_entropy_with_logits(labels.astype(np.int32), logits),
+        -logp[range(4), labels],
+        "float32",
+        rtol=1e-5,
+    )
+    with pytest.raises(errors.InvalidArgumentError, match="outside the valid range"):
+        tps.nn.sparse_softmax_cross_entropy_with_logits(np.array([3], np.int32), logits[:1])
+    z = (rng.random((4, 3)) > 0.5).astype(np.float32)
+    expected = np.maximum(logits, 0) - logits * z + np.log1p(np.exp(-np.abs(logits)))
+    check(tps.nn.sigmoid_cross_entropy_with_logits(labels=z, logits=logits), expected, "float32", rtol=1e-5)
+    check(tps.nn.l2_loss(logits), (logits.astype(np.float64) ** 2).sum() / 2, "float32", rtol=1e-5)
+    check(tps.nn.relu6(logits * 10), np.clip(logits * 10, 0, 6), "float32")
+    check(tps.nn.leaky_relu(logits), np.where(logits > 0, logits, 0.2 * logits), "float32", rtol=1e-6)
