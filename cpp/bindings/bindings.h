@@ -11,5 +11,8 @@ void init_tensor(py::module_& m);
 void init_ops(py::module_& m);
 void init_devices(py::module_& m);
 void init_slice(py::module_& m);
+void init_topology(py::module_& m);
+void init_collectives(py::module_& m);
+void init_data(py::module_& m);
 
 }  // namespace tpustrategy::bindings

@@ -11,4 +11,7 @@ PYBIND11_MODULE(_core, m) {
   tpustrategy::bindings::init_ops(m);
   tpustrategy::bindings::init_devices(m);
   tpustrategy::bindings::init_slice(m);
+  tpustrategy::bindings::init_topology(m);
+  tpustrategy::bindings::init_collectives(m);
+  tpustrategy::bindings::init_data(m);
 }

@@ -19,11 +19,15 @@ from tpustrategy.framework.tensor_shape import TensorShape
 
 _core.activate_slice(_os.environ.get("TPUSTRATEGY_SLICE", "v3-8"))
 
-from tpustrategy import config  # noqa: E402
-from tpustrategy.framework.constant import constant, convert_to_tensor  # noqa: E402
+from tpustrategy.framework.constant import constant, convert_to_tensor  # noqa: E402, I001
 
 half = float16
 double = float64
+
+# The TF-shaped subpackages (tf.config, tf.data, tf.io, tf.distribute, tf.tpu, tf.train, tf.compat).
+from tpustrategy import compat, config, data, distribute, io, nest, runner, tpu, train  # noqa: E402
+from tpustrategy.framework.function import function  # noqa: E402
+from tpustrategy.variables import Variable, VariableAggregation, VariableSynchronization  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -100,42 +104,54 @@ newaxis = None
 
 __all__ = [
     "DType",
+    "Variable",
+    "VariableAggregation",
+    "VariableSynchronization",
     "Tensor",
     "TensorShape",
     "TensorSpec",
+    "bfloat16",
+    "compat",
+    "bool",
+    "config",
+    "constant",
+    "data",
+    "convert_to_tensor",
+    "device",
+    "distribute",
+    "double",
+    "errors",
+    "float16",
+    "float32",
+    "float64",
+    "function",
+    "half",
+    "int32",
+    "int64",
+    "io",
+    "is_tensor",
+    "nest",
+    "runner",
+    "tpu",
+    "train",
     "abs",
     "add",
     "add_n",
     "argmax",
     "argmin",
-    "bfloat16",
-    "bool",
     "broadcast_to",
     "cast",
     "concat",
-    "config",
-    "constant",
-    "convert_to_tensor",
-    "device",
     "divide",
-    "double",
     "equal",
-    "errors",
     "exp",
     "expand_dims",
     "fill",
-    "float16",
-    "float32",
-    "float64",
     "floor",
     "gather",
     "greater",
     "greater_equal",
-    "half",
     "identity",
-    "int32",
-    "int64",
-    "is_tensor",
     "less",
     "less_equal",
     "linalg",

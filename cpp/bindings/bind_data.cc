@@ -1,0 +1,167 @@
+// tpustrategy._core data kernels: batching / rebatching of tensors and TFRecord
+// framing. Python arguments are converted first; the work itself runs with the
+// GIL released.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "bindings/bindings.h"
+#include "tpustrategy/data/batching.h"
+#include "tpustrategy/data/tfrecord.h"
+
+namespace tpustrategy::bindings {
+
+namespace {
+
+using data::RowBuffer;
+using data::TFRecordReader;
+using data::TFRecordWriter;
+
+std::vector<Tensor> tensors_from(const py::sequence& items) {
+  std::vector<Tensor> out;
+  out.reserve(items.size());
+  for (py::handle item : items) out.push_back(item.cast<Tensor>());
+  return out;
+}
+
+py::object optional_bytes(std::optional<std::string> record) {
+  if (!record) return py::none();
+  return py::bytes(*record);
+}
+
+void bind_batching(py::module_& m) {
+  m.def(
+      "_data_stack_batch",
+      [](const py::sequence& elements, int component) {
+        std::vector<Tensor> tensors = tensors_from(elements);
+        py::gil_scoped_release release;
+        return data::stack_batch(tensors, component);
+      },
+      py::arg("elements"), py::arg("component") = 0,
+      "Stacks tensors of equal dtype and shape S into one tensor of shape [N] + S.");
+  m.def(
+      "_data_unstack_rows",
+      [](const Tensor& batch) {
+        py::gil_scoped_release release;
+        return data::unstack_rows(batch);
+      },
+      py::arg("batch"), "The rows of a batch (rank >= 1) as tensors of shape batch.shape[1:].");
+  m.def(
+      "_data_split_rows",
+      [](const Tensor& batch, const std::vector<std::int64_t>& sizes) {
+        py::gil_scoped_release release;
+        return data::split_rows(batch, sizes);
+      },
+      py::arg("batch"), py::arg("sizes"), "Consecutive slices of a batch along dim 0 with the given sizes.");
+  m.def(
+      "_data_slice_rows",
+      [](const Tensor& batch, std::int64_t begin, std::int64_t count) {
+        py::gil_scoped_release release;
+        return data::slice_rows(batch, begin, count);
+      },
+      py::arg("batch"), py::arg("begin"), py::arg("count"), "Rows [begin, begin + count) of a batch.");
+  m.def(
+      "_data_concat_rows",
+      [](const py::sequence& parts) {
+        std::vector<Tensor> tensors = tensors_from(parts);
+        py::gil_scoped_release release;
+        return data::concat_rows(tensors);
+      },
+      py::arg("parts"), "Concatenates tensors along dim 0.");
+
+  py::class_<RowBuffer>(m, "_DataRowBuffer", "Rows of a stream of batches, handed out in batches of any size.")
+      .def(py::init<>())
+      .def(
+          "push",
+          [](RowBuffer& self, const py::sequence& components) {
+            std::vector<Tensor> tensors = tensors_from(components);
+            py::gil_scoped_release release;
+            self.push(std::move(tensors));
+          },
+          py::arg("components"))
+      .def(
+          "pop",
+          [](RowBuffer& self, std::int64_t rows) {
+            py::gil_scoped_release release;
+            return self.pop(rows);
+          },
+          py::arg("rows"))
+      .def_property_readonly("rows_available", &RowBuffer::rows_available)
+      .def_property_readonly("has_layout", &RowBuffer::has_layout);
+}
+
+void bind_tfrecord(py::module_& m) {
+  m.def(
+      "_crc32c",
+      [](py::bytes data, std::uint32_t crc) {
+        std::string_view view = data;
+        return data::crc32c(view, crc);
+      },
+      py::arg("data"), py::arg("crc") = 0, "CRC32C (Castagnoli) of `data`, continuing from `crc`.");
+  m.def("_mask_crc", &data::mask_crc, py::arg("crc"));
+  m.def(
+      "_tfrecord_encode",
+      [](py::bytes record) {
+        std::string_view view = record;
+        std::string framed;
+        {
+          py::gil_scoped_release release;
+          framed = data::encode_record(view);
+        }
+        return py::bytes(framed);
+      },
+      py::arg("record"), "The TFRecord framing of one record.");
+  m.def(
+      "_tfrecord_parse",
+      [](py::bytes contents, const std::string& name) {
+        std::string_view view = contents;
+        std::vector<std::string> records;
+        {
+          py::gil_scoped_release release;
+          records = data::parse_records(view, name);
+        }
+        py::list out;
+        for (const std::string& r : records) out.append(py::bytes(r));
+        return out;
+      },
+      py::arg("contents"), py::arg("name"),
+      "Every record of an in-memory TFRecord file; DataLossError on corruption or truncation.");
+
+  py::class_<TFRecordReader>(m, "_TFRecordReader", "Streams the records of an uncompressed TFRecord file.")
+      .def(py::init<std::string>(), py::arg("path"))
+      .def(
+          "read",
+          [](TFRecordReader& self) {
+            std::optional<std::string> record;
+            {
+              py::gil_scoped_release release;
+              record = self.read();
+            }
+            return optional_bytes(std::move(record));
+          },
+          "The next record as bytes, or None at the end of the file.\n\n"
+          "Raises:\n  DataLossError: a corrupted or truncated record (naming the file and offset).")
+      .def_property_readonly("offset", &TFRecordReader::offset);
+
+  py::class_<TFRecordWriter>(m, "_TFRecordWriter", "Writes records to an uncompressed TFRecord file.")
+      .def(py::init<std::string>(), py::arg("path"))
+      .def(
+          "write",
+          [](TFRecordWriter& self, py::bytes record) {
+            std::string_view view = record;
+            py::gil_scoped_release release;
+            self.write(view);
+          },
+          py::arg("record"))
+      .def("flush", &TFRecordWriter::flush, py::call_guard<py::gil_scoped_release>())
+      .def("close", &TFRecordWriter::close, py::call_guard<py::gil_scoped_release>())
+      .def_property_readonly("closed", &TFRecordWriter::closed);
+}
+
+}  // namespace
+
+void init_data(py::module_& m) {
+  bind_batching(m);
+  bind_tfrecord(m);
+}
+
+}  // namespace tpustrategy::bindings

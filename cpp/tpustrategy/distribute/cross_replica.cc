@@ -1,0 +1,139 @@
+#include "tpustrategy/distribute/cross_replica.h"
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "tpustrategy/collectives/kernels.h"
+#include "tpustrategy/core/errors.h"
+
+namespace tpustrategy {
+
+namespace {
+
+std::string describe(const Tensor& t) {
+  return fmt::format("dtype {} and shape {}", dtype_name(t.dtype()), shape_to_string(t.shape()));
+}
+
+void check_not_empty(const char* where, std::span<const Tensor> inputs) {
+  if (inputs.empty()) fail<InvalidArgumentError>(where, "needs at least one participant");
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].valid()) fail<InvalidArgumentError>(where, "replica {} passed an empty (invalid) tensor", i);
+  }
+}
+
+void check_destinations(const char* where, std::span<const DevicePtr> destinations) {
+  if (destinations.empty()) fail<InvalidArgumentError>(where, "needs at least one destination device");
+}
+
+std::vector<const void*> input_pointers(std::span<const Tensor> inputs) {
+  std::vector<const void*> out;
+  out.reserve(inputs.size());
+  for (const Tensor& t : inputs) out.push_back(t.raw_data());
+  return out;
+}
+
+}  // namespace
+
+void check_same_dtype_and_shape(const char* where, std::span<const Tensor> inputs) {
+  check_not_empty(where, inputs);
+  for (std::size_t i = 1; i < inputs.size(); ++i) {
+    if (inputs[i].dtype() != inputs[0].dtype() || inputs[i].shape() != inputs[0].shape()) {
+      fail<InvalidArgumentError>(where, "replica {} has {} but replica 0 has {}; every replica must contribute "
+                                 "the same dtype and shape", i, describe(inputs[i]), describe(inputs[0]));
+    }
+  }
+}
+
+std::vector<Tensor> share_across(const Tensor& value, std::span<const DevicePtr> destinations) {
+  std::vector<Tensor> out;
+  out.reserve(destinations.size());
+  for (std::size_t i = 0; i < destinations.size(); ++i) {
+    if (i == 0 && value.device() == destinations[0]) {
+      out.push_back(value);
+      continue;
+    }
+    // A view kept alive by the shared buffer, charged to this destination (throws if it does not fit).
+    auto view = std::make_shared<Buffer>(value.mutable_raw_data(), value.nbytes(), destinations[i],
+                                         std::shared_ptr<void>(value.buffer()));
+    out.emplace_back(value.dtype(), value.shape(), std::move(view));
+  }
+  return out;
+}
+
+std::vector<Tensor> all_reduce_tensors(std::span<const Tensor> inputs, CollectiveOp op,
+                                       std::span<const DevicePtr> destinations) {
+  check_same_dtype_and_shape("all_reduce", inputs);
+  check_destinations("all_reduce", destinations);
+  Tensor result = Tensor::empty(inputs[0].dtype(), inputs[0].shape(), destinations[0]);
+  std::vector<const void*> pointers = input_pointers(inputs);
+  all_reduce(result.dtype(), pointers, result.num_elements(), op, result.mutable_raw_data());
+  return share_across(result, destinations);
+}
+
+std::vector<Tensor> all_gather_tensors(std::span<const Tensor> inputs, std::int64_t axis,
+                                       std::span<const DevicePtr> destinations) {
+  check_not_empty("all_gather", inputs);
+  check_destinations("all_gather", destinations);
+  const Tensor& first = inputs[0];
+  if (first.rank() == 0) {
+    fail<InvalidArgumentError>("all_gather", "cannot gather rank-0 (scalar) values along axis {}; "
+                               "expand them to rank 1 first (e.g. tf.expand_dims)", axis);
+  }
+  const int a = normalize_axis(axis, first.rank(), "all_gather");
+  Shape out_shape = first.shape();
+  out_shape[a] = 0;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& t = inputs[i];
+    bool compatible = t.dtype() == first.dtype() && t.rank() == first.rank();
+    for (int d = 0; compatible && d < first.rank(); ++d) compatible = d == a || t.shape()[d] == first.shape()[d];
+    if (!compatible) {
+      fail<InvalidArgumentError>("all_gather", "replica {} has {} but replica 0 has {}; only the size along "
+                                 "axis {} may differ", i, describe(t), describe(first), a);
+    }
+    out_shape[a] += t.shape()[a];
+  }
+  Tensor result = Tensor::empty(first.dtype(), out_shape, destinations[0]);
+  const std::int64_t element = static_cast<std::int64_t>(dtype_size(first.dtype()));
+  std::int64_t outer = 1, inner = element;
+  for (int d = 0; d < a; ++d) outer *= first.shape()[d];
+  for (int d = a + 1; d < first.rank(); ++d) inner *= first.shape()[d];
+  auto* out = static_cast<char*>(result.mutable_raw_data());
+  for (std::int64_t o = 0; o < outer; ++o) {
+    for (const Tensor& t : inputs) {
+      const std::int64_t block = t.shape()[a] * inner;
+      if (block == 0) continue;
+      std::memcpy(out, static_cast<const char*>(t.raw_data()) + o * block, static_cast<std::size_t>(block));
+      out += block;
+    }
+  }
+  return share_across(result, destinations);
+}
+
+std::vector<Tensor> reduce_scatter_tensors(std::span<const Tensor> inputs, CollectiveOp op,
+                                           std::span<const DevicePtr> destinations) {
+  check_same_dtype_and_shape("reduce_scatter", inputs);
+  const auto n = static_cast<std::int64_t>(inputs.size());
+  if (static_cast<std::int64_t>(destinations.size()) != n) {
+    fail<InvalidArgumentError>("reduce_scatter", "needs one destination per replica ({}), got {}", n,
+                               destinations.size());
+  }
+  const Tensor& first = inputs[0];
+  if (first.rank() == 0 || first.shape()[0] % n != 0) {
+    fail<InvalidArgumentError>("reduce_scatter", "dimension 0 of shape {} must be divisible by the {} replicas",
+                               shape_to_string(first.shape()), n);
+  }
+  Shape piece = first.shape();
+  piece[0] /= n;
+  std::vector<Tensor> out;
+  std::vector<void*> out_pointers;
+  for (std::int64_t j = 0; j < n; ++j) {
+    out.push_back(Tensor::empty(first.dtype(), piece, destinations[static_cast<std::size_t>(j)]));
+    out_pointers.push_back(out.back().mutable_raw_data());
+  }
+  std::vector<const void*> pointers = input_pointers(inputs);
+  reduce_scatter(first.dtype(), pointers, first.num_elements(), op, out_pointers);
+  return out;
+}
+
+}  // namespace tpustrategy

@@ -1,0 +1,39 @@
+#pragma once
+// Tensor-level cross-replica functions: every participant's Tensor in, one Tensor per destination device
+// out. They validate the participants (same dtype and shape, naming the first replica that differs) before
+// any work, then call the buffer-level kernels of collectives/kernels.h.
+//
+// Memory: a reduced or gathered result is computed once into a buffer on destinations[0]; every other
+// destination gets a Tensor that views that buffer and is charged to its own device. Tensors are
+// immutable, so sharing is safe, and each core's HBM is charged as on a real slice, where every core
+// holds its own copy. The shared buffer lives as long as any destination's tensor.
+#include <span>
+#include <vector>
+
+#include "tpustrategy/collectives/reduce_op.h"
+#include "tpustrategy/core/tensor.h"
+
+namespace tpustrategy {
+
+// Throws InvalidArgumentError "[where] replica i has ... but replica 0 has ..." unless all inputs share
+// dtype and shape; an empty input list is an InvalidArgumentError too.
+void check_same_dtype_and_shape(const char* where, std::span<const Tensor> inputs);
+
+// One tensor per destination (the same value on each, stored once; see above).
+std::vector<Tensor> share_across(const Tensor& value, std::span<const DevicePtr> destinations);
+
+// Element-wise `op` over the inputs (equal dtype and shape), delivered to every destination.
+std::vector<Tensor> all_reduce_tensors(std::span<const Tensor> inputs, CollectiveOp op,
+                                       std::span<const DevicePtr> destinations);
+
+// Concatenation of the inputs along `axis` in participant order. Ranks and dtypes must match, and every
+// dimension but `axis` (sizes along `axis` may differ, as MirroredStrategy allows). Rank 0 is an error.
+std::vector<Tensor> all_gather_tensors(std::span<const Tensor> inputs, std::int64_t axis,
+                                       std::span<const DevicePtr> destinations);
+
+// Participant j receives op over i of inputs[i]'s j-th slice along axis 0 (dim 0 divisible by n),
+// placed on destinations[j] (one destination per participant).
+std::vector<Tensor> reduce_scatter_tensors(std::span<const Tensor> inputs, CollectiveOp op,
+                                           std::span<const DevicePtr> destinations);
+
+}  // namespace tpustrategy

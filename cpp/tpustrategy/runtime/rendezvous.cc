@@ -1,0 +1,296 @@
+#include "tpustrategy/runtime/rendezvous.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "tpustrategy/core/errors.h"
+
+namespace tpustrategy {
+
+std::string_view collective_kind_name(CollectiveKind kind) {
+  switch (kind) {
+    case CollectiveKind::kAllReduce:
+      return "all_reduce";
+    case CollectiveKind::kAllGather:
+      return "all_gather";
+    case CollectiveKind::kReduceScatter:
+      return "reduce_scatter";
+    case CollectiveKind::kBroadcast:
+      return "broadcast";
+    case CollectiveKind::kAllToAll:
+      return "all_to_all";
+    case CollectiveKind::kCollectivePermute:
+      return "collective_permute";
+    case CollectiveKind::kBarrier:
+      return "barrier";
+    case CollectiveKind::kMergeCall:
+      return "merge_call";
+  }
+  return "unknown";
+}
+
+namespace {
+
+bool uses_op(CollectiveKind kind) {
+  return kind == CollectiveKind::kAllReduce || kind == CollectiveKind::kReduceScatter;
+}
+
+std::string pairs_string(const std::vector<std::pair<int, int>>& pairs) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    s += fmt::format("{}({}, {})", i ? ", " : "", pairs[i].first, pairs[i].second);
+  }
+  return s + "]";
+}
+
+}  // namespace
+
+std::string CollectiveDesc::to_string() const {
+  std::string s = fmt::format("{}{{", collective_kind_name(kind));
+  if (uses_op(kind)) s += fmt::format("op={}, ", collective_op_name(op));
+  s += fmt::format("dtype={}, shape=[{}], group={}, seq={}", dtype_name(dtype), fmt::join(shape, ","), group_id,
+                   sequence);
+  if (kind == CollectiveKind::kBroadcast) s += fmt::format(", root={}", root);
+  if (kind == CollectiveKind::kCollectivePermute) s += fmt::format(", pairs={}", pairs_string(pairs));
+  return s + "}";
+}
+
+std::string describe_mismatch(const CollectiveDesc& a, const CollectiveDesc& b) {
+  std::vector<std::string_view> fields;
+  if (a.kind != b.kind) fields.push_back("kind");
+  if (uses_op(a.kind) && uses_op(b.kind) && a.op != b.op) fields.push_back("op");
+  if (a.dtype != b.dtype) fields.push_back("dtype");
+  if (a.shape != b.shape) fields.push_back("shape");
+  if (a.group_id != b.group_id) fields.push_back("group");
+  if (a.sequence != b.sequence) fields.push_back("seq");
+  if (a.kind == CollectiveKind::kBroadcast && a.kind == b.kind && a.root != b.root) fields.push_back("root");
+  if (a.kind == CollectiveKind::kCollectivePermute && a.kind == b.kind && a.pairs != b.pairs) {
+    fields.push_back("pairs");
+  }
+  return fmt::format("{}", fmt::join(fields, ", "));
+}
+
+struct Rendezvous::Generation {
+  enum class State { kCollecting, kRunning, kDone };
+  Generation(std::uint64_t index, int n) : index(index), contributions(n), present(n, false) {}
+
+  std::uint64_t index;
+  State state = State::kCollecting;
+  std::vector<Contribution> contributions;
+  std::vector<bool> present;
+  int count = 0;
+  int first = -1;  // the participant whose descriptor the others are checked against
+  std::vector<CollectiveResult> results;
+  std::exception_ptr error;  // mismatch, departure or kernel failure: every participant gets it
+};
+
+Rendezvous::Rendezvous(int num_participants, RendezvousKernel kernel, std::string name)
+    : num_participants_(num_participants), kernel_(std::move(kernel)), name_(std::move(name)) {
+  if (num_participants < 1) {
+    fail<InvalidArgumentError>("Rendezvous", "{}: needs at least one participant, got {}", name_, num_participants);
+  }
+  current_ = std::make_shared<Generation>(0, num_participants_);
+  departed_.assign(num_participants_, false);
+}
+
+std::shared_ptr<Rendezvous::Generation> Rendezvous::join_locked(const char* where, int participant,
+                                                                Contribution&& contribution, bool* full) {
+  if (participant < 0 || participant >= num_participants_) {
+    fail<InvalidArgumentError>(where, "{}: participant {} is out of range [0, {})", name_, participant,
+                               num_participants_);
+  }
+  if (cancel_error_) std::rethrow_exception(cancel_error_);
+  std::shared_ptr<Generation> gen = current_;
+  if (gen->present[participant]) {
+    auto error = std::make_exception_ptr(FailedPreconditionError(
+        fmt::format("[{}] {}: participant {} arrived twice at generation {}", where, name_, participant, gen->index)));
+    if (!gen->error) fail_locked(*gen, error);
+    std::rethrow_exception(error);
+  }
+  gen->present[participant] = true;
+  ++gen->count;
+  auto throw_gen_error = [&] {
+    std::exception_ptr error = gen->error;
+    advance_if_drained_locked();
+    std::rethrow_exception(error);
+  };
+  if (gen->error) throw_gen_error();
+  if (departed_[participant]) {
+    fail_locked(*gen, std::make_exception_ptr(FailedPreconditionError(fmt::format(
+                          "[{}] {}: participant {} arrived after it departed", where, name_, participant))));
+    throw_gen_error();
+  }
+  if (gen->first < 0) {
+    gen->first = participant;
+  } else {
+    const CollectiveDesc& expected = gen->contributions[gen->first].desc;
+    std::string differing = describe_mismatch(expected, contribution.desc);
+    if (!differing.empty()) {
+      std::vector<int> parked;
+      for (int p = 0; p < num_participants_; ++p) {
+        if (gen->present[p] && p != participant) parked.push_back(p);
+      }
+      fail_locked(*gen, std::make_exception_ptr(InvalidArgumentError(fmt::format(
+                            "[{}] {}: collective mismatch: participant {} issued {} but participant {} issued {} "
+                            "(differing: {}); participants [{}] were waiting",
+                            where, name_, participant, contribution.desc.to_string(), gen->first, expected.to_string(),
+                            differing, fmt::join(parked, ", ")))));
+      throw_gen_error();
+    }
+  }
+  gen->contributions[participant] = std::move(contribution);
+  fail_if_departed_locked(*gen);
+  if (gen->error) throw_gen_error();
+  *full = gen->count == num_participants_;
+  return gen;
+}
+
+void Rendezvous::fail_locked(Generation& gen, std::exception_ptr error) {
+  gen.error = std::move(error);
+  cv_.notify_all();
+}
+
+void Rendezvous::fail_if_departed_locked(Generation& gen) {
+  if (gen.count == 0 || gen.error || gen.state != Generation::State::kCollecting) return;
+  std::vector<int> missing, parked;
+  for (int p = 0; p < num_participants_; ++p) {
+    if (gen.present[p]) {
+      parked.push_back(p);
+    } else if (departed_[p]) {
+      missing.push_back(p);
+    }
+  }
+  if (missing.empty()) return;
+  fail_locked(gen, std::make_exception_ptr(FailedPreconditionError(fmt::format(
+                       "[Rendezvous] {}: participant(s) [{}] finished without joining {} that participant(s) [{}] "
+                       "are waiting for",
+                       name_, fmt::join(missing, ", "), gen.contributions[gen.first].desc.to_string(),
+                       fmt::join(parked, ", ")))));
+}
+
+void Rendezvous::advance_if_drained_locked() {
+  // A failed generation stays current until every participant has come and seen its error, so that
+  // late arrivals are told too rather than waiting in a fresh generation for partners who gave up.
+  if (current_->error && current_->count == num_participants_) {
+    current_ = std::make_shared<Generation>(current_->index + 1, num_participants_);
+  }
+}
+
+void Rendezvous::run_kernel(std::unique_lock<std::mutex>& lock, const std::shared_ptr<Generation>& gen) {
+  gen->state = Generation::State::kRunning;
+  current_ = std::make_shared<Generation>(gen->index + 1, num_participants_);
+  lock.unlock();
+  std::vector<CollectiveResult> results;
+  std::exception_ptr error;
+  try {
+    results = kernel_(gen->contributions);
+    if (!results.empty() && results.size() != static_cast<std::size_t>(num_participants_)) {
+      fail<InternalError>("Rendezvous", "{}: kernel returned {} results for {} participants", name_, results.size(),
+                          num_participants_);
+    }
+  } catch (...) {
+    error = std::current_exception();
+  }
+  if (results.empty()) results.resize(num_participants_);
+  lock.lock();
+  gen->results = std::move(results);
+  gen->error = std::move(error);
+  gen->state = Generation::State::kDone;
+  cv_.notify_all();
+}
+
+CollectiveResult Rendezvous::arrive_and_wait(int participant, Contribution contribution) {
+  std::unique_lock lock(mutex_);
+  bool full = false;
+  std::shared_ptr<Generation> gen =
+      join_locked("Rendezvous::arrive_and_wait", participant, std::move(contribution), &full);
+  using State = Generation::State;
+  if (full) {
+    run_kernel(lock, gen);
+  } else {
+    ++blocked_;
+    // A running kernel reads this participant's buffers: cancellation waits for it to finish.
+    cv_.wait(lock, [&] {
+      return gen->state == State::kDone || (gen->state == State::kCollecting && (gen->error || cancel_error_));
+    });
+    --blocked_;
+  }
+  if (gen->error) std::rethrow_exception(gen->error);
+  if (gen->state != State::kDone) std::rethrow_exception(cancel_error_);
+  return gen->results[participant];
+}
+
+bool Rendezvous::arrive(int participant, Contribution contribution) {
+  std::unique_lock lock(mutex_);
+  bool full = false;
+  join_locked("Rendezvous::arrive", participant, std::move(contribution), &full);
+  return full;
+}
+
+std::vector<CollectiveResult> Rendezvous::complete() {
+  std::unique_lock lock(mutex_);
+  if (cancel_error_) std::rethrow_exception(cancel_error_);
+  std::shared_ptr<Generation> gen = current_;
+  if (gen->error) std::rethrow_exception(gen->error);
+  if (gen->count != num_participants_) {
+    fail<FailedPreconditionError>("Rendezvous::complete", "{}: only {} of {} participants have arrived", name_,
+                                  gen->count, num_participants_);
+  }
+  run_kernel(lock, gen);
+  if (gen->error) std::rethrow_exception(gen->error);
+  return gen->results;
+}
+
+std::vector<int> Rendezvous::arrived() const {
+  std::lock_guard lock(mutex_);
+  std::vector<int> parked;
+  for (int p = 0; p < num_participants_; ++p) {
+    if (current_->present[p]) parked.push_back(p);
+  }
+  return parked;
+}
+
+bool Rendezvous::depart(int participant) {
+  std::lock_guard lock(mutex_);
+  if (participant < 0 || participant >= num_participants_) {
+    fail<InvalidArgumentError>("Rendezvous::depart", "{}: participant {} is out of range [0, {})", name_, participant,
+                               num_participants_);
+  }
+  departed_[participant] = true;
+  const bool was_ok = !current_->error;
+  fail_if_departed_locked(*current_);
+  return was_ok && current_->error;
+}
+
+void Rendezvous::cancel(const std::string& reason) {
+  cancel(std::make_exception_ptr(CancelledError(fmt::format("[Rendezvous] {}: cancelled: {}", name_, reason))));
+}
+
+void Rendezvous::cancel(std::exception_ptr error) {
+  std::lock_guard lock(mutex_);
+  if (!cancel_error_) cancel_error_ = std::move(error);
+  cv_.notify_all();
+}
+
+bool Rendezvous::cancelled() const {
+  std::lock_guard lock(mutex_);
+  return cancel_error_ != nullptr;
+}
+
+void Rendezvous::reset() {
+  std::lock_guard lock(mutex_);
+  if (blocked_ > 0) {
+    fail<FailedPreconditionError>("Rendezvous::reset", "{}: {} participant(s) are still blocked in it", name_,
+                                  blocked_);
+  }
+  cancel_error_ = nullptr;
+  departed_.assign(num_participants_, false);
+  current_ = std::make_shared<Generation>(current_->index + 1, num_participants_);
+}
+
+std::uint64_t Rendezvous::generation() const {
+  std::lock_guard lock(mutex_);
+  return current_->index;
+}
+
+}  // namespace tpustrategy

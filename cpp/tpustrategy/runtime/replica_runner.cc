@@ -1,0 +1,322 @@
+#include "tpustrategy/runtime/replica_runner.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "tpustrategy/collectives/kernels.h"
+#include "tpustrategy/core/errors.h"
+
+namespace tpustrategy {
+namespace {
+
+std::int64_t element_count(const CollectiveDesc& desc) {
+  std::int64_t count = 1;
+  for (std::int64_t d : desc.shape) count *= d;
+  return count;
+}
+
+// The runner's kernel: every participant passed its own output buffer. A mirrored result is computed
+// once into participant 0's buffer and then copied, since each thread owns a separate vector.
+std::vector<CollectiveResult> run_collective(std::span<const Contribution> contributions) {
+  const CollectiveDesc& desc = contributions.front().desc;
+  const std::int64_t count = element_count(desc);
+  const auto n = static_cast<std::int64_t>(contributions.size());
+  std::vector<const void*> inputs;
+  std::vector<void*> outputs;
+  for (const Contribution& c : contributions) {
+    inputs.push_back(c.input);
+    outputs.push_back(c.output);
+  }
+  std::span<void* const> others = std::span<void* const>(outputs).subspan(1);
+  switch (desc.kind) {
+    case CollectiveKind::kAllReduce:
+      all_reduce(desc.dtype, inputs, count, desc.op, outputs[0]);
+      broadcast(desc.dtype, outputs[0], count, others);
+      break;
+    case CollectiveKind::kAllGather:
+      all_gather(desc.dtype, inputs, count, outputs[0]);
+      broadcast(desc.dtype, outputs[0], count * n, others);
+      break;
+    case CollectiveKind::kReduceScatter:
+      reduce_scatter(desc.dtype, inputs, count, desc.op, outputs);
+      break;
+    case CollectiveKind::kBroadcast:
+      broadcast(desc.dtype, inputs[desc.root], count, outputs);
+      break;
+    case CollectiveKind::kAllToAll:
+      all_to_all(desc.dtype, inputs, count, outputs);
+      break;
+    case CollectiveKind::kCollectivePermute:
+      collective_permute(desc.dtype, inputs, count, desc.pairs, outputs);
+      break;
+    case CollectiveKind::kBarrier:
+    case CollectiveKind::kMergeCall:
+      break;
+  }
+  return {};
+}
+
+// Rethrows `error` with the same type and "[run_replicas] replica r failed: " in front of its message.
+[[noreturn]] void rethrow_naming_replica(std::exception_ptr error, int replica) {
+  const std::string prefix = fmt::format("[run_replicas] replica {} failed: ", replica);
+  try {
+    std::rethrow_exception(error);
+  }
+#define TPUSTRATEGY_RETHROW_AS(Type) \
+  catch (const Type& e) {            \
+    throw Type(prefix + e.what());   \
+  }
+  TPUSTRATEGY_RETHROW_AS(InvalidArgumentError)
+  TPUSTRATEGY_RETHROW_AS(OutOfRangeError)
+  TPUSTRATEGY_RETHROW_AS(ResourceExhaustedError)
+  TPUSTRATEGY_RETHROW_AS(FailedPreconditionError)
+  TPUSTRATEGY_RETHROW_AS(CancelledError)
+  TPUSTRATEGY_RETHROW_AS(NotFoundError)
+  TPUSTRATEGY_RETHROW_AS(UnimplementedError)
+  TPUSTRATEGY_RETHROW_AS(DataLossError)
+  TPUSTRATEGY_RETHROW_AS(AbortedError)
+  TPUSTRATEGY_RETHROW_AS(InternalError)
+  TPUSTRATEGY_RETHROW_AS(OpError)
+  TPUSTRATEGY_RETHROW_AS(ValueError)
+  TPUSTRATEGY_RETHROW_AS(TypeError)
+  TPUSTRATEGY_RETHROW_AS(RuntimeError)
+  TPUSTRATEGY_RETHROW_AS(std::invalid_argument)
+  TPUSTRATEGY_RETHROW_AS(std::out_of_range)
+  TPUSTRATEGY_RETHROW_AS(std::logic_error)
+  TPUSTRATEGY_RETHROW_AS(std::runtime_error)
+#undef TPUSTRATEGY_RETHROW_AS
+  // Other types cannot be rebuilt with a new message: pass them on unchanged.
+  std::rethrow_exception(error);
+}
+
+}  // namespace
+
+namespace detail {
+
+// Shared by the replica threads of one run_replicas call.
+class ReplicaRunnerState {
+ public:
+  explicit ReplicaRunnerState(int num_replicas) : num_replicas_(num_replicas), done_(num_replicas, false) {}
+
+  int num_replicas() const { return num_replicas_; }
+  ReplicaCtx make_ctx(int replica) { return ReplicaCtx(this, replica); }
+
+  // The rendezvous of `group` (validated by the caller), created on first use; sets *group_id.
+  Rendezvous& rendezvous_for(const ReplicaGroup& group, std::int64_t* group_id) {
+    std::lock_guard lock(mutex_);
+    auto it = groups_.find(group);
+    if (it == groups_.end()) {
+      ReplicaGroup members = group;
+      std::sort(members.begin(), members.end());
+      for (const auto& [other, entry] : groups_) {
+        ReplicaGroup other_members = other;
+        std::sort(other_members.begin(), other_members.end());
+        if (other_members == members) {
+          fail<InvalidArgumentError>("ReplicaCtx", "group [{}] lists the same replicas as group [{}] in another order",
+                                     fmt::join(group, ", "), fmt::join(other, ", "));
+        }
+      }
+      Entry entry{std::make_unique<Rendezvous>(static_cast<int>(group.size()), run_collective,
+                                               fmt::format("replicas [{}]", fmt::join(group, ", "))),
+                  static_cast<std::int64_t>(groups_.size())};
+      // Replicas that already finished will never arrive; a failed run cancels newcomers too.
+      for (std::size_t i = 0; i < group.size(); ++i) {
+        if (done_[group[i]]) entry.rendezvous->depart(static_cast<int>(i));
+      }
+      if (cancel_error_) entry.rendezvous->cancel(cancel_error_);
+      it = groups_.emplace(group, std::move(entry)).first;
+    }
+    *group_id = it->second.id;
+    return *it->second.rendezvous;
+  }
+
+  void finished(int replica) {
+    std::lock_guard lock(mutex_);
+    done_[replica] = true;
+    for (auto& [group, entry] : groups_) {
+      auto pos = std::find(group.begin(), group.end(), replica);
+      if (pos != group.end()) entry.rendezvous->depart(static_cast<int>(pos - group.begin()));
+    }
+  }
+
+  void failed(int replica, std::exception_ptr error) {
+    std::lock_guard lock(mutex_);
+    done_[replica] = true;
+    if (first_error_) return;  // a consequence of the first failure (cancelled, same mismatch, ...)
+    first_error_ = error;
+    first_replica_ = replica;
+    std::string what = "unknown error";
+    try {
+      std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    cancel_error_ = std::make_exception_ptr(
+        CancelledError(fmt::format("[run_replicas] cancelled because replica {} failed: {}", replica, what)));
+    for (auto& [group, entry] : groups_) entry.rendezvous->cancel(cancel_error_);
+  }
+
+  void rethrow_first_error() {
+    std::lock_guard lock(mutex_);
+    if (first_error_) rethrow_naming_replica(first_error_, first_replica_);
+  }
+
+ private:
+  struct Entry {
+    std::unique_ptr<Rendezvous> rendezvous;
+    std::int64_t id;
+  };
+  const int num_replicas_;
+  std::mutex mutex_;
+  std::map<ReplicaGroup, Entry> groups_;
+  std::vector<bool> done_;
+  std::exception_ptr first_error_;
+  int first_replica_ = -1;
+  std::exception_ptr cancel_error_;
+};
+
+}  // namespace detail
+
+int ReplicaCtx::num_replicas() const { return state_->num_replicas(); }
+
+int ReplicaCtx::group_size(const ReplicaGroup& group) const {
+  return group.empty() ? num_replicas() : static_cast<int>(group.size());
+}
+
+void ReplicaCtx::collective(const char* where, CollectiveDesc desc, const void* input, void* output,
+                            const ReplicaGroup& requested) {
+  ReplicaGroup group = requested;
+  if (group.empty()) {
+    group.resize(num_replicas());
+    std::iota(group.begin(), group.end(), 0);
+  }
+  std::vector<bool> seen(num_replicas(), false);
+  for (int r : group) {
+    if (r < 0 || r >= num_replicas()) {
+      fail<InvalidArgumentError>(where, "group [{}] names replica {} but there are {} replicas", fmt::join(group, ", "),
+                                 r, num_replicas());
+    }
+    if (seen[r]) fail<InvalidArgumentError>(where, "group [{}] lists replica {} twice", fmt::join(group, ", "), r);
+    seen[r] = true;
+  }
+  auto self = std::find(group.begin(), group.end(), replica_id_);
+  if (self == group.end()) {
+    fail<InvalidArgumentError>(where, "replica {} is not in group [{}]", replica_id_, fmt::join(group, ", "));
+  }
+  auto index_of = [&](int replica) -> int {
+    auto it = std::find(group.begin(), group.end(), replica);
+    if (it == group.end()) {
+      fail<InvalidArgumentError>(where, "replica {} is not in group [{}]", replica, fmt::join(group, ", "));
+    }
+    return static_cast<int>(it - group.begin());
+  };
+  // Roots and pairs are given as replica ids; kernels and descriptors use participant positions.
+  if (desc.kind == CollectiveKind::kBroadcast) desc.root = index_of(desc.root);
+  for (auto& [source, target] : desc.pairs) {
+    source = index_of(source);
+    target = index_of(target);
+  }
+  Rendezvous& rendezvous = state_->rendezvous_for(group, &desc.group_id);
+  desc.sequence = sequence_[group]++;
+  Contribution contribution{std::move(desc), input, output, nullptr};
+  rendezvous.arrive_and_wait(static_cast<int>(self - group.begin()), std::move(contribution));
+}
+
+namespace {
+CollectiveDesc make_desc(CollectiveKind kind, DType dtype, std::int64_t count) {
+  CollectiveDesc desc;
+  desc.kind = kind;
+  desc.dtype = dtype;
+  desc.shape = {count};
+  return desc;
+}
+}  // namespace
+
+void ReplicaCtx::all_reduce(DType dtype, const void* input, std::int64_t count, CollectiveOp op, void* output,
+                            const ReplicaGroup& group) {
+  CollectiveDesc desc = make_desc(CollectiveKind::kAllReduce, dtype, count);
+  desc.op = op;
+  collective("ReplicaCtx::all_reduce", std::move(desc), input, output, group);
+}
+
+void ReplicaCtx::all_gather(DType dtype, const void* input, std::int64_t count, void* output,
+                            const ReplicaGroup& group) {
+  collective("ReplicaCtx::all_gather", make_desc(CollectiveKind::kAllGather, dtype, count), input, output, group);
+}
+
+void ReplicaCtx::reduce_scatter(DType dtype, const void* input, std::int64_t count, CollectiveOp op, void* output,
+                                const ReplicaGroup& group) {
+  if (count % group_size(group) != 0) {
+    fail<InvalidArgumentError>("ReplicaCtx::reduce_scatter", "element count {} is not divisible by the group size {}",
+                               count, group_size(group));
+  }
+  CollectiveDesc desc = make_desc(CollectiveKind::kReduceScatter, dtype, count);
+  desc.op = op;
+  collective("ReplicaCtx::reduce_scatter", std::move(desc), input, output, group);
+}
+
+void ReplicaCtx::broadcast(DType dtype, const void* input, std::int64_t count, int root, void* output,
+                           const ReplicaGroup& group) {
+  CollectiveDesc desc = make_desc(CollectiveKind::kBroadcast, dtype, count);
+  desc.root = root;
+  collective("ReplicaCtx::broadcast", std::move(desc), input, output, group);
+}
+
+void ReplicaCtx::all_to_all(DType dtype, const void* input, std::int64_t count, void* output,
+                            const ReplicaGroup& group) {
+  if (count % group_size(group) != 0) {
+    fail<InvalidArgumentError>("ReplicaCtx::all_to_all", "element count {} is not divisible by the group size {}",
+                               count, group_size(group));
+  }
+  collective("ReplicaCtx::all_to_all", make_desc(CollectiveKind::kAllToAll, dtype, count), input, output, group);
+}
+
+void ReplicaCtx::collective_permute(DType dtype, const void* input, std::int64_t count,
+                                    const std::vector<std::pair<int, int>>& pairs, void* output,
+                                    const ReplicaGroup& group) {
+  CollectiveDesc desc = make_desc(CollectiveKind::kCollectivePermute, dtype, count);
+  desc.pairs = pairs;
+  collective("ReplicaCtx::collective_permute", std::move(desc), input, output, group);
+}
+
+void ReplicaCtx::barrier(const ReplicaGroup& group) {
+  collective("ReplicaCtx::barrier", make_desc(CollectiveKind::kBarrier, DType::kBool, 0), nullptr, nullptr, group);
+}
+
+void run_replicas(int num_replicas, const std::function<void(ReplicaCtx&)>& fn) {
+  if (num_replicas < 1) fail<InvalidArgumentError>("run_replicas", "num_replicas must be >= 1, got {}", num_replicas);
+  detail::ReplicaRunnerState state(num_replicas);
+  std::vector<std::thread> threads;
+  threads.reserve(static_cast<std::size_t>(num_replicas));
+  auto body = [&state, &fn](int replica) {
+    ReplicaCtx ctx = state.make_ctx(replica);
+    try {
+      fn(ctx);
+      state.finished(replica);
+    } catch (...) {
+      state.failed(replica, std::current_exception());
+    }
+  };
+  try {
+    for (int r = 0; r < num_replicas; ++r) threads.emplace_back(body, r);
+  } catch (...) {
+    // Could not start every thread: stop the ones that run, then report.
+    state.failed(static_cast<int>(threads.size()), std::current_exception());
+    for (std::thread& t : threads) t.join();
+    throw;
+  }
+  for (std::thread& t : threads) t.join();
+  state.rethrow_first_error();
+}
+
+}  // namespace tpustrategy

@@ -1,0 +1,8 @@
+"""``tf.compat.v1``: the TF 1 API where it differs (strategies with v1 methods)."""
+
+from __future__ import annotations
+
+from tpustrategy import config, constant, convert_to_tensor, tpu, train
+from tpustrategy.compat.v1 import distribute
+
+__all__ = ["config", "constant", "convert_to_tensor", "distribute", "tpu", "train"]

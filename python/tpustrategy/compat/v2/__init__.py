@@ -1,0 +1,7 @@
+"""``tf.compat.v2``: the TF 2 API, which is tpustrategy's own surface."""
+
+from __future__ import annotations
+
+from tpustrategy import config, constant, convert_to_tensor, distribute, tpu, train
+
+__all__ = ["config", "constant", "convert_to_tensor", "distribute", "tpu", "train"]

@@ -1,0 +1,30 @@
+"""``tpustrategy.data``: input pipelines (mirrors ``tf.data``).
+
+Elements are tpustrategy Tensors in the same nests as TensorFlow's; string data (TFRecord records,
+text lines) are Python ``bytes`` because Tensor has no string dtype. See dataset_ops.py for the
+other deviations and for the hooks the distribution layer uses to shard pipelines.
+"""
+
+from __future__ import annotations
+
+from tpustrategy.data import experimental
+from tpustrategy.data.dataset_ops import INFINITE as INFINITE_CARDINALITY
+from tpustrategy.data.dataset_ops import UNKNOWN as UNKNOWN_CARDINALITY
+from tpustrategy.data.dataset_ops import Dataset, DatasetV2
+from tpustrategy.data.iterator_ops import OwnedIterator as Iterator
+from tpustrategy.data.options import AUTOTUNE, Options, ThreadingOptions
+from tpustrategy.data.readers import TextLineDataset, TFRecordDataset
+
+__all__ = [
+    "AUTOTUNE",
+    "INFINITE_CARDINALITY",
+    "UNKNOWN_CARDINALITY",
+    "Dataset",
+    "DatasetV2",
+    "Iterator",
+    "Options",
+    "TFRecordDataset",
+    "TextLineDataset",
+    "ThreadingOptions",
+    "experimental",
+]

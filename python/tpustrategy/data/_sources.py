@@ -1,0 +1,174 @@
+"""Source datasets: range, from_tensors, from_tensor_slices, from_generator."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tpustrategy import _core
+from tpustrategy.data import _structure
+from tpustrategy.data.dataset_ops import INFINITE, UNKNOWN, Dataset
+from tpustrategy.framework.tensor import TensorSpec
+from tpustrategy.framework.tensor_shape import TensorShape
+
+
+class RangeDataset(Dataset):
+    def __init__(self, *args, output_type="int64"):
+        if not 1 <= len(args) <= 3:
+            raise TypeError(f"range() takes 1 to 3 positional arguments ({len(args)} given)")
+        bounds = [int(np.asarray(a)) for a in args]
+        start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
+        if step == 0:
+            raise _structure._invalid_argument("step must be a non-zero integer.")
+        self._range = range(start, stop, step)
+        self._dtype = _core.DType(output_type)
+
+    def _iterate(self):
+        dtype = self._dtype
+        for value in self._range:
+            yield _core.constant(value, dtype)
+
+    def _compute_element_spec(self):
+        return TensorSpec([], self._dtype)
+
+    def _compute_cardinality(self):
+        return len(self._range)
+
+
+class TensorDataset(Dataset):
+    def __init__(self, tensors):
+        self._element = _structure.normalize_element(tensors)
+
+    def _iterate(self):
+        yield self._element
+
+    def _compute_element_spec(self):
+        return _structure.spec_of(self._element)
+
+    def _compute_cardinality(self):
+        return 1
+
+
+class TensorSliceDataset(Dataset):
+    def __init__(self, tensors):
+        element = _structure.normalize_element(tensors)
+        leaves = _structure.flatten(element)
+        if not leaves:
+            raise ValueError("Invalid `tensors`: an empty structure cannot be sliced.")
+        sizes = set()
+        for leaf in leaves:
+            shape = _structure.leaf_shape(leaf)
+            if not shape:
+                raise _structure._invalid_argument(
+                    f"Unbatching a tensor is only supported for rank >= 1, got a value of shape {shape}.")
+            sizes.add(shape[0])
+        if len(sizes) != 1:
+            raise _structure._invalid_argument(
+                f"Dimensions of all components should match: got leading dimensions {sorted(sizes)}.")
+        self._element = element
+        self._size = sizes.pop()
+        self._rows = None  # unstacked lazily, once
+
+    def _iterate(self):
+        if self._rows is None:
+            columns = [_structure.unstack_leaf(leaf) for leaf in _structure.flatten(self._element)]
+            self._rows = [_structure.pack_as(self._element, row) for row in zip(*columns, strict=True)]
+        return iter(self._rows)
+
+    def _compute_element_spec(self):
+        return _structure.map_structure(
+            lambda spec: _structure.drop_leading_dim(spec), _structure.spec_of(self._element))
+
+    def _compute_cardinality(self):
+        return self._size
+
+
+def _signature_from_types(output_types, output_shapes):
+    if output_shapes is None:
+        return _structure.map_structure(lambda t: _spec_for(TensorShape(None), t), _as_nest(output_types))
+    types = _as_nest(output_types)
+    shapes = output_shapes
+    if not _structure.is_structure(types):
+        return _spec_for(TensorShape(shapes), types)
+    shape_leaves = _flatten_shapes(shapes, types)
+    type_leaves = _structure.flatten(types)
+    specs = [_spec_for(TensorShape(s), t) for s, t in zip(shape_leaves, type_leaves, strict=True)]
+    return _structure.pack_as(types, specs)
+
+
+def _as_nest(value):
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _flatten_shapes(shapes, types):
+    # Shapes are lists themselves, so flatten them along the structure of `types`.
+    if isinstance(types, dict):
+        return [s for k in sorted(types) for s in _flatten_shapes(shapes[k], types[k])]
+    if isinstance(types, tuple):
+        return [s for t, s in zip(types, shapes, strict=True) for s in _flatten_shapes(s, t)]
+    return [shapes]
+
+
+def _spec_for(shape, dtype):
+    if dtype == "string" or dtype is _structure.string:
+        return _structure.StringSpec(shape)
+    return TensorSpec(shape, dtype)
+
+
+class GeneratorDataset(Dataset):
+    def __init__(self, generator, output_types, output_shapes, args, output_signature):
+        if not callable(generator):
+            raise TypeError("`generator` must be a Python callable.")
+        if output_signature is not None:
+            if output_types is not None or output_shapes is not None:
+                raise TypeError("The `output_types` and `output_shapes` arguments must not be used when "
+                                "`output_signature` is set.")
+            signature = _as_nest(output_signature)
+            for spec in _structure.flatten(signature):
+                if not isinstance(spec, (TensorSpec, _structure.StringSpec)):
+                    raise TypeError(f"`output_signature` must contain objects that are subclass of "
+                                    f"`tf.TypeSpec` but found {type(spec)} which is not.")
+        else:
+            if output_types is None:
+                raise TypeError("To specify the output signature you need to provide either the "
+                                "`output_signature` argument or the `output_types` argument.")
+            signature = _signature_from_types(output_types, output_shapes)
+        self._generator = generator
+        self._args = tuple(_structure.to_leaf(a) for a in (args or ()))
+        self._signature = signature
+
+    def _iterate(self):
+        # TF evaluates `args` and passes them to the generator as numpy values.
+        for value in self._generator(*[_structure.to_numpy(a) for a in self._args]):
+            yield self._convert(value)
+
+    def _convert(self, value):
+        if isinstance(value, list) and _structure.is_structure(self._signature):
+            value = tuple(value)
+        if not _structure.same_structure(self._signature, value):
+            raise TypeError(f"`generator` yielded an element that did not match the expected structure. The "
+                            f"expected structure was {self._signature}, but the yielded element was {value!r}.")
+        specs = _structure.flatten(self._signature)
+        leaves = []
+        for spec, leaf in zip(specs, _structure.flatten(value), strict=True):
+            dtype = _structure.string if isinstance(spec, _structure.StringSpec) else spec.dtype
+            try:
+                converted = _structure.to_leaf(leaf, dtype)
+            except (TypeError, ValueError) as e:
+                raise TypeError(f"`generator` yielded an element that could not be converted to the expected "
+                                f"type. The expected type was {dtype!r}, but the yielded element was {leaf!r}.") from e
+            shape = _structure.leaf_shape(converted)
+            if not spec.shape.is_compatible_with(shape):
+                raise _structure._invalid_argument(
+                    f"`generator` yielded an element of shape {TensorShape(shape)} where an element of shape "
+                    f"{spec.shape} was expected.")
+            leaves.append(converted)
+        return _structure.pack_as(self._signature, leaves)
+
+    def _compute_element_spec(self):
+        return self._signature
+
+    def _compute_cardinality(self):
+        return UNKNOWN
+
+
+__all__ = ["RangeDataset", "TensorDataset", "TensorSliceDataset", "GeneratorDataset", "INFINITE"]

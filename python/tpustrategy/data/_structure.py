@@ -1,0 +1,275 @@
+"""Element structure of datasets: nests, leaf conversion, specs and batching of leaves.
+
+A dataset element is a nest of tuples, namedtuples and dicts (dict keys in sorted order,
+as ``tf.nest``) whose leaves are tpustrategy Tensors or, for string data, Python ``bytes``
+(a batch of byte strings is a numpy object array). Lists are *values*, not structure:
+``from_tensor_slices([1, 2])`` slices one tensor, as in TensorFlow.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tpustrategy import _core
+from tpustrategy.framework.tensor import Tensor, TensorSpec
+from tpustrategy.framework.tensor_shape import TensorShape, as_shape
+
+
+class _StringDType:
+    """Stands in for ``tf.string``: our tensors have no string dtype (see data/__init__.py)."""
+
+    name = "string"
+    is_floating = False
+    is_integer = False
+    is_bool = False
+
+    def __repr__(self):
+        return "tf.string"
+
+
+string = _StringDType()
+
+
+class StringSpec:
+    """The spec of string leaves (``bytes`` or an object array of bytes); mirrors TensorSpec(dtype=tf.string)."""
+
+    __slots__ = ("_shape", "_name")
+
+    def __init__(self, shape=(), name=None):
+        self._shape = as_shape(shape)
+        self._name = name
+
+    shape = property(lambda self: self._shape)
+    name = property(lambda self: self._name)
+    dtype = property(lambda self: string)
+
+    def is_compatible_with(self, other) -> bool:
+        return isinstance(other, StringSpec) and self._shape.is_compatible_with(other.shape)
+
+    def __eq__(self, other):
+        return isinstance(other, StringSpec) and self._shape == other._shape and self._name == other._name
+
+    def __hash__(self):
+        return hash((self._shape, self._name))
+
+    def __repr__(self):
+        return f"TensorSpec(shape={self._shape}, dtype=tf.string, name={self._name!r})"
+
+
+def is_namedtuple(value) -> bool:
+    return isinstance(value, tuple) and hasattr(type(value), "_fields")
+
+
+def is_structure(value) -> bool:
+    return isinstance(value, (tuple, dict))
+
+
+def flatten(nest) -> list:
+    """Leaves of `nest` in tf.nest order (dict values by sorted key)."""
+    if isinstance(nest, dict):
+        return [leaf for key in sorted(nest) for leaf in flatten(nest[key])]
+    if isinstance(nest, tuple):
+        return [leaf for item in nest for leaf in flatten(item)]
+    return [nest]
+
+
+def pack_as(structure, leaves):
+    """The nest of `structure`'s shape holding `leaves` (in flatten order)."""
+    iterator = iter(leaves)
+    packed = _pack(structure, iterator)
+    if next(iterator, _SENTINEL) is not _SENTINEL:
+        raise ValueError("too many leaves for the structure")
+    return packed
+
+
+_SENTINEL = object()
+
+
+def _pack(structure, iterator):
+    if isinstance(structure, dict):
+        values = {key: _pack(structure[key], iterator) for key in sorted(structure)}
+        return type(structure)((key, values[key]) for key in structure)
+    if is_namedtuple(structure):
+        return type(structure)(*[_pack(item, iterator) for item in structure])
+    if isinstance(structure, tuple):
+        return tuple(_pack(item, iterator) for item in structure)
+    try:
+        return next(iterator)
+    except StopIteration:
+        raise ValueError("too few leaves for the structure") from None
+
+
+def map_structure(fn, nest):
+    return pack_as(nest, [fn(leaf) for leaf in flatten(nest)])
+
+
+def assert_same_structure(a, b, what: str) -> None:
+    if not same_structure(a, b):
+        raise TypeError(f"{what}: the structures differ: {a!r} and {b!r}")
+
+
+def same_structure(a, b) -> bool:
+    if isinstance(a, dict) or isinstance(b, dict):
+        return isinstance(a, dict) and isinstance(b, dict) and sorted(a) == sorted(b) and all(
+            same_structure(a[k], b[k]) for k in a)
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        return (isinstance(a, tuple) and isinstance(b, tuple) and is_namedtuple(a) == is_namedtuple(b)
+                and len(a) == len(b) and all(same_structure(x, y) for x, y in zip(a, b, strict=True)))
+    return True
+
+
+# ---- leaves ----
+
+def _is_string_array(value) -> bool:
+    return isinstance(value, np.ndarray) and (value.dtype.kind in "SU" or value.dtype == object)
+
+
+def _contains_strings(value) -> bool:
+    if isinstance(value, (bytes, str)):
+        return True
+    if isinstance(value, list):
+        return len(value) > 0 and _contains_strings(value[0])
+    return _is_string_array(value)
+
+
+def _to_bytes(value) -> bytes:
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, str):
+        return value.encode()
+    if isinstance(value, np.bytes_):
+        return bytes(value)
+    raise TypeError(f"expected a string value, got {type(value).__name__}")
+
+
+def to_leaf(value, dtype=None):
+    """A dataset leaf from a Python value: a Tensor, ``bytes``, or an object array of bytes."""
+    if isinstance(value, Tensor) and dtype is None:
+        return value
+    if dtype is string or (dtype is None and _contains_strings(value)):
+        array = np.asarray(value, dtype=object)
+        if array.ndim == 0:
+            return _to_bytes(array.item())
+        flat = [_to_bytes(v) for v in array.reshape(-1)]
+        out = np.empty(len(flat), dtype=object)
+        out[:] = flat
+        return out.reshape(array.shape)
+    if isinstance(value, Tensor):
+        if value.dtype == dtype:
+            return value
+        return _core.constant(np.asarray(value).astype(_core.DType(dtype).as_numpy_dtype), dtype)
+    return _core.convert_to_tensor(value, dtype) if dtype is None else _convert_with_dtype(value, dtype)
+
+
+def _convert_with_dtype(value, dtype):
+    try:
+        return _core.convert_to_tensor(value, dtype)
+    except (TypeError, ValueError):
+        return _core.constant(np.asarray(value).astype(_core.DType(dtype).as_numpy_dtype), dtype)
+
+
+def normalize_element(value):
+    """Converts every leaf of a user-provided element; lists are tensor values, not structure."""
+    if isinstance(value, dict):
+        return type(value)((k, normalize_element(v)) for k, v in value.items())
+    if is_namedtuple(value):
+        return type(value)(*[normalize_element(v) for v in value])
+    if isinstance(value, tuple):
+        return tuple(normalize_element(v) for v in value)
+    return to_leaf(value)
+
+
+def normalize_function_output(value):
+    """Like normalize_element, but a list returned by a map function becomes a tuple (TF does the same)."""
+    if isinstance(value, list):
+        value = tuple(value)
+    if isinstance(value, dict):
+        return type(value)((k, normalize_function_output(v)) for k, v in value.items())
+    if is_namedtuple(value):
+        return type(value)(*[normalize_function_output(v) for v in value])
+    if isinstance(value, tuple):
+        return tuple(normalize_function_output(v) for v in value)
+    return to_leaf(value)
+
+
+def leaf_shape(leaf) -> tuple:
+    if isinstance(leaf, Tensor):
+        return tuple(leaf._shape_tuple)
+    if isinstance(leaf, np.ndarray):
+        return leaf.shape
+    return ()
+
+
+def spec_of_leaf(leaf):
+    if isinstance(leaf, Tensor):
+        return TensorSpec(leaf._shape_tuple, leaf.dtype)
+    return StringSpec(leaf_shape(leaf))
+
+
+def spec_of(element):
+    return map_structure(spec_of_leaf, element)
+
+
+def with_shape(spec, shape):
+    """`spec` with another shape (keeps the dtype / string kind)."""
+    if isinstance(spec, StringSpec):
+        return StringSpec(shape)
+    return TensorSpec(shape, spec.dtype)
+
+
+def relax_spec(a, b):
+    """The most specific spec compatible with both (None where dims differ)."""
+    shape = as_shape(a.shape).most_specific_compatible_shape(b.shape)
+    return with_shape(a, shape)
+
+
+def specs_compatible(a, b) -> bool:
+    if isinstance(a, StringSpec) or isinstance(b, StringSpec):
+        return isinstance(a, StringSpec) and isinstance(b, StringSpec)
+    return a.dtype == b.dtype
+
+
+def prepend_dim(spec, dim):
+    shape = as_shape(spec.shape)
+    return with_shape(spec, TensorShape([dim]).concatenate(shape))
+
+
+def drop_leading_dim(spec):
+    shape = as_shape(spec.shape)
+    return with_shape(spec, shape[1:] if shape.rank is not None else TensorShape(None))
+
+
+# ---- batching of leaves (tensors go through the C++ kernels) ----
+
+def stack_leaves(leaves: list, component: int):
+    first = leaves[0]
+    if isinstance(first, Tensor):
+        return _core._data_stack_batch(leaves, component)
+    shapes = {leaf_shape(leaf) for leaf in leaves}
+    if len(shapes) != 1:
+        raise _invalid_argument(f"Cannot batch tensors with different shapes in component {component}.")
+    out = np.empty((len(leaves), *leaf_shape(first)), dtype=object)
+    for i, leaf in enumerate(leaves):
+        out[i] = leaf
+    return out
+
+
+def unstack_leaf(leaf) -> list:
+    if isinstance(leaf, Tensor):
+        if leaf.ndim == 0:
+            raise _invalid_argument("Input element must have a non-scalar value in each component.")
+        return _core._data_unstack_rows(leaf)
+    if not isinstance(leaf, np.ndarray) or leaf.ndim == 0:
+        raise _invalid_argument("Input element must have a non-scalar value in each component.")
+    return [row if isinstance(row, np.ndarray) else _to_bytes(row) for row in leaf]
+
+
+def _invalid_argument(message: str):
+    from tpustrategy.errors import InvalidArgumentError
+
+    return InvalidArgumentError(None, None, message)
+
+
+def to_numpy(element):
+    """as_numpy_iterator's view of an element: numpy values (bytes stay bytes)."""
+    return map_structure(lambda leaf: leaf.numpy() if isinstance(leaf, Tensor) else leaf, element)

@@ -1,0 +1,446 @@
+"""Transformation datasets: batching, counting, functions and combinations (see dataset_ops.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tpustrategy import _core
+from tpustrategy.data import _structure
+from tpustrategy.data.dataset_ops import INFINITE, UNKNOWN, Dataset, call_with_element
+from tpustrategy.data.options import SHARD_HINT, Options
+from tpustrategy.framework.tensor import Tensor
+
+
+def _int_arg(value, name: str) -> int:
+    if isinstance(value, Tensor):
+        value = np.asarray(value)
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"`{name}` must be an integer, got {value!r}") from None
+
+
+def _invalid(message: str):
+    return _structure._invalid_argument(message)
+
+
+class _UnaryDataset(Dataset):
+    def __init__(self, input_dataset):
+        if not isinstance(input_dataset, Dataset):
+            raise TypeError(f"expected a tf.data.Dataset, got {type(input_dataset).__name__}")
+        self._inputs = (input_dataset,)
+
+    @property
+    def _input(self):
+        return self._inputs[0]
+
+    def _compute_element_spec(self):
+        return self._input.element_spec
+
+    def _compute_cardinality(self):
+        return self._input._compute_cardinality()
+
+
+class BatchDataset(_UnaryDataset):
+    def __init__(self, input_dataset, batch_size, drop_remainder):
+        super().__init__(input_dataset)
+        self._batch_size = _int_arg(batch_size, "batch_size")
+        if self._batch_size <= 0:
+            raise _invalid("Batch size must be greater than zero.")
+        self._drop_remainder = bool(drop_remainder)
+
+    def _iterate(self):
+        pending = []
+        for element in self._input._iterate():
+            pending.append(element)
+            if len(pending) == self._batch_size:
+                yield _stack_elements(pending)
+                pending = []
+        if pending and not self._drop_remainder:
+            yield _stack_elements(pending)
+
+    def _compute_element_spec(self):
+        dim = self._batch_size if self._drop_remainder else None
+        return _structure.map_structure(lambda s: _structure.prepend_dim(s, dim), self._input.element_spec)
+
+    def _compute_cardinality(self):
+        n = self._input._compute_cardinality()
+        if n < 0:
+            return n
+        return n // self._batch_size if self._drop_remainder else -(-n // self._batch_size)
+
+
+def _stack_elements(elements: list):
+    columns = zip(*[_structure.flatten(e) for e in elements], strict=True)
+    leaves = [_structure.stack_leaves(list(column), i) for i, column in enumerate(columns)]
+    return _structure.pack_as(elements[0], leaves)
+
+
+class UnbatchDataset(_UnaryDataset):
+    def __init__(self, input_dataset):
+        super().__init__(input_dataset)
+        for spec in _structure.flatten(input_dataset.element_spec):
+            if spec.shape.rank == 0:
+                raise ValueError("Cannot unbatch an input with scalar components.")
+
+    def _iterate(self):
+        for element in self._input._iterate():
+            columns = [_structure.unstack_leaf(leaf) for leaf in _structure.flatten(element)]
+            sizes = {len(c) for c in columns}
+            if len(sizes) > 1:
+                raise _invalid(f"Input element must have the same batch size in each component: {sorted(sizes)}")
+            for row in zip(*columns, strict=True):
+                yield _structure.pack_as(element, row)
+
+    def _compute_element_spec(self):
+        return _structure.map_structure(_structure.drop_leading_dim, self._input.element_spec)
+
+    def _compute_cardinality(self):
+        n = self._input._compute_cardinality()
+        if n < 0:
+            return n
+        dims = {spec.shape[0] for spec in _structure.flatten(self._input.element_spec)}
+        if len(dims) == 1 and None not in dims:
+            return n * dims.pop()
+        return UNKNOWN
+
+
+class RebatchDataset(_UnaryDataset):
+    """RebatchV2: rows are re-cut into batches whose sizes cycle through `batch_sizes`."""
+
+    def __init__(self, input_dataset, batch_size, drop_remainder):
+        super().__init__(input_dataset)
+        sizes = np.asarray(batch_size).reshape(-1) if not isinstance(batch_size, int) else [batch_size]
+        self._batch_sizes = [int(s) for s in sizes]
+        if not self._batch_sizes:
+            raise _invalid("`batch_size` must contain at least one size.")
+        if any(s < 0 for s in self._batch_sizes):
+            raise _invalid(f"Batch sizes must be >= 0, got {self._batch_sizes}.")
+        if not any(self._batch_sizes):
+            raise _invalid("At least one batch size must be greater than zero.")
+        self._drop_remainder = bool(drop_remainder)
+        for spec in _structure.flatten(input_dataset.element_spec):
+            if spec.shape.rank == 0:
+                raise ValueError("Cannot rebatch an input with scalar components; call batch() first.")
+
+    def _iterate(self):
+        source = self._input._iterate()
+        structure = None
+        rows = _core._DataRowBuffer()
+        exhausted = False
+        for index in _cycle(len(self._batch_sizes)):
+            if exhausted and rows.rows_available == 0:
+                return
+            wanted = self._batch_sizes[index]
+            while not exhausted and (rows.rows_available < wanted or not rows.has_layout):
+                element = next(source, None)
+                if element is None:
+                    exhausted = True
+                    break
+                structure = element
+                rows.push(_tensor_leaves(element, "rebatch"))
+            if structure is None:
+                return  # empty input
+            if rows.rows_available < wanted:
+                if self._drop_remainder or rows.rows_available == 0:
+                    return
+                wanted = rows.rows_available
+            yield _structure.pack_as(structure, rows.pop(wanted))
+
+    def _compute_element_spec(self):
+        sizes = set(self._batch_sizes)
+        dim = sizes.pop() if self._drop_remainder and len(sizes) == 1 else None
+        return _structure.map_structure(
+            lambda s: _structure.with_shape(s, [dim, *s.shape[1:]]) if s.shape.rank is not None else s,
+            self._input.element_spec)
+
+    def _compute_cardinality(self):
+        n = self._input._compute_cardinality()
+        return INFINITE if n == INFINITE else UNKNOWN
+
+
+def _cycle(n: int):
+    i = 0
+    while True:
+        yield i
+        i = (i + 1) % n
+
+
+def _tensor_leaves(element, what: str) -> list:
+    leaves = _structure.flatten(element)
+    for leaf in leaves:
+        if not isinstance(leaf, Tensor):
+            raise TypeError(f"{what} supports tensor components only, got {type(leaf).__name__}")
+    return leaves
+
+
+class RepeatDataset(_UnaryDataset):
+    def __init__(self, input_dataset, count):
+        super().__init__(input_dataset)
+        self._count = -1 if count is None else _int_arg(count, "count")
+
+    def _iterate(self):
+        epoch = 0
+        while self._count < 0 or epoch < self._count:
+            produced = False
+            for element in self._input._iterate():
+                produced = True
+                yield element
+            if not produced:
+                return  # an empty input repeated forever is still empty (as TF)
+            epoch += 1
+
+    def _compute_cardinality(self):
+        n = self._input._compute_cardinality()
+        if self._count < 0:
+            return 0 if n == 0 else INFINITE
+        if self._count == 0:
+            return 0
+        return n if n < 0 else n * self._count
+
+
+class TakeDataset(_UnaryDataset):
+    def __init__(self, input_dataset, count):
+        super().__init__(input_dataset)
+        self._count = _int_arg(count, "count")
+
+    def _iterate(self):
+        if self._count < 0:
+            yield from self._input._iterate()
+            return
+        if self._count == 0:
+            return
+        for i, element in enumerate(self._input._iterate()):
+            yield element
+            if i + 1 >= self._count:
+                return
+
+    def _compute_cardinality(self):
+        n = self._input._compute_cardinality()
+        if self._count < 0:
+            return n
+        if n == INFINITE:
+            return self._count
+        if n == UNKNOWN:
+            return UNKNOWN
+        return min(n, self._count)
+
+
+class SkipDataset(_UnaryDataset):
+    def __init__(self, input_dataset, count):
+        super().__init__(input_dataset)
+        self._count = _int_arg(count, "count")
+
+    def _iterate(self):
+        if self._count < 0:
+            for _ in self._input._iterate():
+                pass
+            return
+        for i, element in enumerate(self._input._iterate()):
+            if i >= self._count:
+                yield element
+
+    def _compute_cardinality(self):
+        n = self._input._compute_cardinality()
+        if n < 0:
+            return n
+        return 0 if self._count < 0 else max(n - self._count, 0)
+
+
+class ShardDataset(_UnaryDataset):
+    def __init__(self, input_dataset, num_shards, index):
+        super().__init__(input_dataset)
+        self._num_shards = _int_arg(num_shards, "num_shards")
+        self._index = _int_arg(index, "index")
+        if self.is_hint:
+            return
+        if self._num_shards <= 0:
+            raise _invalid(f"Number of shards must be greater than zero (currently num_shards = {self._num_shards}).")
+        if not 0 <= self._index < self._num_shards:
+            raise _invalid(f"Index must be between 0 and {self._num_shards - 1} (currently index = {self._index}).")
+
+    @property
+    def is_hint(self) -> bool:
+        return self._num_shards == SHARD_HINT
+
+    def _with_shard(self, num_shards, index):
+        return ShardDataset(self._input, num_shards, index)
+
+    def _iterate(self):
+        if self.is_hint:
+            raise _invalid("shard(SHARD_HINT, ...) is only valid under a distribution strategy with "
+                           "AutoShardPolicy.HINT, which replaces it with the worker's shard.")
+        for i, element in enumerate(self._input._iterate()):
+            if i % self._num_shards == self._index:
+                yield element
+
+    def _compute_cardinality(self):
+        n = self._input._compute_cardinality()
+        if n < 0 or self.is_hint:
+            return n if n < 0 else UNKNOWN
+        return n // self._num_shards + (1 if self._index < n % self._num_shards else 0)
+
+
+class MapDataset(_UnaryDataset):
+    def __init__(self, input_dataset, map_func):
+        super().__init__(input_dataset)
+        if not callable(map_func):
+            raise TypeError("`map_func` must be callable.")
+        self._fn = map_func
+
+    def _apply(self, element):
+        return _structure.normalize_function_output(call_with_element(self._fn, element))
+
+    def _iterate(self):
+        for element in self._input._iterate():
+            yield self._apply(element)
+
+    def _compute_element_spec(self):
+        input_spec = self._input.element_spec
+        try:
+            first = _structure.spec_of(self._apply(_dummy_element(input_spec, 1)))
+            if not _has_unknown_dims(input_spec):
+                return first
+            second = _structure.spec_of(self._apply(_dummy_element(input_spec, 2)))
+            return _relax(first, second)
+        except Exception as probe_error:  # any failure (data-dependent fn): fall back to a real element
+            element = next(iter(self._input._iterate()), None)
+            if element is None:
+                raise probe_error
+            return _structure.spec_of(self._apply(element))
+
+
+def _has_unknown_dims(spec) -> bool:
+    return any(s.shape.rank is None or None in s.shape.as_list() for s in _structure.flatten(spec))
+
+
+def _dummy_element(spec, unknown_dim: int):
+    def dummy(leaf_spec):
+        if leaf_spec.shape.rank is None:
+            raise ValueError("unknown rank")
+        shape = [unknown_dim if d is None else d for d in leaf_spec.shape.as_list()]
+        if isinstance(leaf_spec, _structure.StringSpec):
+            return _structure.to_leaf(np.full(shape, b"", dtype=object)) if shape else b""
+        return _core.constant(np.ones(shape, leaf_spec.dtype.as_numpy_dtype), leaf_spec.dtype)
+
+    return _structure.map_structure(dummy, spec)
+
+
+def _relax(a, b):
+    if not _structure.same_structure(a, b):
+        raise ValueError("map function output structure depends on the input values")
+    return _structure.pack_as(a, [_structure.relax_spec(x, y) for x, y in zip(_structure.flatten(a),
+                                                                            _structure.flatten(b), strict=True)])
+
+
+def _as_predicate_result(value) -> bool:
+    if isinstance(value, Tensor):
+        if value.dtype != _core.bool or value.ndim != 0:
+            raise ValueError(f"Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its "
+                             f"return type was {value.dtype!r} with shape {tuple(value._shape_tuple)}.")
+        return bool(value.numpy())
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise ValueError(f"Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but it returned "
+                     f"{type(value).__name__}.")
+
+
+class FilterDataset(_UnaryDataset):
+    def __init__(self, input_dataset, predicate):
+        super().__init__(input_dataset)
+        if not callable(predicate):
+            raise TypeError("`predicate` must be callable.")
+        self._predicate = predicate
+
+    def _iterate(self):
+        for element in self._input._iterate():
+            if _as_predicate_result(call_with_element(self._predicate, element)):
+                yield element
+
+    def _compute_cardinality(self):
+        return UNKNOWN
+
+
+class ShuffleDataset(_UnaryDataset):
+    """A buffer of `buffer_size` elements; each step emits a random buffer slot and refills it."""
+
+    def __init__(self, input_dataset, buffer_size, seed, reshuffle_each_iteration):
+        super().__init__(input_dataset)
+        self._buffer_size = _int_arg(buffer_size, "buffer_size")
+        if self._buffer_size == -1:
+            self._buffer_size = 1 << 62  # AUTOTUNE would be chosen by TF; take everything
+        if self._buffer_size <= 0:
+            raise _invalid("buffer_size must be greater than zero.")
+        self._seed = None if seed is None else _int_arg(seed, "seed")
+        if self._seed is None:
+            self._seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
+        self._reshuffle = True if reshuffle_each_iteration is None else bool(reshuffle_each_iteration)
+        self._epoch = 0
+
+    def _reset_state(self):
+        self._epoch = 0
+
+    def _iterate(self):
+        epoch = self._epoch if self._reshuffle else 0
+        self._epoch += 1
+        rng = np.random.default_rng([self._seed, epoch])
+        buffer = []
+        source = self._input._iterate()
+        for element in source:
+            buffer.append(element)
+            if len(buffer) == self._buffer_size:
+                break
+        for element in source:
+            slot = int(rng.integers(len(buffer)))
+            yield buffer[slot]
+            buffer[slot] = element
+        while buffer:
+            slot = int(rng.integers(len(buffer)))
+            yield buffer[slot]
+            buffer[slot] = buffer[-1]
+            buffer.pop()
+
+
+class PrefetchDataset(_UnaryDataset):
+    def __init__(self, input_dataset, buffer_size):
+        super().__init__(input_dataset)
+        self._buffer_size = _int_arg(buffer_size, "buffer_size")
+        if self._buffer_size < -1:
+            raise _invalid("buffer_size must be >= -1 (AUTOTUNE).")
+
+    def _iterate(self):
+        return self._input._iterate()
+
+
+class CacheDataset(_UnaryDataset):
+    def __init__(self, input_dataset, filename):
+        super().__init__(input_dataset)
+        self._filename = filename
+        self._cached = None
+
+    def _reset_state(self):
+        self._cached = None
+
+    def _iterate(self):
+        if self._cached is not None:
+            yield from self._cached
+            return
+        collected = []
+        for element in self._input._iterate():
+            collected.append(element)
+            yield element
+        self._cached = collected  # only a complete pass is cached
+
+
+class OptionsDataset(_UnaryDataset):
+    def __init__(self, input_dataset, options):
+        super().__init__(input_dataset)
+        if not isinstance(options, Options):
+            raise TypeError(f"`options` must be a tf.data.Options, got {type(options).__name__}")
+        self._options = options
+
+    def _iterate(self):
+        return self._input._iterate()
+
+    def options(self):
+        return super().options().merge(self._options)

@@ -1,0 +1,316 @@
+"""``tf.data.Dataset`` (mirrors ``tensorflow.python.data.ops.dataset_ops``).
+
+A dataset is an immutable node of a pipeline graph. Each node keeps its input datasets and its
+own parameters; iterating creates fresh Python iterators down the chain, so a dataset can be
+iterated any number of times and each iteration starts from the beginning. Elements are nests
+(tuples, namedtuples, dicts) of tpustrategy Tensors, or ``bytes`` for string data.
+
+Deviations from TensorFlow, all deliberate:
+* functions passed to ``map``/``filter``/``reduce`` run eagerly on every element (as under
+  ``tf.data.experimental.enable_debug_mode()``), not once at trace time. ``map``'s output spec is
+  found lazily, by calling the function on dummy ones built from the input spec (twice, with
+  unknown dims set to 1 and 2, to see which output dims follow them), or on the first element if
+  that fails;
+* ``prefetch`` and ``num_parallel_calls`` change no behaviour (iteration is synchronous);
+* ``cache(filename)`` caches in memory whatever the filename;
+* string data are ``bytes`` (and numpy object arrays of bytes once batched), since Tensor has no
+  string dtype; their spec prints as ``TensorSpec(..., dtype=tf.string)``.
+
+Hooks for the distribution layer (``experimental_distribute_dataset``):
+* ``ds._inputs`` — the input datasets of a node (``()`` for sources); walking them from the
+  final dataset visits the whole pipeline.
+* ``ds._clone_with_inputs(inputs)`` — the same transformation applied to other inputs (a shallow
+  copy with per-iteration state reset), so a pipeline can be re-instantiated around a change.
+* ``ds._source_files()`` — the list of file names a file source reads (TFRecordDataset,
+  TextLineDataset), None for other nodes. ``source_files(ds)`` collects them over the pipeline:
+  a pipeline that reads files can be auto-sharded by FILE.
+* ``rewrite(ds, fn)`` — rebuilds the pipeline bottom-up, replacing each node by ``fn(node)``
+  (return the node itself to keep it). With it:
+  ``shard_files(ds, num_shards, index)`` gives each file source only its share of the files
+  (file i goes to shard i % num_shards; fewer files than shards → InvalidArgumentError, as
+  TF's FILE policy), and ``replace_shard_hints(ds, num_shards, index)`` replaces every
+  ``shard(SHARD_HINT, SHARD_HINT)`` (the HINT policy).
+"""
+
+from __future__ import annotations
+
+import copy
+
+from tpustrategy.data import _structure
+from tpustrategy.data.options import Options
+
+INFINITE = -1
+UNKNOWN = -2
+
+
+class Dataset:
+    """A pipeline of elements (``tf.data.Dataset``). Build with the static constructors, chain transformations."""
+
+    _inputs: tuple = ()
+
+    # ---- to be provided by each node ----
+    def _iterate(self):
+        """A fresh iterator over the elements."""
+        raise NotImplementedError
+
+    def _compute_element_spec(self):
+        raise NotImplementedError
+
+    def _compute_cardinality(self) -> int:
+        return UNKNOWN
+
+    def _source_files(self):
+        return None
+
+    def _reset_state(self) -> None:
+        """Clears per-instance state (caches, epoch counters) in a clone."""
+
+    # ---- graph ----
+    def _clone_with_inputs(self, inputs):
+        clone = copy.copy(self)
+        clone._inputs = tuple(inputs)
+        clone.__dict__.pop("_element_spec_cache", None)
+        clone._reset_state()
+        return clone
+
+    # ---- properties ----
+    @property
+    def element_spec(self):
+        """The nest of TensorSpec describing one element (None dims where sizes vary)."""
+        spec = self.__dict__.get("_element_spec_cache")
+        if spec is None:
+            spec = self._compute_element_spec()
+            self.__dict__["_element_spec_cache"] = spec
+        return spec
+
+    def cardinality(self):
+        """Number of elements as an int64 scalar tensor: INFINITE_CARDINALITY (-1) or UNKNOWN_CARDINALITY (-2)."""
+        from tpustrategy import _core
+
+        return _core.constant(self._compute_cardinality(), "int64")
+
+    def options(self) -> Options:
+        """The options set on this pipeline (merged bottom-up)."""
+        merged = Options()
+        for source in self._inputs:
+            merged = merged.merge(source.options())
+        return merged
+
+    def __iter__(self):
+        from tpustrategy.data.iterator_ops import OwnedIterator
+
+        return OwnedIterator(self)
+
+    def __len__(self) -> int:
+        n = self._compute_cardinality()
+        if n == INFINITE:
+            raise TypeError("The dataset is infinite.")
+        if n == UNKNOWN:
+            raise TypeError("The dataset length is unknown.")
+        return n
+
+    def __bool__(self) -> bool:
+        return True  # like TF: a dataset is truthy even when empty (no __len__ call)
+
+    def __repr__(self) -> str:
+        return f"<_{type(self).__name__} element_spec={self.element_spec}>"  # TF's private class names
+
+    def as_numpy_iterator(self):
+        """Iterates elements as numpy values (bytes stay bytes)."""
+        return (_structure.to_numpy(element) for element in self._iterate())
+
+    def reduce(self, initial_state, reduce_func):
+        """Folds the elements into a state: ``state = reduce_func(state, element)``."""
+        state = _structure.normalize_function_output(initial_state)
+        for element in self._iterate():
+            new_state = _structure.normalize_function_output(reduce_func(state, element))
+            if not _structure.same_structure(state, new_state):
+                raise TypeError(f"The element types for the new state must match the initial state. Expected "
+                                f"{_structure.spec_of(state)}; got {_structure.spec_of(new_state)}.")
+            state = new_state
+        return state
+
+    # ---- sources ----
+    @staticmethod
+    def range(*args, output_type="int64", name=None):
+        """Like Python's range; int64 scalar elements (``output_type`` to change)."""
+        return _sources.RangeDataset(*args, output_type=output_type)
+
+    @staticmethod
+    def from_tensors(tensors, name=None):
+        """A single element."""
+        return _sources.TensorDataset(tensors)
+
+    @staticmethod
+    def from_tensor_slices(tensors, name=None):
+        """One element per row of the leading dimension of every component."""
+        return _sources.TensorSliceDataset(tensors)
+
+    @staticmethod
+    def from_generator(generator, output_types=None, output_shapes=None, args=None, output_signature=None,
+                       name=None):
+        """Elements produced by ``generator(*args)``, checked against the signature."""
+        return _sources.GeneratorDataset(generator, output_types, output_shapes, args, output_signature)
+
+    @staticmethod
+    def zip(*args, datasets=None, name=None):
+        """Elements combined from several datasets (a nest of datasets, or several as arguments)."""
+        if datasets is not None and args:
+            raise TypeError("Both `*args` and `datasets` cannot be set.")
+        if datasets is None:
+            if not args:
+                raise TypeError("Must pass at least one dataset to `zip`.")
+            datasets = args[0] if len(args) == 1 else args
+        return _combine.ZipDataset(datasets)
+
+    # ---- transformations ----
+    def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None, name=None):
+        """Stacks consecutive elements into batches (the last may be smaller unless drop_remainder)."""
+        return _transforms.BatchDataset(self, batch_size, drop_remainder)
+
+    def unbatch(self, name=None):
+        """Splits each element into the rows of its leading dimension."""
+        return _transforms.UnbatchDataset(self)
+
+    def rebatch(self, batch_size, drop_remainder=False, name=None):
+        """Re-slices batches to new sizes, cycling through `batch_size` if it is a list (RebatchV2)."""
+        return _transforms.RebatchDataset(self, batch_size, drop_remainder)
+
+    def repeat(self, count=None, name=None):
+        """Repeats the dataset `count` times (None or -1: forever)."""
+        return _transforms.RepeatDataset(self, count)
+
+    def take(self, count, name=None):
+        """The first `count` elements (-1: all)."""
+        return _transforms.TakeDataset(self, count)
+
+    def skip(self, count, name=None):
+        """All but the first `count` elements (-1: skip all)."""
+        return _transforms.SkipDataset(self, count)
+
+    def shard(self, num_shards, index, name=None):
+        """Every `num_shards`-th element starting at `index`."""
+        return _transforms.ShardDataset(self, num_shards, index)
+
+    def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
+        """Applies `map_func` to each element (tuple elements are passed as separate arguments)."""
+        return _transforms.MapDataset(self, map_func)
+
+    def filter(self, predicate, name=None):
+        """Keeps the elements for which `predicate` returns True (a scalar bool)."""
+        return _transforms.FilterDataset(self, predicate)
+
+    def flat_map(self, map_func, name=None):
+        """Maps each element to a dataset and flattens the results in order."""
+        return _combine.FlatMapDataset(self, map_func)
+
+    def interleave(self, map_func, cycle_length=None, block_length=None, num_parallel_calls=None,
+                   deterministic=None, name=None):
+        """Maps each element to a dataset and interleaves `block_length` elements from `cycle_length` of them."""
+        return _combine.InterleaveDataset(self, map_func, cycle_length, block_length)
+
+    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None, name=None):
+        """Shuffles with a buffer of `buffer_size` elements (seeded runs are reproducible)."""
+        return _transforms.ShuffleDataset(self, buffer_size, seed, reshuffle_each_iteration)
+
+    def prefetch(self, buffer_size, name=None):
+        """Accepted for compatibility: iteration is synchronous, elements are unchanged."""
+        return _transforms.PrefetchDataset(self, buffer_size)
+
+    def concatenate(self, dataset, name=None):
+        """The elements of this dataset followed by those of `dataset`."""
+        return _combine.ConcatenateDataset(self, dataset)
+
+    def cache(self, filename="", name=None):
+        """Remembers the elements after the first complete iteration (in memory, whatever `filename`)."""
+        return _transforms.CacheDataset(self, filename)
+
+    def enumerate(self, start=0, name=None):
+        """Pairs each element with its int64 index: ``(i, element)``."""
+        return Dataset.zip((Dataset.range(start, _INT64_MAX), self))
+
+    def with_options(self, options, name=None):
+        """The same dataset with `options` merged over the current ones."""
+        return _transforms.OptionsDataset(self, options)
+
+    def apply(self, transformation_func):
+        """``transformation_func(self)``, which must return a Dataset."""
+        dataset = transformation_func(self)
+        if not isinstance(dataset, Dataset):
+            raise TypeError(f"`transformation_func` must return a `tf.data.Dataset` object. Got {type(dataset)}.")
+        return dataset
+
+
+DatasetV2 = Dataset
+_INT64_MAX = 2**63 - 1
+
+
+# ---- pipeline rewrites for the distribution layer (see the module docstring) ----
+
+def walk(dataset):
+    """Every node of the pipeline, the final dataset first."""
+    seen = set()
+    stack = [dataset]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        yield node
+        stack.extend(node._inputs)
+
+
+def source_files(dataset):
+    """The files the pipeline reads (in order), or None if it has no file source."""
+    files = None
+    for node in walk(dataset):
+        found = node._source_files()
+        if found is not None:
+            files = (files or []) + list(found)
+    return files
+
+
+def rewrite(dataset, replace):
+    """Rebuilds the pipeline with ``replace(node)`` applied bottom-up to every node."""
+    memo = {}
+
+    def visit(node):
+        key = id(node)  # a node shared by several consumers is rebuilt once
+        if key not in memo:
+            inputs = tuple(visit(i) for i in node._inputs)
+            rebuilt = node
+            if any(new is not old for new, old in zip(inputs, node._inputs, strict=True)):
+                rebuilt = node._clone_with_inputs(inputs)
+            memo[key] = replace(rebuilt)
+        return memo[key]
+
+    return visit(dataset)
+
+
+def shard_files(dataset, num_shards: int, index: int):
+    """The pipeline reading only files i with ``i % num_shards == index`` (the FILE auto-shard policy)."""
+    files = source_files(dataset)
+    if files is None:
+        raise _structure._invalid_argument("The dataset does not read files, so it cannot be sharded by FILE.")
+    if len(files) < num_shards:
+        raise _structure._invalid_argument(
+            f"Number of files ({len(files)}) is smaller than the number of shards ({num_shards}); "
+            "use AutoShardPolicy.DATA or OFF instead.")
+    return rewrite(dataset, lambda node: node._with_files(node._source_files()[index::num_shards])
+                   if node._source_files() is not None else node)
+
+
+def replace_shard_hints(dataset, num_shards: int, index: int):
+    """The pipeline with every ``shard(SHARD_HINT, ...)`` made concrete (the HINT auto-shard policy)."""
+    return rewrite(dataset, lambda node: node._with_shard(num_shards, index)
+                   if isinstance(node, _transforms.ShardDataset) and node.is_hint else node)
+
+
+def call_with_element(fn, element):
+    """Calls fn the way tf.data does: a plain tuple element is unpacked into arguments."""
+    if type(element) is tuple:
+        return fn(*element)
+    return fn(element)
+
+
+from tpustrategy.data import _combine, _sources, _transforms  # noqa: E402  (they subclass Dataset)

@@ -1,0 +1,38 @@
+"""``tf.data.experimental``: distribution options, sharding constants and cardinality."""
+
+from __future__ import annotations
+
+from tpustrategy.data.dataset_ops import INFINITE as INFINITE_CARDINALITY
+from tpustrategy.data.dataset_ops import UNKNOWN as UNKNOWN_CARDINALITY
+from tpustrategy.data.options import (
+    AUTOTUNE,
+    SHARD_HINT,
+    AutoShardPolicy,
+    AutotuneAlgorithm,
+    AutotuneOptions,
+    DistributeOptions,
+    ExternalStatePolicy,
+    OptimizationOptions,
+    ThreadingOptions,
+)
+
+
+def cardinality(dataset):
+    """``dataset.cardinality()`` (``tf.data.experimental.cardinality``)."""
+    return dataset.cardinality()
+
+
+__all__ = [
+    "AUTOTUNE",
+    "INFINITE_CARDINALITY",
+    "SHARD_HINT",
+    "UNKNOWN_CARDINALITY",
+    "AutoShardPolicy",
+    "AutotuneAlgorithm",
+    "AutotuneOptions",
+    "DistributeOptions",
+    "ExternalStatePolicy",
+    "OptimizationOptions",
+    "ThreadingOptions",
+    "cardinality",
+]

@@ -1,0 +1,64 @@
+"""The iterator returned by ``iter(dataset)`` (mirrors ``tensorflow.python.data.ops.iterator_ops``)."""
+
+from __future__ import annotations
+
+from tpustrategy import errors
+
+
+class Optional:
+    """A value that may be absent (``tf.experimental.Optional``)."""
+
+    def __init__(self, value=None, has_value=False):
+        self._value = value
+        self._has_value = has_value
+
+    @staticmethod
+    def from_value(value):
+        return Optional(value, True)
+
+    @staticmethod
+    def empty(element_spec=None):
+        return Optional()
+
+    def has_value(self, name=None):
+        from tpustrategy import _core
+
+        return _core.constant(self._has_value)
+
+    def get_value(self, name=None):
+        if not self._has_value:
+            raise errors.InvalidArgumentError(None, None, "The optional does not have a value.")
+        return self._value
+
+
+class OwnedIterator:
+    """Iterates a dataset once; ``get_next`` raises OutOfRangeError at the end, ``next`` StopIteration."""
+
+    def __init__(self, dataset):
+        self._element_spec = dataset.element_spec
+        self._elements = dataset._iterate()
+
+    @property
+    def element_spec(self):
+        return self._element_spec
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._elements)
+
+    def get_next(self, name=None):
+        try:
+            return next(self._elements)
+        except StopIteration:
+            raise errors.OutOfRangeError(None, None, "End of sequence") from None
+
+    def get_next_as_optional(self):
+        try:
+            return Optional.from_value(next(self._elements))
+        except StopIteration:
+            return Optional()
+
+    def __repr__(self):
+        return f"<OwnedIterator element_spec={self._element_spec}>"

@@ -1,0 +1,138 @@
+"""File datasets: TFRecordDataset and TextLineDataset (mirrors ``tensorflow.python.data.ops.readers``).
+
+Records and lines are Python ``bytes`` (TF yields scalar ``tf.string`` tensors; our Tensor has no
+string dtype). Uncompressed TFRecord files are streamed by the C++ reader, which checks both CRCs of
+every record and raises DataLossError naming the file and the record's offset on corruption or
+truncation. GZIP / ZLIB files are decompressed in Python and parsed by the same C++ code.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import zlib
+
+from tpustrategy import _core
+from tpustrategy.data import _structure
+from tpustrategy.data.dataset_ops import UNKNOWN, Dataset
+from tpustrategy.framework.tensor import Tensor
+
+
+def _filenames(filenames) -> list[str]:
+    if isinstance(filenames, Dataset):
+        names = [_structure.to_numpy(e) for e in filenames._iterate()]
+    elif isinstance(filenames, (str, bytes, os.PathLike)):
+        names = [filenames]
+    elif isinstance(filenames, Tensor):
+        raise TypeError("`filenames` must be strings: tpustrategy tensors cannot hold strings")
+    else:
+        names = list(filenames)
+    out = []
+    for name in names:
+        if isinstance(name, bytes):
+            name = name.decode()
+        if not isinstance(name, (str, os.PathLike)):
+            raise TypeError(f"`filenames` must be a string, a list of strings or a dataset of strings; "
+                            f"got {type(name).__name__}")
+        out.append(os.fspath(name))
+    return out
+
+
+def _compression(compression_type) -> str:
+    kind = (compression_type or "").upper()
+    if kind not in ("", "GZIP", "ZLIB"):
+        raise _structure._invalid_argument(f"Unsupported compression_type: {compression_type!r}")
+    return kind
+
+
+def _read_compressed(path: str, kind: str) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise _not_found(path, e) from None
+    try:
+        return gzip.decompress(raw) if kind == "GZIP" else zlib.decompress(raw)
+    except (OSError, EOFError, zlib.error) as e:
+        raise _data_loss(f"{path}: cannot decompress ({kind}): {e}") from None
+
+
+def _not_found(path, error):
+    from tpustrategy.errors import NotFoundError
+
+    return NotFoundError(None, None, f"{path}; {error.strerror or error}")
+
+
+def _data_loss(message):
+    from tpustrategy.errors import DataLossError
+
+    return DataLossError(None, None, message)
+
+
+class _FileDataset(Dataset):
+    """A source over a list of files; the distribution layer reshards it through _with_files."""
+
+    def __init__(self, filenames, compression_type=None):
+        self._filenames = _filenames(filenames)
+        self._compression = _compression(compression_type)
+
+    def _source_files(self):
+        return list(self._filenames)
+
+    def _with_files(self, filenames):
+        clone = self._clone_with_inputs(())
+        clone._filenames = list(filenames)
+        return clone
+
+    def _iterate(self):
+        for path in self._filenames:
+            yield from self._read_file(path)
+
+    def _compute_element_spec(self):
+        return _structure.StringSpec(())
+
+    def _compute_cardinality(self):
+        return UNKNOWN
+
+
+class TFRecordDataset(_FileDataset):
+    """The records of one or more TFRecord files, in order, as ``bytes``."""
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None):
+        super().__init__(filenames, compression_type)
+        if buffer_size is not None and int(buffer_size) < 0:
+            raise _structure._invalid_argument("`buffer_size` must be >= 0.")
+        self._num_parallel_reads = num_parallel_reads  # accepted; files are read in order
+
+    def _read_file(self, path):
+        if self._compression:
+            yield from _core._tfrecord_parse(_read_compressed(path, self._compression), path)
+            return
+        reader = _core._TFRecordReader(path)
+        while (record := reader.read()) is not None:
+            yield record
+
+
+class TextLineDataset(_FileDataset):
+    """The lines of one or more text files, without the line ending (``\\n`` or ``\\r\\n``), as ``bytes``."""
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None):
+        super().__init__(filenames, compression_type)
+
+    def _read_file(self, path):
+        if self._compression:
+            contents = _read_compressed(path, self._compression)
+        else:
+            try:
+                with open(path, "rb") as f:
+                    contents = f.read()
+            except OSError as e:
+                raise _not_found(path, e) from None
+        lines = contents.split(b"\n")
+        if lines[-1] == b"":
+            lines.pop()  # a final newline ends the last line, it does not start an empty one
+        for line in lines:
+            yield line[:-1] if line.endswith(b"\r") else line
+
+
+TFRecordDatasetV2 = TFRecordDataset

@@ -1,0 +1,62 @@
+"""``tpustrategy.distribute``: mirrors ``tf.distribute`` (strategies, contexts, distributed values)."""
+
+from __future__ import annotations
+
+from tpustrategy.distribute import cluster_resolver, experimental
+from tpustrategy.distribute.distribute_lib import (
+    InputContext,
+    InputOptions,
+    InputReplicationMode,
+    ReplicaContext,
+    RunOptions,
+    Strategy,
+    StrategyExtended,
+    StrategyV1,
+    ValueContext,
+)
+from tpustrategy.distribute.distributed_variables import DistributedVariable, MirroredVariable, SyncOnReadVariable
+from tpustrategy.distribute.distribution_strategy_context import (
+    experimental_set_strategy,
+    get_cross_replica_context,
+    get_replica_context,
+    get_strategy,
+    has_strategy,
+    in_cross_replica_context,
+)
+from tpustrategy.distribute.mirrored_strategy import MirroredStrategy
+from tpustrategy.distribute.one_device_strategy import OneDeviceStrategy
+from tpustrategy.distribute.reduce_util import ReduceOp
+from tpustrategy.distribute.scheduler import ReplicaSyncError
+from tpustrategy.distribute.tpu_strategy import TPUStrategyV2 as TPUStrategy
+from tpustrategy.distribute.values import DistributedValues, Mirrored, PerReplica
+
+__all__ = [
+    "DistributedValues",
+    "DistributedVariable",
+    "InputContext",
+    "InputOptions",
+    "InputReplicationMode",
+    "Mirrored",
+    "MirroredStrategy",
+    "MirroredVariable",
+    "OneDeviceStrategy",
+    "PerReplica",
+    "ReduceOp",
+    "ReplicaContext",
+    "ReplicaSyncError",
+    "RunOptions",
+    "Strategy",
+    "StrategyExtended",
+    "StrategyV1",
+    "SyncOnReadVariable",
+    "TPUStrategy",
+    "ValueContext",
+    "cluster_resolver",
+    "experimental",
+    "experimental_set_strategy",
+    "get_cross_replica_context",
+    "get_replica_context",
+    "get_strategy",
+    "has_strategy",
+    "in_cross_replica_context",
+]

@@ -1,0 +1,93 @@
+"""``TFConfigClusterResolver``: the cluster described by the ``TF_CONFIG`` environment variable.
+
+``TF_CONFIG`` is JSON: ``{"cluster": {job: [addresses]}, "task": {"type": ..., "index": ...}, "rpc_layer": ...,
+"session_master": ...}``. It is re-read on every call, so changing the variable changes the answers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from tpustrategy.distribute.cluster_resolver.cluster_resolver import ClusterResolver, format_master_url
+from tpustrategy.train.cluster_spec import ClusterSpec
+
+_TF_CONFIG_ENV = "TF_CONFIG"
+
+
+def _load_tf_config() -> dict:
+    return json.loads(os.environ.get(_TF_CONFIG_ENV) or "{}")
+
+
+def _tf_config_value(key, default=None):
+    return _load_tf_config().get(key, default)
+
+
+class TFConfigClusterResolver(ClusterResolver):
+    """Reads the cluster, task and rpc layer from ``TF_CONFIG``; explicit constructor arguments win."""
+
+    def __init__(self, task_type=None, task_id=None, rpc_layer=None, environment=None):
+        self._task_type = task_type
+        self._task_id = task_id
+        self._rpc_layer = rpc_layer
+        self._environment = environment
+
+    @property
+    def task_type(self):
+        if self._task_type is None:
+            task = _tf_config_value("task", {})
+            return str(task["type"]) if "type" in task else None
+        return str(self._task_type)
+
+    @task_type.setter
+    def task_type(self, task_type) -> None:
+        self._task_type = task_type
+
+    @property
+    def task_id(self):
+        if self._task_id is None:
+            task = _tf_config_value("task", {})
+            return int(task["index"]) if "index" in task else None
+        return int(self._task_id)
+
+    @task_id.setter
+    def task_id(self, task_id) -> None:
+        self._task_id = task_id
+
+    @property
+    def environment(self):
+        return self._environment
+
+    @property
+    def rpc_layer(self):
+        return _tf_config_value("rpc_layer") if self._rpc_layer is None else self._rpc_layer
+
+    @rpc_layer.setter
+    def rpc_layer(self, rpc_layer) -> None:
+        self._rpc_layer = rpc_layer
+
+    def num_accelerators(self, task_type=None, task_id=None, config_proto=None) -> dict[str, int]:
+        task_type = self.task_type if task_type is None else task_type
+        task_id = self.task_id if task_id is None else task_id
+        return super().num_accelerators(task_type, task_id, config_proto)
+
+    def cluster_spec(self) -> ClusterSpec:
+        """``TF_CONFIG["cluster"]``, or an empty ClusterSpec."""
+        config = _load_tf_config()
+        return ClusterSpec(config["cluster"]) if "cluster" in config else ClusterSpec({})
+
+    def master(self, task_type=None, task_id=None, rpc_layer=None) -> str:
+        """``session_master`` if set; "" for an empty or one-task cluster; else the task's address.
+
+        The task defaults to this resolver's (task_type, task_id) and the prefix to its rpc layer.
+        """
+        session_master = _tf_config_value("session_master")
+        if session_master is not None:
+            return session_master
+        cluster = self.cluster_spec()
+        if not cluster.jobs or (len(cluster.jobs) == 1 and len(cluster.job_tasks(cluster.jobs[0])) == 1):
+            return ""
+        task_type = self.task_type if task_type is None else task_type
+        task_id = self.task_id if task_id is None else task_id
+        rpc_layer = self.rpc_layer if rpc_layer is None else rpc_layer
+        return format_master_url(cluster.task_address(task_type, task_id), rpc_layer)

@@ -1,0 +1,243 @@
+"""``tf.distribute.Strategy`` and ``StrategyExtended``: the base classes, scopes and the default strategy.
+
+Subclasses (MirroredStrategy, OneDeviceStrategy, the TPU strategies) provide the replica devices and may
+override the hooks marked "hook" (how a replica runs, how results regroup, how variables are created).
+"""
+
+from __future__ import annotations
+
+import copy
+
+from tpustrategy.distribute import cross_replica_ops
+from tpustrategy.distribute import distribution_strategy_context as ds_context
+from tpustrategy.distribute.distribute_options import (  # noqa: F401 - re-exported as in TF
+    InputContext,
+    InputOptions,
+    InputReplicationMode,
+    RunOptions,
+    ValueContext,
+)
+from tpustrategy.distribute.extended import StrategyExtendedV1, StrategyExtendedV2, require_cross_replica
+from tpustrategy.distribute.reduce_util import ReduceOp, as_reduce_op
+from tpustrategy.distribute.replica_context import ReplicaContext
+
+StrategyExtended = StrategyExtendedV2
+
+
+class _StrategyScope:
+    """``with strategy.scope()``: pushes cross-replica mode; re-entering the same strategy is allowed."""
+
+    def __init__(self, strategy):
+        self._strategy = strategy
+        self._mode = ds_context.cross_replica_mode(strategy)
+        self._reentries = 0
+
+    def __enter__(self):
+        if ds_context.has_strategy():
+            require_cross_replica(self._strategy.extended)
+            self._reentries += 1
+        else:
+            ds_context.push_mode(self._mode)
+        return self._strategy
+
+    def __exit__(self, *exc_info):
+        if self._reentries:
+            self._reentries -= 1
+        else:
+            ds_context.pop_mode(self._mode)
+        return False
+
+
+class StrategyBase:
+    """What every strategy version shares."""
+
+    def __init__(self, extended):
+        self._extended = extended
+
+    @property
+    def extended(self):
+        return self._extended
+
+    @property
+    def num_replicas_in_sync(self) -> int:
+        return self._extended._num_replicas_in_sync
+
+    @property
+    def cluster_resolver(self):
+        return None
+
+    def scope(self):
+        """A context manager that makes this strategy current (cross-replica context) and distributes the
+        variables created in it. Nesting rules: see SEMANTICS.md §2.1."""
+        return _StrategyScope(self)
+
+    def run(self, fn, args=(), kwargs=None, options=None):
+        """Runs `fn` once per replica, in replica order, each with its components of `args` / `kwargs`.
+
+        Simulator note: `fn` may be any callable (a ``tpustrategy.function`` or not); it is executed eagerly
+        once per replica, cooperatively (ARCHITECTURE.md "Execution model"), so Python side effects
+        happen once per replica, in replica order, between synchronisation points.
+
+        Returns:
+          `fn`'s result regrouped: PerReplica where replicas differ, the value itself where every replica
+          returned the same object, a distributed variable where replicas returned its components.
+        """
+        if not isinstance(args, (list, tuple)):
+            raise ValueError(f"positional args must be a list or tuple, got {type(args)}")
+        with self.scope():
+            return self._extended._call_for_each_replica(fn, args, kwargs or {})
+
+    def experimental_run_v2(self, fn, args=(), kwargs=None, options=None):
+        """The r1.15 / TF 2.0 name of ``run``."""
+        return self.run(fn, args=args, kwargs=kwargs, options=options)
+
+    def reduce(self, reduce_op, value, axis=None):
+        """Reduces `value` across replicas (and along `axis` if given) onto the current device."""
+        require_cross_replica(self._extended)
+        if isinstance(reduce_op, str):
+            reduce_op = as_reduce_op(reduce_op)
+        if axis is None:
+            return self._extended._reduce(reduce_op, value)
+        if reduce_op not in (ReduceOp.SUM, ReduceOp.MEAN):
+            raise TypeError(f"Expected reduce_op to be a tf.distribute.ReduceOp, not: {reduce_op!r}")
+        return cross_replica_ops.reduce_with_axis(reduce_op, value, axis, self.num_replicas_in_sync)
+
+    def experimental_local_results(self, value) -> tuple:
+        """The per-replica components of `value` (a tuple in replica order); `(value,)` for plain values."""
+        return self._extended._local_results(value)
+
+    def experimental_distribute_dataset(self, dataset, options=None):
+        raise NotImplementedError("experimental_distribute_dataset is not implemented yet in tpustrategy "
+                                  "(input distribution lands with the tpustrategy.data work)")
+
+    def distribute_datasets_from_function(self, dataset_fn, options=None):
+        raise NotImplementedError("distribute_datasets_from_function is not implemented yet in tpustrategy "
+                                  "(input distribution lands with the tpustrategy.data work)")
+
+    experimental_distribute_datasets_from_function = distribute_datasets_from_function
+
+    def experimental_make_numpy_dataset(self, numpy_input, session=None):
+        raise NotImplementedError("experimental_make_numpy_dataset needs tpustrategy.data, not implemented yet")
+
+    def __copy__(self):
+        raise RuntimeError("Must only deepcopy DistributionStrategy.")
+
+    def __deepcopy__(self, memo):
+        result = type(self).__new__(type(self))
+        memo[id(self)] = result
+        result.__dict__.update(self.__dict__)
+        extended = copy.copy(self._extended)  # devices are shared, like TF's device strings
+        extended.__dict__.pop("_replica_contexts", None)  # they belong to the original strategy
+        extended._container_strategy_ref = result
+        result._extended = extended
+        return result
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__module__}.{type(self).__name__} object at {id(self):#x}>"
+
+
+class Strategy(StrategyBase):
+    """``tf.distribute.Strategy`` (TF 2.x)."""
+
+    def gather(self, value, axis):
+        """Concatenates the components of `value` along `axis` onto the current device (cross-replica only)."""
+        require_cross_replica(self._extended, "tf.distribute.Strategy.gather method requires cross-replica "
+                              "context, use get_replica_context().all_gather() instead")
+        return self._extended._gather_to(value, axis, [cross_replica_ops.current_device()])
+
+    def experimental_distribute_values_from_function(self, value_fn):
+        """``value_fn(ValueContext(i, N))`` on each replica's device, always wrapped in PerReplica."""
+        return self._extended._distribute_values_from_function(value_fn)
+
+
+class StrategyV1(StrategyBase):
+    """``tf.compat.v1.distribute.Strategy``: no gather, ``reduce`` axis optional, iterator-based input."""
+
+    def experimental_run(self, fn, input_iterator=None):
+        inputs = input_iterator.get_next() if input_iterator is not None else None
+        return self.run(fn, args=(inputs,) if input_iterator is not None else ())
+
+    def make_dataset_iterator(self, dataset):
+        raise NotImplementedError("make_dataset_iterator needs tpustrategy.data, not implemented yet")
+
+    def make_input_fn_iterator(self, input_fn, replication_mode=InputReplicationMode.PER_WORKER):
+        raise NotImplementedError("make_input_fn_iterator needs tpustrategy.data, not implemented yet")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The default strategy: one replica, no distribution; current whenever no other strategy is.
+
+
+class _DefaultDistributionExtended(StrategyExtendedV1):
+    def _replica_devices(self):
+        return [cross_replica_ops.current_device()]
+
+    def _call_for_each_replica(self, fn, args, kwargs):
+        with ReplicaContext(self._container_strategy(), replica_id_in_sync_group=0):
+            return fn(*args, **kwargs)
+
+    def _reduce_to(self, reduce_op, value, destinations, options=None):
+        return value
+
+    @property
+    def worker_devices(self):
+        raise RuntimeError("worker_devices() method unsupported by default tf.distribute.Strategy.")
+
+    @property
+    def parameter_devices(self):
+        raise RuntimeError("parameter_devices() method unsupported by default tf.distribute.Strategy.")
+
+    def _create_variable(self, next_creator, **kwargs):
+        return next_creator(**kwargs)
+
+    def variable_created_in_scope(self, v) -> bool:
+        return getattr(v, "_distribute_strategy", None) is None
+
+    def _distribute_values_from_function(self, value_fn):
+        return value_fn(ValueContext())
+
+
+class _DefaultScope:
+    """The default strategy's scope: only checks that no other strategy is current."""
+
+    def __init__(self, strategy):
+        self._strategy = strategy
+
+    def __enter__(self):
+        if ds_context.has_strategy():
+            raise RuntimeError("Must not nest tf.distribute.Strategy scopes.")
+        return self._strategy
+
+    def __exit__(self, *exc_info):
+        return False
+
+
+class _DefaultDistributionStrategy(StrategyV1, Strategy):
+    def __init__(self):
+        super().__init__(_DefaultDistributionExtended(self))
+
+    def scope(self):
+        return _DefaultScope(self)
+
+    def run(self, fn, args=(), kwargs=None, options=None):
+        if not isinstance(args, (list, tuple)):
+            raise ValueError(f"positional args must be a list or tuple, got {type(args)}")
+        return self._extended._call_for_each_replica(fn, args, kwargs or {})
+
+    def __deepcopy__(self, memo):
+        raise NotImplementedError("Should never use the default strategy in deepcopy")
+
+
+_default_strategy = _DefaultDistributionStrategy()
+_default_replica_context = ReplicaContext(_default_strategy, replica_id_in_sync_group=0)
+
+
+def _get_default_strategy():
+    return _default_strategy
+
+
+def _get_default_replica_context():
+    return _default_replica_context
+
+
+__all__ = ["ReplicaContext", "Strategy", "StrategyExtended", "StrategyV1"]

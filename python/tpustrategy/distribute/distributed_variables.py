@@ -1,0 +1,201 @@
+"""Distributed variables: one component Variable per replica (SEMANTICS.md §2.6).
+
+* MirroredVariable (ON_WRITE / AUTO): components are kept equal. Replica-context writes with an
+  aggregation go through ``merge_call``: the replicas' values are reduced and every component updated.
+* SyncOnReadVariable (ON_READ): each replica reads and writes its own component; a cross-replica
+  read aggregates the components.
+"""
+
+from __future__ import annotations
+
+from tpustrategy import _core
+from tpustrategy.distribute import distribution_strategy_context as ds_context
+from tpustrategy.distribute import extended as extended_lib
+from tpustrategy.distribute import values as values_lib
+from tpustrategy.distribute.reduce_util import ReduceOp
+from tpustrategy.framework import device_scope
+from tpustrategy.variables import VariableAggregation, VariableSynchronization, _as_enum
+
+
+class DistributedVariable(values_lib.DistributedValues):
+    """Base of the distributed variables: the components live on the replicas' devices."""
+
+    _is_distributed_variable = True
+    _is_variable = True
+
+    def __init__(self, strategy, components):
+        super().__init__(components)
+        self._distribute_strategy = strategy
+        for component in components:
+            component._distributed_container = self
+            component._distribute_strategy = strategy
+
+    # ---- which component ----
+    def _replica_id(self) -> int | None:
+        """The replica whose component reads and writes use, or None in cross-replica context."""
+        mode = ds_context.current_mode()
+        if mode.replica_context is not None and mode.strategy is self._distribute_strategy:
+            return mode.replica_context._replica_id
+        return extended_lib.update_replica_id.get()
+
+    def _local(self):
+        replica_id = self._replica_id()
+        return self._values[replica_id] if replica_id is not None else None
+
+    def _on_device_or_primary(self):
+        current = device_scope.current_device()
+        for component in self._values:
+            if current is not None and component._device is current:
+                return component
+        return self._values[0]
+
+    @property
+    def _primary(self):
+        return self._values[0]
+
+    # ---- properties of the primary ----
+    name = property(lambda self: self._primary.name)
+    dtype = property(lambda self: self._primary.dtype)
+    shape = property(lambda self: self._primary.shape)
+    trainable = property(lambda self: self._primary.trainable)
+    synchronization = property(lambda self: self._primary.synchronization)
+    aggregation = property(lambda self: self._primary.aggregation)
+
+    @property
+    def device(self) -> str:
+        return (self._local() or self._primary).device
+
+    # ---- reading ----
+    def _read_cross_replica(self):
+        return self._on_device_or_primary().value()
+
+    def value(self):
+        local = self._local()
+        return local.value() if local is not None else self._read_cross_replica()
+
+    read_value = value
+
+    def _as_tensor(self):
+        return self.value()
+
+    def numpy(self):
+        return self.value().numpy()
+
+    def __array__(self, dtype=None, copy=None):
+        import numpy as np
+
+        array = np.asarray(self.value())
+        return array.astype(dtype) if dtype is not None else array
+
+    # ---- writing ----
+    def assign(self, value, use_locking=None, name=None, read_value=True):
+        return self._update("assign", value)
+
+    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+        return self._update("assign_add", delta)
+
+    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+        return self._update("assign_sub", delta)
+
+    def _update_each(self, method: str, value) -> None:
+        for i, component in enumerate(self._values):
+            getattr(component, method)(values_lib.select_replica(i, value))
+
+
+class MirroredVariable(DistributedVariable):
+    """A variable kept equal on every replica (synchronization ON_WRITE)."""
+
+    def _update(self, method: str, value):
+        local = self._local()
+        if local is None:  # cross-replica: every component
+            if isinstance(value, values_lib.PerReplica) and self.aggregation != VariableAggregation.NONE:
+                raise TypeError(f"Expected value to be mirrored across replicas: {value!r} in {method} of "
+                                f"{self.name}")
+            self._update_each(method, value)
+            return self
+        if self.aggregation == VariableAggregation.NONE:
+            getattr(local, method)(value)
+            return self
+        context = ds_context.get_replica_context()
+        context.merge_call(_aggregate_and_update, args=(self, method, value))
+        return self
+
+
+def _aggregate_and_update(strategy, variable, method, value):
+    """merge_fn of a replica-context write: reduce the replicas' values, then update every component."""
+    if variable.aggregation == VariableAggregation.ONLY_FIRST_REPLICA:
+        reduced = value.values[0] if isinstance(value, values_lib.DistributedValues) else value
+    else:
+        op = ReduceOp.from_variable_aggregation(variable.aggregation)
+        devices = [c._device for c in variable.values]
+        reduced = strategy.extended._reduce_to(op, value, devices)
+    variable._update_each(method, reduced)
+
+
+class SyncOnReadVariable(DistributedVariable):
+    """A variable each replica updates locally; reading it in cross-replica context aggregates."""
+
+    def _read_cross_replica(self):
+        if self.aggregation == VariableAggregation.ONLY_FIRST_REPLICA:
+            return self._on_device_or_primary().value()
+        op = ReduceOp.from_variable_aggregation(self.aggregation)
+        components = [c.value() for c in self._values]
+        destination = device_scope.current_device() or _core.host_cpu()
+        return _core.all_reduce(components, op.value, [destination])[0]
+
+    def _update(self, method: str, value):
+        local = self._local()
+        if local is not None:
+            getattr(local, method)(value)
+            return self
+        if self.aggregation == VariableAggregation.SUM:
+            if method != "assign":
+                raise ValueError(f"SyncOnReadVariable does not support `{method}` in cross-replica context when "
+                                 "aggregation is set to `tf.VariableAggregation.SUM`.")
+            value = _divide(value, len(self._values), self.dtype)
+        self._update_each(method, value)
+        return self
+
+
+def _divide(value, count: int, dtype):
+    import numpy as np
+
+    array = np.asarray(_core.convert_to_tensor(value))
+    return _core.constant(np.asarray(array / count, dtype=np.asarray(_core.constant(0, dtype)).dtype))
+
+
+def create_distributed_variable(extended, next_creator, **kwargs):
+    """Creates one component per replica device and wraps them (strategy-scope variable creation)."""
+    synchronization = _as_enum(VariableSynchronization, kwargs.get("synchronization"), "synchronization")
+    aggregation = _as_enum(VariableAggregation, kwargs.get("aggregation"), "aggregation")
+    if synchronization == VariableSynchronization.NONE:
+        raise ValueError("`NONE` variable synchronization mode is not supported with tf.distribute strategy. "
+                         "Please change the `synchronization` for variable: " + str(kwargs.get("name")))
+    context = ds_context.get_replica_context()
+    if context is not None and context._run is not None:
+        # Created inside run: replica 0's initial value is used, every replica gets the same variable.
+        return context.merge_call(lambda strategy, per_replica: create_distributed_variable(
+            extended, next_creator, **values_lib.select_replica(0, per_replica)), args=(kwargs,))
+    initial_value = kwargs["initial_value"]
+    if callable(initial_value):
+        initial_value = initial_value()
+    initial = _core.convert_to_tensor(initial_value, kwargs.get("dtype"))
+    if aggregation == VariableAggregation.MEAN and not initial.dtype.is_floating:
+        raise ValueError(f"Variable aggregation MEAN is not supported for non-floating dtype {initial.dtype.name}: "
+                         "the mean of integers cannot be represented exactly")
+    colocate_with = extended_lib.colocation_variable.get()
+    if colocate_with is not None:
+        components = colocate_with.values if values_lib.is_distributed_variable(colocate_with) else (colocate_with,)
+        devices = [c._device for c in components]
+    else:
+        devices = extended._replica_devices()
+    base_name = kwargs.get("name") or "Variable"
+    components = []
+    for i, device in enumerate(devices):
+        with device_scope.device_scope(device):
+            component_kwargs = dict(kwargs, initial_value=initial, name=base_name if i == 0 else
+                                    f"{base_name}/replica_{i}", synchronization=synchronization,
+                                    aggregation=aggregation)
+            components.append(next_creator(**component_kwargs))
+    wrapper = SyncOnReadVariable if synchronization == VariableSynchronization.ON_READ else MirroredVariable
+    return wrapper(extended._container_strategy(), components)

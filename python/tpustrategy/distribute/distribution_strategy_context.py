@@ -1,0 +1,109 @@
+"""The mode stack: which strategy is current and whether code runs in replica or cross-replica context.
+
+The stack lives in a context variable, so every replica greenlet (which runs in its own copy of the
+caller's context) has its own, as every replica thread has its own in TensorFlow. An empty stack is the
+default mode: the default strategy, in its default replica context (replica id 0).
+"""
+
+from __future__ import annotations
+
+import contextvars
+from typing import Any, NamedTuple
+
+
+class _Mode(NamedTuple):
+    """One stack entry. Exactly one of cross_replica_context / replica_context is set."""
+
+    strategy: Any
+    cross_replica_context: Any  # the strategy in cross-replica context, else None
+    replica_context: Any  # a ReplicaContext in replica context, else None
+
+
+_mode_stack: contextvars.ContextVar[tuple] = contextvars.ContextVar("tpustrategy_mode_stack", default=())
+_default_mode: _Mode | None = None  # built lazily: needs the default strategy (distribute_lib)
+
+
+def _get_default_mode() -> _Mode:
+    global _default_mode
+    if _default_mode is None:
+        from tpustrategy.distribute import distribute_lib
+
+        strategy = distribute_lib._get_default_strategy()
+        _default_mode = _Mode(strategy, None, distribute_lib._get_default_replica_context())
+    return _default_mode
+
+
+def current_mode() -> _Mode:
+    stack = _mode_stack.get()
+    return stack[-1] if stack else _get_default_mode()
+
+
+def is_default_mode(mode: _Mode) -> bool:
+    return mode is _get_default_mode()
+
+
+def push_mode(mode: _Mode) -> None:
+    _mode_stack.set(_mode_stack.get() + (mode,))
+
+
+def pop_mode(mode: _Mode) -> None:
+    stack = _mode_stack.get()
+    if not stack or stack[-1] is not mode:
+        raise RuntimeError("tf.distribute scopes were exited out of order (a scope or context exited while "
+                           "a scope entered after it is still active)")
+    _mode_stack.set(stack[:-1])
+
+
+def cross_replica_mode(strategy) -> _Mode:
+    return _Mode(strategy, strategy, None)
+
+
+def replica_mode(replica_context) -> _Mode:
+    return _Mode(replica_context.strategy, None, replica_context)
+
+
+def get_strategy():
+    """The strategy whose scope is active, else the default (single-replica) strategy."""
+    return current_mode().strategy
+
+
+def has_strategy() -> bool:
+    """True when a strategy other than the default one is current."""
+    return current_mode().strategy is not _get_default_mode().strategy
+
+
+def in_cross_replica_context() -> bool:
+    """True inside ``strategy.scope()`` (and a ``merge_call``'s merge_fn), False in replica context."""
+    return current_mode().cross_replica_context is not None
+
+
+def get_replica_context():
+    """The ReplicaContext in replica context (inside ``run``, or the default one outside every scope);
+    None in cross-replica context."""
+    return current_mode().replica_context
+
+
+def get_cross_replica_context():
+    """The strategy in cross-replica context, else None."""
+    return current_mode().cross_replica_context
+
+
+def experimental_set_strategy(strategy) -> None:
+    """Makes `strategy` current without a ``with`` block; None restores the default.
+
+    Raises:
+      RuntimeError: called inside a ``with strategy.scope()`` block.
+    """
+    old_scope = _global_scope.get()
+    if old_scope is not None:
+        old_scope.__exit__(None, None, None)
+        _global_scope.set(None)
+    if has_strategy():
+        raise RuntimeError("Must not be called inside a `tf.distribute.Strategy` scope.")
+    if strategy is not None:
+        new_scope = strategy.scope()
+        new_scope.__enter__()
+        _global_scope.set(new_scope)
+
+
+_global_scope: contextvars.ContextVar = contextvars.ContextVar("tpustrategy_global_scope", default=None)

@@ -1,0 +1,266 @@
+"""``tf.distribute.StrategyExtended``: the device-level API every strategy shares.
+
+A concrete strategy's extended provides ``_replica_devices()`` (one simulated device per replica, in
+replica order); everything else here works from that. TPU strategies override the hooks:
+``_devices_of_replica``, ``_make_replica_context``, ``_regroup_run_results``, ``_create_variable``,
+``_check_gather_components`` / ``_check_gather_participants``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+
+from tpustrategy import _core, nest
+from tpustrategy.distribute import cross_replica_ops
+from tpustrategy.distribute import distribution_strategy_context as ds_context
+from tpustrategy.distribute import values as values_lib
+from tpustrategy.distribute.distribute_options import ValueContext
+from tpustrategy.distribute.reduce_util import as_reduce_op
+from tpustrategy.distribute.scheduler import ReplicaRun
+from tpustrategy.framework import device_scope
+
+_CROSS_REPLICA_REQUIRED = "Method requires being in cross-replica context, use get_replica_context().merge_call()"
+
+# The replica an ``extended.update`` function is updating (None outside update).
+update_replica_id: contextvars.ContextVar = contextvars.ContextVar("tpustrategy_update_replica_id", default=None)
+# The variable new variables are colocated with (``colocate_vars_with``).
+colocation_variable: contextvars.ContextVar = contextvars.ContextVar("tpustrategy_colocate_with", default=None)
+
+
+def require_cross_replica(extended, error_message: str = _CROSS_REPLICA_REQUIRED) -> None:
+    """Passes in this strategy's cross-replica context or in the default mode; otherwise raises the
+    mixing error (another strategy is current) or RuntimeError(error_message) (replica context)."""
+    mode = ds_context.current_mode()
+    if mode.cross_replica_context is not None and mode.cross_replica_context.extended is extended:
+        return
+    if ds_context.is_default_mode(mode):
+        return
+    strategy = extended._container_strategy()
+    if mode.strategy is not strategy:
+        if not ds_context.has_strategy():
+            raise RuntimeError(f"Need to be inside \"with strategy.scope()\" for {strategy}")
+        raise RuntimeError(f"Mixing different tf.distribute.Strategy objects: {mode.strategy} is not {strategy}")
+    raise RuntimeError(error_message)
+
+
+class StrategyExtendedV2:
+    """Device-level operations of a strategy (``strategy.extended``)."""
+
+    def __init__(self, container_strategy):
+        self._container_strategy_ref = container_strategy
+
+    def _container_strategy(self):
+        return self._container_strategy_ref
+
+    # ---- hooks ----
+    def _replica_devices(self) -> list:
+        """One simulated device (``_core.Device``) per replica, in replica order."""
+        raise NotImplementedError
+
+    @property
+    def _num_replicas_in_sync(self) -> int:
+        return len(self._replica_devices())
+
+    def _devices_of_replica(self, replica_id: int) -> tuple[str, ...]:
+        return (self._replica_devices()[replica_id].name,)
+
+    def _make_replica_context(self, replica_id: int):
+        from tpustrategy.distribute.replica_context import ReplicaContext
+
+        return ReplicaContext(self._container_strategy(), replica_id_in_sync_group=replica_id)
+
+    def _regroup_run_results(self, results: list):
+        return values_lib.regroup(results)
+
+    def _check_gather_components(self, tensors, axis) -> None:
+        """Called per replica before an all_gather (TPU: stricter shape rules)."""
+
+    def _check_gather_participants(self, tensors) -> None:
+        """Called once with every replica's tensor before a gather (TPU: equal shapes required)."""
+
+    def _create_variable(self, next_creator, **kwargs):
+        from tpustrategy.distribute import distributed_variables
+
+        return distributed_variables.create_distributed_variable(self, next_creator, **kwargs)
+
+    # ---- running replicas ----
+    def _call_for_each_replica(self, fn, args, kwargs):
+        devices = self._replica_devices()
+        contexts = self._cached_replica_contexts(len(devices))
+        run = ReplicaRun(len(devices))
+        outer_runs = [c._run for c in contexts]  # non-None only for a run nested in a merge_fn
+        for context in contexts:
+            context._run = run
+        distributed_inputs = values_lib.contains_distributed_values((args, kwargs))
+
+        def inputs_of(replica_id: int):
+            if not distributed_inputs:
+                return args, kwargs
+            return values_lib.select_replica(replica_id, args), values_lib.select_replica(replica_id, kwargs)
+
+        def replica_main(replica_id: int):
+            # Runs in a replica greenlet with its own copy of the caller's context: set, never reset.
+            device = devices[replica_id]
+            device_scope._current_device.set(device)
+            _core.set_current_device(device)
+            ds_context.push_mode(contexts[replica_id]._mode)
+            replica_args, replica_kwargs = inputs_of(replica_id)
+            return fn(*replica_args, **replica_kwargs)
+
+        try:
+            if len(devices) == 1:
+                replica_args, replica_kwargs = inputs_of(0)
+                with device_scope.device_scope(devices[0]), contexts[0]:
+                    results = [fn(*replica_args, **replica_kwargs)]
+            else:
+                results = run.execute(replica_main)
+        finally:
+            for context, outer in zip(contexts, outer_runs, strict=True):
+                context._run = outer
+        return self._regroup_run_results(results)
+
+    def _cached_replica_contexts(self, count: int) -> list:
+        """The replicas' ReplicaContexts, built once (they only carry the current run)."""
+        contexts = self.__dict__.get("_replica_contexts")
+        if contexts is None or len(contexts) != count:
+            contexts = self._replica_contexts = [self._make_replica_context(i) for i in range(count)]
+        return contexts
+
+    def call_for_each_replica(self, fn, args=(), kwargs=None):
+        """Runs `fn` once per replica (cross-replica context required); like ``Strategy.run``."""
+        require_cross_replica(self)
+        with self._container_strategy().scope():
+            return self._call_for_each_replica(fn, args, kwargs or {})
+
+    # ---- properties ----
+    @property
+    def worker_devices(self) -> tuple[str, ...]:
+        return tuple(d.name for d in self._replica_devices())
+
+    @property
+    def parameter_devices(self) -> tuple[str, ...]:
+        return self.worker_devices
+
+    @property
+    def experimental_require_static_shapes(self) -> bool:
+        return False
+
+    # ---- reductions ----
+    def _reduce(self, reduce_op, value):
+        return self._reduce_to(reduce_op, value, [cross_replica_ops.current_device()])
+
+    def _reduce_to(self, reduce_op, value, devices, options=None):
+        return cross_replica_ops.reduce_to(reduce_op, value, devices, self._num_replicas_in_sync)
+
+    def reduce_to(self, reduce_op, value, destinations, options=None):
+        """Reduces `value` onto `destinations` (a device string, tensor, variable or DistributedValues)."""
+        require_cross_replica(self)
+        reduce_op = as_reduce_op(reduce_op)
+        return self._reduce_to(reduce_op, value, cross_replica_ops.destination_devices(destinations), options)
+
+    def batch_reduce_to(self, reduce_op, value_destination_pairs, options=None) -> list:
+        """``reduce_to`` over a list of (value, destinations) pairs."""
+        require_cross_replica(self)
+        reduce_op = as_reduce_op(reduce_op)
+        return [self._reduce_to(reduce_op, v, cross_replica_ops.destination_devices(d), options)
+                for v, d in value_destination_pairs]
+
+    def _gather_to(self, value, axis, devices):
+        if isinstance(value, values_lib.DistributedValues):
+            self._check_gather_participants([_as_tensor(v) for v in value.values])
+        return cross_replica_ops.gather_to(value, axis, devices)
+
+    def _local_results(self, value) -> tuple:
+        if isinstance(value, values_lib.DistributedValues):
+            return value.values
+        if nest.is_nested(value) and values_lib.contains_distributed_values(value):
+            n = self._num_replicas_in_sync
+            return tuple(values_lib.select_replica(i, value) for i in range(n))
+        return (value,)
+
+    def _distribute_values_from_function(self, value_fn):
+        devices = self._replica_devices()
+        results = []
+        for i, device in enumerate(devices):
+            with device_scope.device_scope(device):
+                results.append(value_fn(ValueContext(i, len(devices))))
+        return values_lib.regroup(results, always_wrap=True)
+
+    # ---- variables ----
+    def update(self, var, fn, args=(), kwargs=None, group=True):
+        """Calls ``fn(component, *select_replica(i, args))`` for each component of `var` in cross-replica
+        context; returns the results as Mirrored (a list when `group` is False)."""
+        require_cross_replica(self)
+        kwargs = kwargs or {}
+        components = var.values if values_lib.is_distributed_variable(var) else (var,)
+        results = []
+        for i, component in enumerate(components):
+            token = update_replica_id.set(i)
+            try:
+                with device_scope.device(component.device or None):
+                    results.append(fn(component, *values_lib.select_replica(i, tuple(args)),
+                                      **values_lib.select_replica(i, kwargs)))
+            finally:
+                update_replica_id.reset(token)
+        if not group:
+            return tuple(results)
+        return values_lib.regroup(results, wrap_class=values_lib.Mirrored)
+
+    def value_container(self, value):
+        """The distributed variable `value` is a component of, else `value`."""
+        return getattr(value, "_distributed_container", None) or value
+
+    def variable_created_in_scope(self, v) -> bool:
+        return getattr(v, "_distribute_strategy", None) is self._container_strategy()
+
+    @contextlib.contextmanager
+    def colocate_vars_with(self, colocate_with_variable):
+        """Variables created in the block are placed with `colocate_with_variable`."""
+        token = colocation_variable.set(colocate_with_variable)
+        try:
+            yield
+        finally:
+            colocation_variable.reset(token)
+
+
+class StrategyExtendedV1(StrategyExtendedV2):
+    """The compat.v1 extended members."""
+
+    def broadcast_to(self, tensor, destinations):
+        """The same `tensor` on every destination device."""
+        require_cross_replica(self)
+        return cross_replica_ops.broadcast_to(tensor, cross_replica_ops.destination_devices(destinations))
+
+    def read_var(self, v):
+        """The cross-replica value of variable `v` (aggregated for sync-on-read variables)."""
+        reader = getattr(v, "_read_cross_replica", None)
+        return reader() if reader is not None else _as_tensor(v)
+
+    def non_slot_devices(self, var_list):
+        return self.worker_devices
+
+    def experimental_make_numpy_dataset(self, numpy_input, session=None):
+        raise NotImplementedError("experimental_make_numpy_dataset needs tpustrategy.data, not implemented yet")
+
+    @property
+    def experimental_between_graph(self) -> bool:
+        return False
+
+    @property
+    def experimental_should_init(self) -> bool:
+        return True
+
+    @property
+    def should_checkpoint(self) -> bool:
+        return True
+
+    @property
+    def should_save_summary(self) -> bool:
+        return True
+
+
+def _as_tensor(value):
+    from tpustrategy import _core
+
+    return _core.convert_to_tensor(value)

@@ -1,0 +1,60 @@
+"""``tf.distribute.MirroredStrategy``: synchronous replicas on simulated local devices."""
+
+from __future__ import annotations
+
+from tpustrategy import _core
+from tpustrategy.distribute import distribute_lib
+from tpustrategy.distribute.extended import StrategyExtendedV1
+from tpustrategy.framework import device_scope
+
+
+def default_devices() -> list:
+    """The configured logical GPUs, else the logical CPUs of host 0 if the CPU was split, else CPU:0."""
+    gpus = sorted(_core.list_devices("GPU"), key=lambda d: d.index)
+    if gpus:
+        return gpus
+    cpus = sorted((d for d in _core.list_devices("CPU") if d.task == 0), key=lambda d: d.index)
+    return cpus if len(cpus) > 1 else [_core.host_cpu()]
+
+
+def resolve_devices(devices) -> list:
+    """Device names ("GPU:0", "/device:CPU:1", "TPU:3") or Devices → distinct simulated devices."""
+    if isinstance(devices, (str, _core.Device)):
+        devices = [devices]
+    resolved = [device_scope.resolve_device(d) for d in devices]
+    if not resolved:
+        raise ValueError("Must specify at least one device.")
+    names = [d.name for d in resolved]
+    if len(set(names)) != len(names):
+        raise ValueError(f"No duplicates allowed in `devices` argument: {list(devices)}")
+    return resolved
+
+
+class MirroredExtended(StrategyExtendedV1):
+    def __init__(self, container_strategy, devices):
+        super().__init__(container_strategy)
+        self._devices = resolve_devices(devices) if devices is not None else default_devices()
+
+    def _replica_devices(self) -> list:
+        return self._devices
+
+
+class MirroredStrategy(distribute_lib.Strategy):
+    """One replica per device; variables mirrored on every device; collectives across all replicas.
+
+    Args:
+      devices: device names such as ``["GPU:0", "GPU:1"]`` (simulated devices of those names are
+        created as needed). Default: the logical GPUs if configured, else the logical CPUs if the host
+        CPU was split (``tpustrategy.config.set_logical_device_configuration``), else ``CPU:0``.
+      cross_device_ops: accepted for compatibility; reductions always use the simulator's collectives.
+    """
+
+    def __init__(self, devices=None, cross_device_ops=None):
+        super().__init__(MirroredExtended(self, devices))
+
+
+class MirroredStrategyV1(distribute_lib.StrategyV1):
+    """``tf.compat.v1.distribute.MirroredStrategy``."""
+
+    def __init__(self, devices=None, cross_device_ops=None):
+        super().__init__(MirroredExtended(self, devices))

@@ -1,0 +1,159 @@
+"""The TPU strategies' extended: replicas from a DeviceAssignment, logical devices, TPU regrouping.
+
+Without a device assignment every TPU core of the slice is one replica (task-major, then ordinal). With one,
+replica r's logical core c runs on ``device_assignment.tpu_device(r, c)``; replica functions, inputs and variables
+use logical core 0 unless ``experimental_logical_device(k)`` is active.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+
+from tpustrategy import _core, nest
+from tpustrategy.distribute import values as values_lib
+from tpustrategy.distribute.extended import StrategyExtendedV1, require_cross_replica
+from tpustrategy.distribute.replica_context import ReplicaContext
+from tpustrategy.framework import device_scope
+
+# The logical core new work lands on (``experimental_logical_device``).
+current_logical_device: contextvars.ContextVar = contextvars.ContextVar("tpustrategy_logical_device", default=0)
+
+
+def _slice_devices(topology_device_assignment) -> list[list]:
+    """``[replica][logical core] -> _core.Device`` of the active slice."""
+    by_task_ordinal = {(d.task, d.index): d for d in _core.list_devices("TPU")}
+    if topology_device_assignment is None:
+        return [[by_task_ordinal[key]] for key in sorted(by_task_ordinal)]
+    da = topology_device_assignment
+    grid = []
+    for replica in range(da.num_replicas):
+        cores = []
+        for core in range(da.num_cores_per_replica):
+            key = (da.host_task(replica, core), da.tpu_ordinal(replica, core))
+            if key not in by_task_ordinal:
+                raise ValueError(f"device assignment names {da.tpu_device(replica, core)}, not a core of the slice")
+            cores.append(by_task_ordinal[key])
+        grid.append(cores)
+    return grid
+
+
+def _check_logical_device(logical_device_id: int, count: int) -> None:
+    if not 0 <= logical_device_id < count:
+        raise ValueError(
+            f"`logical_device_id` not in range (was {logical_device_id}, but there are only {count} logical "
+            "devices per replica)."
+        )
+
+
+def _as_replica_output(value):
+    """TPU computations return tensors: Python values become tensors; None and variables pass through."""
+    if value is None or values_lib.is_distributed_variable(value) or hasattr(value, "_distributed_container"):
+        return value
+    return _core.convert_to_tensor(value)
+
+
+class TPUReplicaContext(ReplicaContext):
+    """A TPU replica's context: adds ``experimental_logical_device``."""
+
+    @contextlib.contextmanager
+    def experimental_logical_device(self, logical_device_id: int):
+        """Places the ops of the block on this replica's logical core `logical_device_id`."""
+        extended = self._strategy.extended
+        _check_logical_device(logical_device_id, extended._num_logical_devices)
+        token = current_logical_device.set(logical_device_id)
+        try:
+            with device_scope.device_scope(extended._logical_grid[self._replica_id][logical_device_id]):
+                yield
+        finally:
+            current_logical_device.reset(token)
+
+
+class TPUExtended(StrategyExtendedV1):
+    def __init__(self, container_strategy, cluster_resolver, device_assignment=None, steps_per_run=1, spmd=False):
+        super().__init__(container_strategy)
+        from tpustrategy.distribute.cluster_resolver import TPUClusterResolver
+        from tpustrategy.tpu import tpu_system
+
+        if cluster_resolver is None:
+            cluster_resolver = TPUClusterResolver("")
+        tpu_system.connect_to_cluster(cluster_resolver)
+        self._tpu_cluster_resolver = cluster_resolver
+        self._device_assignment = device_assignment
+        self._logical_grid = _slice_devices(device_assignment)
+        self._num_logical_devices = device_assignment.num_cores_per_replica if device_assignment else 1
+        self._spmd = bool(spmd)
+        self.steps_per_run = 1 if steps_per_run is None else int(steps_per_run)
+        self.experimental_enable_get_next_as_optional = True
+
+    # ---- hooks of the strategy engine ----
+    def _replica_devices(self) -> list:
+        logical = current_logical_device.get()
+        return [cores[logical] for cores in self._logical_grid]
+
+    def _devices_of_replica(self, replica_id: int) -> tuple[str, ...]:
+        return tuple(d.name for d in self._logical_grid[replica_id])
+
+    def _make_replica_context(self, replica_id: int):
+        return TPUReplicaContext(self._container_strategy(), replica_id_in_sync_group=replica_id)
+
+    def _call_for_each_replica(self, fn, args, kwargs):
+        def tpu_computation(*replica_args, **replica_kwargs):
+            return nest.map_structure(_as_replica_output, fn(*replica_args, **replica_kwargs))
+
+        return super()._call_for_each_replica(tpu_computation, args, kwargs)
+
+    def _regroup_run_results(self, results: list):
+        """Every output is a tensor, so N > 1 replicas always give PerReplica (None stays None)."""
+        if all(r is None for r in results):
+            return None
+        regrouped = values_lib.regroup(results)
+        if len(results) == 1:
+            return regrouped
+
+        def wrap_shared(leaf):
+            # regroup unwraps one object shared by every replica; a TPU returns one tensor per replica.
+            if isinstance(leaf, values_lib.DistributedValues) or leaf is None:
+                return leaf
+            return values_lib.PerReplica([leaf] * len(results))
+
+        return nest.map_structure(wrap_shared, regrouped)
+
+    def _check_gather_participants(self, tensors) -> None:
+        shapes = {tuple(t._shape_tuple) for t in tensors}
+        if len(shapes) > 1:
+            raise ValueError(f"On TPU all replicas must gather tensors of the same shape; got shapes {sorted(shapes)}")
+
+    def call_for_each_replica(self, fn, args=(), kwargs=None):
+        """On TPU (the Keras path) `fn` runs once, as replica 0 on its core."""
+        require_cross_replica(self)
+        strategy = self._container_strategy()
+        with strategy.scope(), device_scope.device_scope(self._replica_devices()[0]):
+            with TPUReplicaContext(strategy, replica_id_in_sync_group=0):
+                return fn(*args, **(kwargs or {}))
+
+    # ---- TPU members ----
+    @property
+    def num_hosts(self) -> int:
+        return len({cores[0].task for cores in self._logical_grid})
+
+    @property
+    def num_replicas_per_host(self) -> int:
+        per_host: dict[int, int] = {}
+        for cores in self._logical_grid:
+            per_host[cores[0].task] = per_host.get(cores[0].task, 0) + 1
+        return max(per_host.values())
+
+    @property
+    def experimental_spmd_xla_partitioning(self) -> bool:
+        return self._spmd
+
+    @contextlib.contextmanager
+    def experimental_logical_device(self, logical_device_id: int):
+        """Places variables and ops of the block on logical core `logical_device_id` of every replica."""
+        _check_logical_device(logical_device_id, self._num_logical_devices)
+        token = current_logical_device.set(logical_device_id)
+        try:
+            yield
+        finally:
+            current_logical_device.reset(token)

@@ -1,0 +1,133 @@
+"""Distributed values: one component per replica, in replica order (``tf.distribute.DistributedValues``).
+
+``PerReplica`` holds values that may differ between replicas; ``Mirrored`` holds values known to be equal.
+``select_replica`` and ``regroup`` move between a nest of distributed values and per-replica nests.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tpustrategy import nest
+from tpustrategy.distribute import distribution_strategy_context as ds_context
+
+
+class DistributedValues:
+    """Base of every distributed value: ``.values`` is the tuple of components in replica order."""
+
+    def __init__(self, values):
+        self._values = tuple(values)
+
+    @property
+    def values(self) -> tuple:
+        return self._values
+
+    def _local_replica_id(self) -> int | None:
+        context = ds_context.get_replica_context()
+        if context is None or ds_context.is_default_mode(ds_context.current_mode()):
+            return None
+        return context._replica_id
+
+    def _get(self):
+        """The component of the replica that is running, else the primary (replica 0) component."""
+        replica_id = self._local_replica_id()
+        return self._values[0 if replica_id is None else replica_id]
+
+    def _as_tensor(self):
+        from tpustrategy import convert_to_tensor
+
+        return convert_to_tensor(self._get_for_conversion())
+
+    def _get_for_conversion(self):
+        return self._get()
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def _format(self, item_repr) -> str:
+        body = ",\n".join(f"  {i}: {item_repr(v)}" for i, v in enumerate(self._values))
+        return f"{type(self).__name__}:{{\n{body}\n}}"
+
+    def __repr__(self) -> str:
+        return self._format(repr)
+
+    def __str__(self) -> str:
+        return self._format(str)
+
+
+class PerReplica(DistributedValues):
+    """Values that may differ between replicas (e.g. the result of ``run``)."""
+
+    def _get_for_conversion(self):
+        if self._local_replica_id() is None and len(self._values) > 1:
+            raise ValueError("A PerReplica value cannot be used as a tensor in cross-replica context; use "
+                             "strategy.experimental_local_results, strategy.reduce or strategy.gather")
+        return self._get()
+
+
+class Mirrored(DistributedValues):
+    """Values equal on every replica (e.g. an all-reduce result)."""
+
+    def numpy(self):
+        import numpy as np
+
+        return np.asarray(self._get())
+
+    def __array__(self, dtype=None, copy=None):
+        import numpy as np
+
+        array = np.asarray(self._get())
+        return array.astype(dtype) if dtype is not None else array
+
+
+def is_distributed_variable(value: Any) -> bool:
+    return getattr(value, "_is_distributed_variable", False)
+
+
+def select_replica(replica_id: int, structure: Any) -> Any:
+    """Replica `replica_id`'s view of `structure`: DistributedValues that are not variables become their
+    component; variables and plain values pass through."""
+
+    def select(value):
+        if isinstance(value, DistributedValues) and not is_distributed_variable(value):
+            return value.values[replica_id]
+        return value
+
+    return nest.map_structure(select, structure)
+
+
+def contains_distributed_values(structure: Any) -> bool:
+    return any(isinstance(v, DistributedValues) for v in nest.flatten(structure))
+
+
+def regroup(per_replica_results, wrap_class=PerReplica, always_wrap: bool = False):
+    """Merges one result nest per replica into one nest of distributed values.
+
+    At each leaf: the same object from every replica comes back unwrapped (a variable stays the
+    variable); the replicas' components of one distributed variable come back as that variable;
+    anything else becomes `wrap_class`. A single replica's result is returned as is unless `always_wrap`.
+    """
+    per_replica_results = list(per_replica_results)
+    first = per_replica_results[0]
+    if nest.is_nested(first):
+        for other in per_replica_results[1:]:
+            nest.assert_same_structure(first, other, check_types=False)
+        columns = zip(*(nest.flatten(r) for r in per_replica_results), strict=True)
+        return nest.pack_sequence_as(first, [_regroup_leaf(list(c), wrap_class, always_wrap) for c in columns])
+    return _regroup_leaf(per_replica_results, wrap_class, always_wrap)
+
+
+def _regroup_leaf(values: list, wrap_class, always_wrap: bool):
+    first = values[0]
+    if len(values) == 1 and not always_wrap:
+        return first
+    if all(v is first for v in values[1:]):
+        if always_wrap and not is_distributed_variable(first):
+            return wrap_class(values)
+        return first
+    container = getattr(first, "_distributed_container", None)
+    if container is not None and len(values) == len(container.values) and all(
+        a is b for a, b in zip(values, container.values, strict=True)
+    ):
+        return container
+    return wrap_class(values)

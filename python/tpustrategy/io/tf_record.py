@@ -1,0 +1,129 @@
+"""``tf.io.TFRecordWriter`` and ``tf.io.TFRecordOptions`` (mirrors ``tensorflow.python.lib.io.tf_record``)."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import zlib
+
+from tpustrategy import _core
+
+
+class TFRecordCompressionType:
+    NONE = 0
+    ZLIB = 1
+    GZIP = 2
+
+
+class TFRecordOptions:
+    """Options for writing TFRecord files: ``compression_type`` "" / "ZLIB" / "GZIP" and its level."""
+
+    def __init__(self, compression_type=None, compression_level=None, **unused_options):
+        if compression_type in (None, TFRecordCompressionType.NONE):
+            compression_type = ""
+        elif compression_type == TFRecordCompressionType.ZLIB:
+            compression_type = "ZLIB"
+        elif compression_type == TFRecordCompressionType.GZIP:
+            compression_type = "GZIP"
+        compression_type = compression_type.upper()
+        if compression_type not in ("", "ZLIB", "GZIP"):
+            raise ValueError(f"Unsupported compression_type: {compression_type!r}")
+        self.compression_type = compression_type
+        self.compression_level = compression_level
+
+    @classmethod
+    def get_compression_type_string(cls, options):
+        if options is None:
+            return ""
+        if isinstance(options, TFRecordOptions):
+            return options.compression_type
+        return cls(options).compression_type
+
+
+class TFRecordWriter:
+    """Writes ``bytes`` records to a TFRecord file; a context manager (closes on exit).
+
+    Uncompressed files are written by the C++ writer; GZIP / ZLIB files are framed in C++ and
+    compressed in Python when the writer closes.
+    """
+
+    def __init__(self, path, options=None):
+        self._path = os.fspath(path)
+        self._options = options if isinstance(options, TFRecordOptions) else TFRecordOptions(options)
+        if self._options.compression_type:
+            self._writer = None
+            self._framed = []
+            open(self._path, "wb").close()  # fail early, as TF does, when the path cannot be written
+        else:
+            self._writer = _core._TFRecordWriter(self._path)
+        self._closed = False
+
+    def write(self, record):
+        """Appends one record (``bytes``; ``str`` is UTF-8 encoded)."""
+        record = _as_bytes(record)
+        if self._closed:
+            raise _closed_error(self._path)
+        if self._writer is not None:
+            self._writer.write(record)
+        else:
+            self._framed.append(_core._tfrecord_encode(record))
+
+    def flush(self):
+        if self._closed:
+            raise _closed_error(self._path)
+        if self._writer is not None:
+            self._writer.flush()
+
+    def close(self):
+        """Flushes and closes the file; closing twice is allowed."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._writer is not None:
+            self._writer.close()
+            return
+        data = b"".join(self._framed)
+        level = self._options.compression_level
+        level = -1 if level is None else level
+        if self._options.compression_type == "GZIP":
+            compressed = gzip.compress(data, compresslevel=9 if level == -1 else level)
+        else:
+            compressed = zlib.compress(data, level)
+        with open(self._path, "wb") as f:
+            f.write(compressed)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+def _as_bytes(record) -> bytes:
+    if isinstance(record, bytes):
+        return record
+    if isinstance(record, str):
+        return record.encode()
+    if isinstance(record, (bytearray, memoryview)):
+        return bytes(record)
+    raise TypeError(f"write() argument must be bytes, not {type(record).__name__}")
+
+
+def _closed_error(path):
+    from tpustrategy.errors import FailedPreconditionError
+
+    return FailedPreconditionError(None, None, f"{path}: the writer is closed")
+
+
+def tf_record_iterator(path, options=None):
+    """Yields the records of a TFRecord file (``tf.compat.v1.io.tf_record_iterator``)."""
+    from tpustrategy.data.readers import TFRecordDataset
+
+    compression = TFRecordOptions.get_compression_type_string(options)
+    yield from TFRecordDataset(path, compression_type=compression)._iterate()

@@ -1,0 +1,180 @@
+"""``tpustrategy.Variable``: a mutable value on a simulated device (mirrors ``tf.Variable``).
+
+Calling ``Variable(...)`` while a strategy is current hands creation to that strategy, which returns a
+distributed variable (MirroredVariable / SyncOnReadVariable, distribute/distributed_variables.py).
+A variable holds an immutable Tensor and replaces it on every assignment.
+"""
+
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+
+from tpustrategy import _core
+from tpustrategy.framework import device_scope
+
+
+class VariableSynchronization(enum.Enum):
+    AUTO = 0
+    NONE = 1
+    ON_WRITE = 2
+    ON_READ = 3
+
+
+class VariableAggregation(enum.Enum):
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3
+
+
+class _VariableMetaclass(type):
+    """Routes ``Variable(...)`` through the current strategy, as TF's variable creator scopes do."""
+
+    def __call__(cls, *args, **kwargs):
+        if cls is not Variable:
+            return super().__call__(*args, **kwargs)
+        from tpustrategy.distribute import distribution_strategy_context as ds_context
+
+        kwargs = _bind_arguments(*args, **kwargs)
+        strategy = ds_context.get_strategy()
+        if not ds_context.has_strategy():
+            return super().__call__(**kwargs)
+        return strategy.extended._create_variable(lambda **kw: type.__call__(Variable, **kw), **kwargs)
+
+
+def _bind_arguments(initial_value=None, trainable=None, validate_shape=True, caching_device=None, name=None,
+                    variable_def=None, dtype=None, import_scope=None, constraint=None,
+                    synchronization=VariableSynchronization.AUTO, aggregation=VariableAggregation.NONE,
+                    shape=None, experimental_enable_variable_lifting=True) -> dict:
+    return dict(initial_value=initial_value, trainable=trainable, name=name, dtype=dtype,
+                synchronization=synchronization, aggregation=aggregation, shape=shape)
+
+
+def _as_enum(enum_type, value, what: str):
+    try:
+        return value if isinstance(value, enum_type) else enum_type(value)
+    except ValueError:
+        raise ValueError(f"Invalid variable {what}: {value!r}; expected one of "
+                         f"{[m.name for m in enum_type]}") from None
+
+
+class Variable(metaclass=_VariableMetaclass):
+    """A mutable tensor on the device current at creation (mirrors ``tf.Variable``).
+
+    Args:
+      initial_value: a tensor-convertible value, or a callable returning one.
+      trainable, name, dtype, synchronization, aggregation, shape: as in ``tf.Variable``.
+    """
+
+    _is_variable = True
+
+    def __init__(self, initial_value=None, trainable=None, name=None, dtype=None,
+                 synchronization=VariableSynchronization.AUTO, aggregation=VariableAggregation.NONE, shape=None,
+                 **unused_kwargs):
+        if initial_value is None:
+            raise ValueError("initial_value must be specified.")
+        if callable(initial_value):
+            initial_value = initial_value()
+        self._synchronization = _as_enum(VariableSynchronization, synchronization, "synchronization")
+        self._aggregation = _as_enum(VariableAggregation, aggregation, "aggregation")
+        self._device = device_scope.current_device() or _core.host_cpu()
+        self._value = self._placed(_core.convert_to_tensor(initial_value, dtype))
+        self._name = f"{name or 'Variable'}:0"
+        if trainable is None:
+            trainable = self._synchronization != VariableSynchronization.ON_READ
+        self._trainable = bool(trainable)
+        self._distribute_strategy = None
+        self._distributed_container = None
+
+    def _placed(self, tensor):
+        if tensor.device != self._device.name:
+            tensor = _core._copy_to_device(tensor, self._device.name)
+        return tensor
+
+    # ---- properties ----
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dtype(self):
+        return self._value.dtype
+
+    @property
+    def shape(self):
+        from tpustrategy import TensorShape
+
+        return TensorShape(self._value._shape_tuple)
+
+    @property
+    def device(self) -> str:
+        return self._device.name
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @property
+    def synchronization(self) -> VariableSynchronization:
+        return self._synchronization
+
+    @property
+    def aggregation(self) -> VariableAggregation:
+        return self._aggregation
+
+    # ---- reading ----
+    def value(self):
+        return self._value
+
+    def read_value(self):
+        return self._value
+
+    def _as_tensor(self):
+        return self._value
+
+    def numpy(self):
+        return self._value.numpy()
+
+    def __array__(self, dtype=None, copy=None):
+        array = np.asarray(self._value)
+        return array.astype(dtype) if dtype is not None else (array.copy() if copy else array)
+
+    # ---- writing ----
+    def _new_value(self, value):
+        if isinstance(value, _core.Tensor):
+            tensor = _core.convert_to_tensor(value, self.dtype)
+        else:
+            tensor = _core.constant(value, self.dtype)
+        if tensor._shape_tuple != self._value._shape_tuple:
+            raise ValueError(f"Cannot assign value of shape {tensor._shape_tuple} to variable {self._name!r} of "
+                             f"shape {self._value._shape_tuple}")
+        return self._placed(tensor)
+
+    def assign(self, value, use_locking=None, name=None, read_value=True):
+        self._value = self._new_value(value)
+        return self
+
+    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+        return self._apply(np.add, delta)
+
+    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+        return self._apply(np.subtract, delta)
+
+    def _apply(self, ufunc, delta):
+        delta_array = np.asarray(self._new_value(delta))
+        with device_scope.device_scope(self._device):
+            self._value = _core.constant(np.asarray(ufunc(np.asarray(self._value), delta_array), delta_array.dtype))
+        return self
+
+    def __repr__(self) -> str:
+        text = repr(self._value)  # "<tf.Tensor: shape=S, dtype=D, numpy=V>"
+        numpy_text = text[text.index("numpy=") + len("numpy="):-1]
+        return (f"<tf.Variable '{self._name}' shape={_shape_text(self._value)} dtype={self.dtype.name}, "
+                f"numpy={numpy_text}>")
+
+
+def _shape_text(tensor) -> str:
+    dims = tensor._shape_tuple
+    return f"({dims[0]},)" if len(dims) == 1 else f"({', '.join(str(d) for d in dims)})"

@@ -1,0 +1,223 @@
+"""The cooperative replica scheduler: synchronisation, failure paths and a stress run."""
+
+from __future__ import annotations
+
+import gc
+import random
+import resource
+import time
+
+import numpy as np
+import pytest
+from distribute_helpers import ms2, values_of
+
+import tpustrategy as tps
+
+ds = tps.distribute
+
+
+def four():
+    return ds.MirroredStrategy([f"GPU:{i}" for i in range(4)])
+
+
+def replica_id():
+    return ds.get_replica_context().replica_id_in_sync_group
+
+
+def test_replicas_interleave_between_sync_points_in_replica_order():
+    log = []
+
+    def fn():
+        log.append(("before", replica_id()))
+        ds.get_replica_context().all_reduce("sum", 1.0)
+        log.append(("after", replica_id()))
+
+    four().run(fn)
+    assert log == [("before", i) for i in range(4)] + [("after", i) for i in range(4)]
+
+
+def test_current_device_follows_each_replica_across_switches():
+    strategy = ms2()
+
+    def fn():
+        ds.get_replica_context().merge_call(lambda s: None)
+        return tps.constant(1.0).device
+
+    devices = strategy.run(fn).values
+    assert [d.split("/")[-1] for d in devices] == ["device:GPU:0", "device:GPU:1"]
+    assert tps.constant(1.0).device.endswith("CPU:0")
+
+
+def test_merge_call_receives_per_replica_arguments():
+    def merge_fn(strategy, value, scale=1):
+        assert isinstance(value, ds.PerReplica)
+        return sum(value.values) * scale
+
+    result = ms2().run(lambda: ds.get_replica_context().merge_call(merge_fn, args=(replica_id() + 1,),
+                                                                   kwargs={"scale": 10}))
+    assert result == 30
+
+
+def _run_expecting(strategy, fn, error_type, match):
+    with pytest.raises(error_type, match=match) as info:
+        strategy.run(fn)
+    return info
+
+
+def test_mismatched_collectives_cancel_parked_replicas():
+    finished = []
+
+    def fn():
+        try:
+            if replica_id() == 1:
+                ds.get_replica_context().all_reduce("sum", tps.constant([1.0, 2.0]))
+            else:
+                ds.get_replica_context().all_reduce("sum", tps.constant([1.0]))
+        finally:
+            finished.append(replica_id())
+
+    info = _run_expecting(ms2(), fn, ds.ReplicaSyncError, "replica 0 is waiting in all_reduce.*replica 1")
+    assert "float32[1]" in str(info.value) and "float32[2]" in str(info.value)
+    assert sorted(finished) == [0, 1]
+
+
+def test_different_ops_mismatch():
+    def fn():
+        op = "sum" if replica_id() == 0 else "mean"
+        ds.get_replica_context().all_reduce(op, 1.0)
+
+    _run_expecting(ms2(), fn, RuntimeError, "SUM.*MEAN")
+
+
+def test_differing_merge_call_counts_is_a_runtime_error():
+    cleaned = []
+
+    def fn():
+        try:
+            for _ in range(2 if replica_id() == 0 else 1):
+                ds.get_replica_context().merge_call(lambda s: None)
+        finally:
+            cleaned.append(replica_id())
+
+    _run_expecting(four(), fn, RuntimeError, "merge_call.*returned from its function")
+    assert sorted(cleaned) == [0, 1, 2, 3]
+
+
+def test_replica_raising_while_others_are_parked():
+    cleaned = []
+
+    def fn():
+        try:
+            if replica_id() == 2:
+                raise KeyError("boom in replica 2")
+            ds.get_replica_context().all_reduce("sum", 1.0)
+        finally:
+            cleaned.append(replica_id())
+
+    info = _run_expecting(four(), fn, KeyError, "boom")
+    assert "replica 2" in "".join(getattr(info.value, "__notes__", []))
+    assert sorted(cleaned) == [0, 1, 2]  # replica 3 never started
+
+
+def test_parked_replicas_see_cancelled_error():
+    seen = []
+
+    def fn():
+        try:
+            ds.get_replica_context().merge_call(lambda s: None)
+            if replica_id() == 1:
+                raise ValueError("late failure")
+            ds.get_replica_context().merge_call(lambda s: None)
+        except tps.errors.CancelledError as error:
+            seen.append(str(error))
+            raise
+
+    _run_expecting(ms2(), fn, ValueError, "late failure")
+    assert len(seen) == 1 and "replica 1 raised ValueError" in seen[0]
+
+
+def test_merge_fn_error_propagates_and_strategy_is_reusable():
+    strategy = ms2()
+
+    def bad_merge(s):
+        raise ZeroDivisionError("in merge_fn")
+
+    with pytest.raises(ZeroDivisionError):
+        strategy.run(lambda: ds.get_replica_context().merge_call(bad_merge))
+    assert not ds.has_strategy()
+    assert values_of(strategy.run(lambda: ds.get_replica_context().all_reduce("sum", 2.0))) == [4.0, 4.0]
+
+
+def test_collective_errors_in_cpp_name_the_replica():
+    def fn():
+        dtype = tps.float32 if replica_id() == 0 else tps.float64
+        ds.get_replica_context().all_gather(tps.constant([1.0], dtype), 0)
+
+    _run_expecting(ms2(), fn, RuntimeError, "replica 0 is waiting in all_gather")
+
+
+def _rss_mib() -> float:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * resource.getpagesize() / 2**20
+
+
+def test_stress_thousands_of_runs_with_random_failures():
+    strategy = ds.MirroredStrategy([f"CPU:{0}"] + [f"GPU:{i}" for i in range(3)])
+    rng = random.Random(1234)
+    payload = [tps.constant(np.full(64, float(i), np.float32)) for i in range(4)]
+    expected_sum = float(sum(range(4)))
+
+    def make_fn(fault, faulty_replica):
+        def fn():
+            rid = replica_id()
+            context = ds.get_replica_context()
+            total = context.all_reduce("sum", payload[rid])
+            merged = context.merge_call(lambda s, v: len(v.values), args=(rid,))
+            if rid == faulty_replica and fault == "raise":
+                raise ArithmeticError("injected")
+            if rid == faulty_replica and fault == "mismatch":
+                context.all_reduce("sum", tps.constant([1.0]))
+            else:
+                context.all_reduce("mean", tps.constant([float(rid)]))
+            return np.asarray(total)[0], merged
+
+        return fn
+
+    start = time.perf_counter()
+    baseline = None
+    outcomes = {"ok": 0, "raise": 0, "mismatch": 0}
+    for step in range(3000):
+        fault = rng.choice(["ok"] * 8 + ["raise", "mismatch"])
+        fn = make_fn(fault, rng.randrange(4))
+        if fault == "ok":
+            total, merged = strategy.run(fn)
+            assert total.values == (expected_sum,) * 4 and merged == 4
+        else:
+            with pytest.raises(ArithmeticError if fault == "raise" else ds.ReplicaSyncError):
+                strategy.run(fn)
+        outcomes[fault] += 1
+        if step == 500:
+            gc.collect()
+            baseline = _rss_mib()
+    gc.collect()
+    elapsed = time.perf_counter() - start
+    assert not ds.has_strategy()
+    assert all(outcomes.values())
+    assert elapsed < 20, f"stress run took {elapsed:.1f} s"
+    assert _rss_mib() - baseline < 20, f"RSS grew from {baseline:.1f} MiB to {_rss_mib():.1f} MiB"
+    for device in strategy.extended._replica_devices()[1:]:
+        assert device.memory_info()["current"] == 0
+
+
+def test_run_nested_in_a_merge_fn_keeps_the_outer_run_intact():
+    strategy = ms2()
+
+    def merge_fn(s):
+        inner = s.run(lambda: ds.get_replica_context().all_reduce("sum", 1.0))
+        return values_of(inner)
+
+    def fn():
+        assert ds.get_replica_context().merge_call(merge_fn) == [2.0, 2.0]
+        return ds.get_replica_context().all_reduce("sum", 2.0)
+
+    assert values_of(strategy.run(fn)) == [4.0, 4.0]
