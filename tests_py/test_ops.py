@@ -503,3 +503,25 @@ def test_nn_losses_match_numpy():
     check(tps.nn.l2_loss(logits), (logits.astype(np.float64) ** 2).sum() / 2, "float32", rtol=1e-5)
     check(tps.nn.relu6(logits * 10), np.clip(logits * 10, 0, 6), "float32")
     check(tps.nn.leaky_relu(logits), np.where(logits > 0, logits, 0.2 * logits), "float32", rtol=1e-6)
+
+
+def test_math_composites_match_numpy():
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((3, 4)).astype(np.float64)
+    check(tps.clip_by_value(x, -0.5, 0.5), np.clip(x, -0.5, 0.5), "float64")
+    check(tps.math.squared_difference(x, 1.0), (x - 1) ** 2, rtol=1e-12)
+    check(tps.math.reciprocal(x), 1 / x, rtol=1e-12)
+    check(tps.math.reduce_variance(x, axis=1), x.var(axis=1), rtol=1e-12)
+    check(tps.math.reduce_std(x, axis=0, keepdims=True), x.std(axis=0, keepdims=True), rtol=1e-12)
+    big = x * 300
+    m = big.max(-1, keepdims=True)
+    check(
+        tps.math.reduce_logsumexp(big, axis=-1), (np.log(np.exp(big - m).sum(-1, keepdims=True)) + m)[:, 0], rtol=1e-12
+    )
+    check(tps.math.reduce_logsumexp(x), np.log(np.exp(x).sum()), rtol=1e-12)
+    y = np.array([1.0, np.nan, np.inf, 0.0])
+    check(tps.math.is_nan(y), np.isnan(y), "bool")
+    check(tps.math.is_finite(y), np.isfinite(y), "bool")
+    check(tps.math.count_nonzero(y), np.count_nonzero(y), "int64")
+    with pytest.raises(TypeError):
+        tps.math.is_nan([1, 2])
