@@ -512,9 +512,12 @@ Raises:
          std::optional<DType> dtype) {
         Tensor idx = as_tensor(indices);
         if (!dtype) {  // TF: the dtype of on_value / off_value when given, else float32
-          if (!on.is_none()) dtype = as_tensor(on).dtype();
-          else if (!off.is_none()) dtype = as_tensor(off).dtype();
-          else dtype = DType::kFloat32;
+          if (!on.is_none())
+            dtype = as_tensor(on).dtype();
+          else if (!off.is_none())
+            dtype = as_tensor(off).dtype();
+          else
+            dtype = DType::kFloat32;
         }
         Tensor on_t = on.is_none() ? cast(Tensor::scalar<bool>(true), *dtype) : as_tensor(on, dtype);
         Tensor off_t = off.is_none() ? cast(Tensor::scalar<bool>(false), *dtype) : as_tensor(off, dtype);
