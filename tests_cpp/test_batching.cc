@@ -1,6 +1,7 @@
 // Batching kernels: stack, unstack, split, slice, concat and the rebatching row buffer.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <numeric>
 
 #include "tpustrategy/core/errors.h"
@@ -89,6 +90,29 @@ TEST(SliceAndConcatRows, RoundTrip) {
   EXPECT_THROW(slice_rows(batch, 3, 2), InvalidArgumentError);
   std::vector<Tensor> mismatched = {iota({1, 3}), iota({1, 2})};
   EXPECT_THROW(concat_rows(mismatched), InvalidArgumentError);
+}
+
+TEST(SliceRowsToDevices, EachRangeLandsOnItsDevice) {
+  auto a = std::make_shared<Device>("/job:worker/replica:0/task:0/device:TPU:0", "TPU", 0, 0,
+                                    std::array<int, 4>{0, 0, 0, 0}, 1 << 20);
+  auto b = std::make_shared<Device>("/job:worker/replica:0/task:0/device:TPU:1", "TPU", 0, 1,
+                                    std::array<int, 4>{0, 0, 0, 1}, 1 << 20);
+  Tensor batch = iota({5, 2});
+  std::vector<std::int64_t> begins = {3, 0, 5};
+  std::vector<std::int64_t> counts = {2, 2, 0};
+  std::vector<DevicePtr> devices = {a, b, a};
+  std::vector<Tensor> parts = slice_rows_to_devices(batch, begins, counts, devices);
+  ASSERT_EQ(parts.size(), 3u);
+  EXPECT_EQ(values(parts[0]), (std::vector<std::int64_t>{6, 7, 8, 9}));
+  EXPECT_EQ(values(parts[1]), (std::vector<std::int64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(parts[2].shape(), (Shape{0, 2}));
+  EXPECT_EQ(parts[0].device(), a);
+  EXPECT_EQ(parts[1].device(), b);
+  EXPECT_EQ(a->memory_info().current, 4 * 8);
+  std::vector<std::int64_t> bad_begins = {4, 0, 0};
+  EXPECT_THROW(slice_rows_to_devices(batch, bad_begins, counts, devices), InvalidArgumentError);
+  std::vector<DevicePtr> too_few = {a};
+  EXPECT_THROW(slice_rows_to_devices(batch, begins, counts, too_few), InvalidArgumentError);
 }
 
 // Batch sizes cycle and cross input-batch boundaries: range(10).batch(4) rebatched to [3, 0, 2].

@@ -1,11 +1,11 @@
-#include "tpustrategy/runtime/worker_pool.h"
+#include <gtest/gtest.h>
 
 #include <atomic>
 #include <numeric>
 #include <stdexcept>
 #include <vector>
 
-#include <gtest/gtest.h>
+#include "tpustrategy/runtime/worker_pool.h"
 
 namespace tpustrategy {
 namespace {
@@ -21,9 +21,10 @@ TEST(WorkerPool, CoversEveryIndexExactlyOnce) {
 }
 
 TEST(WorkerPool, RethrowsChunkErrorsOnCaller) {
-  EXPECT_THROW(parallel_for(1000, 1, [](std::int64_t b, std::int64_t) {
-                 if (b == 0) throw std::runtime_error("chunk failed");
-               }),
+  EXPECT_THROW(parallel_for(1000, 1,
+                            [](std::int64_t b, std::int64_t) {
+                              if (b == 0) throw std::runtime_error("chunk failed");
+                            }),
                std::runtime_error);
   // And the pool still works afterwards.
   std::atomic<std::int64_t> sum{0};

@@ -188,8 +188,3 @@ def test_function_decorator_accepts_tf_function_kwargs():
 
     assert double(3) == 6
     assert tps.function(lambda: 1)() == 1
-
-
-def test_distribute_dataset_is_not_implemented_yet():
-    with pytest.raises(NotImplementedError, match="not implemented"):
-        ms2().experimental_distribute_dataset(None)

@@ -151,3 +151,14 @@ def test_bfloat16_values_are_bit_identical_to_ml_dtypes():
     t = tps.constant(values, dtype=tps.bfloat16)
     expected = values.astype(ml_dtypes.bfloat16)
     np.testing.assert_array_equal(np.asarray(t).view(np.uint16), expected.view(np.uint16))
+
+
+@pytest.mark.parametrize(
+    ("scalar", "dtype"),
+    [(np.float64(2.0), tps.float64), (np.float32(2.0), tps.float32), (np.int64(3), tps.int64), (np.bool_(True), tps.bool)],
+    ids=["f64", "f32", "i64", "bool"],
+)
+def test_numpy_scalars_keep_their_dtype(scalar, dtype):
+    # np.float64 is a subclass of Python float; TF keeps float64 for it, so do we.
+    t = tps.constant(scalar)
+    assert t.dtype == dtype and t.shape == ()

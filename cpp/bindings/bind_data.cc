@@ -60,6 +60,15 @@ void bind_batching(py::module_& m) {
       },
       py::arg("batch"), py::arg("begin"), py::arg("count"), "Rows [begin, begin + count) of a batch.");
   m.def(
+      "_data_slice_rows_to_devices",
+      [](const Tensor& batch, const std::vector<std::int64_t>& begins, const std::vector<std::int64_t>& counts,
+         const std::vector<DevicePtr>& devices) {
+        py::gil_scoped_release release;
+        return data::slice_rows_to_devices(batch, begins, counts, devices);
+      },
+      py::arg("batch"), py::arg("begins"), py::arg("counts"), py::arg("devices"),
+      "Row ranges [begins[i], begins[i] + counts[i]) of a batch, range i allocated on devices[i] (one copy).");
+  m.def(
       "_data_concat_rows",
       [](const py::sequence& parts) {
         std::vector<Tensor> tensors = tensors_from(parts);

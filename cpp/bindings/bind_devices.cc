@@ -1,9 +1,8 @@
 // Simulated devices: listing, lookup, placement (the current device) and the
 // per-device memory accounting behind tf.config.experimental.get_memory_info.
+#include <fmt/format.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
-
-#include <fmt/format.h>
 
 #include "bindings/bindings.h"
 #include "tpustrategy/core/errors.h"

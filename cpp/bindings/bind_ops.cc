@@ -61,8 +61,8 @@ bool is_operand(py::handle v) {
       py::isinstance<py::float_>(v) || py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v)) {
     return true;
   }
-  static py::object np_ndarray = py::module_::import("numpy").attr("ndarray");
-  static py::object np_generic = py::module_::import("numpy").attr("generic");
+  static py::handle np_ndarray = py::object(py::module_::import("numpy").attr("ndarray")).release();  // leaked: must outlive finalisation
+  static py::handle np_generic = py::object(py::module_::import("numpy").attr("generic")).release();  // leaked: must outlive finalisation
   return py::isinstance(v, np_ndarray) || py::isinstance(v, np_generic);
 }
 

@@ -1,8 +1,7 @@
 // Slice presets, chip generations and the active simulated slice.
+#include <fmt/format.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
-
-#include <fmt/format.h>
 
 #include "bindings/bindings.h"
 #include "tpustrategy/runtime/slice_devices.h"

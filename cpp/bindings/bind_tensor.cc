@@ -1,11 +1,10 @@
 // tpustrategy.DType and tpustrategy.Tensor: the immutable tensor, its numpy
 // interop (zero-copy read-only views out, the owner kept alive; copies in) and
 // TF-shaped reprs. Operators and ops are added by bind_ops.cc.
+#include <fmt/format.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
-
-#include <fmt/format.h>
 
 #include "bindings/bindings.h"
 #include "bindings/convert.h"
@@ -18,13 +17,20 @@ namespace {
 
 std::string buffer_format(DType dtype) {
   switch (dtype) {
-    case DType::kBool: return "?";
-    case DType::kInt32: return py::format_descriptor<std::int32_t>::format();
-    case DType::kInt64: return py::format_descriptor<std::int64_t>::format();
-    case DType::kFloat16: return "e";
-    case DType::kFloat32: return "f";
-    case DType::kFloat64: return "d";
-    case DType::kBFloat16: break;
+    case DType::kBool:
+      return "?";
+    case DType::kInt32:
+      return py::format_descriptor<std::int32_t>::format();
+    case DType::kInt64:
+      return py::format_descriptor<std::int64_t>::format();
+    case DType::kFloat16:
+      return "e";
+    case DType::kFloat32:
+      return "f";
+    case DType::kFloat64:
+      return "d";
+    case DType::kBFloat16:
+      break;
   }
   fail<TypeError>("Tensor", "bfloat16 has no buffer-protocol format; use np.asarray(tensor) (ml_dtypes.bfloat16)");
 }
@@ -102,8 +108,7 @@ alive; np.array(t) copies. Its bytes count against its device's memory.)doc")
       .def_property_readonly("_shape_tuple", &shape_tuple)
       .def_property_readonly("ndim", &Tensor::rank)
       .def_property_readonly("nbytes", &Tensor::nbytes)
-      .def_property_readonly("device",
-                             [](const Tensor& t) { return t.device() ? t.device()->name() : std::string(); })
+      .def_property_readonly("device", [](const Tensor& t) { return t.device() ? t.device()->name() : std::string(); })
       .def("_num_elements", &Tensor::num_elements)
       .def("_buffer_address", [](const Tensor& t) { return reinterpret_cast<std::uintptr_t>(t.raw_data()); })
       .def(
@@ -170,7 +175,8 @@ alive; np.array(t) copies. Its bytes count against its device's memory.)doc")
       },
       py::arg("value"), py::arg("dtype") = py::none(), "Creates a Tensor holding a copy of `value`.");
   m.def(
-      "_copy_to_device", [](const Tensor& t, const std::string& device) {
+      "_copy_to_device",
+      [](const Tensor& t, const std::string& device) {
         auto target = DeviceRegistry::global().find(device);
         py::gil_scoped_release release;
         return t.copy_to(target);

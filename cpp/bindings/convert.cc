@@ -12,8 +12,10 @@ namespace tpustrategy::bindings {
 namespace {
 
 py::object ml_dtypes_bfloat16() {
-  static py::object type = py::module_::import("ml_dtypes").attr("bfloat16");
-  return type;
+  static py::handle type = py::module_::import("ml_dtypes")
+                               .attr("bfloat16")
+                               .release();  // leaked on purpose: must outlive interpreter finalisation
+  return py::reinterpret_borrow<py::object>(type);
 }
 
 std::string type_name(py::handle value) { return py::str(py::type::handle_of(value).attr("__name__")); }
@@ -126,13 +128,20 @@ Tensor cast_tensor_for(const Tensor& tensor, DType dtype, Conversion mode) {
 
 py::dtype numpy_dtype(DType dtype) {
   switch (dtype) {
-    case DType::kBool: return py::dtype::of<bool>();
-    case DType::kInt32: return py::dtype::of<std::int32_t>();
-    case DType::kInt64: return py::dtype::of<std::int64_t>();
-    case DType::kFloat16: return py::dtype("float16");
-    case DType::kBFloat16: return py::dtype::from_args(ml_dtypes_bfloat16());
-    case DType::kFloat32: return py::dtype::of<float>();
-    case DType::kFloat64: return py::dtype::of<double>();
+    case DType::kBool:
+      return py::dtype::of<bool>();
+    case DType::kInt32:
+      return py::dtype::of<std::int32_t>();
+    case DType::kInt64:
+      return py::dtype::of<std::int64_t>();
+    case DType::kFloat16:
+      return py::dtype("float16");
+    case DType::kBFloat16:
+      return py::dtype::from_args(ml_dtypes_bfloat16());
+    case DType::kFloat32:
+      return py::dtype::of<float>();
+    case DType::kFloat64:
+      return py::dtype::of<double>();
   }
   return py::dtype::of<float>();
 }
@@ -141,8 +150,10 @@ DType dtype_from_numpy(const py::dtype& dtype) {
   for (DType d : kAllDTypes) {
     if (numpy_dtype(d).equal(dtype)) return d;
   }
-  fail<TypeError>("dtype", "numpy dtype {} is not supported; tpustrategy tensors hold bool, int32, int64, float16, "
-                  "bfloat16, float32 or float64", std::string(py::str(dtype)));
+  fail<TypeError>("dtype",
+                  "numpy dtype {} is not supported; tpustrategy tensors hold bool, int32, int64, float16, "
+                  "bfloat16, float32 or float64",
+                  std::string(py::str(dtype)));
 }
 
 std::optional<DType> dtype_from_py(py::handle dtype) {
@@ -150,7 +161,7 @@ std::optional<DType> dtype_from_py(py::handle dtype) {
   if (py::isinstance<DType>(dtype)) return dtype.cast<DType>();
   if (py::isinstance<py::str>(dtype)) return dtype_from_name(dtype.cast<std::string>());
   if (py::hasattr(dtype, "_tps_dtype")) return dtype.attr("_tps_dtype").cast<DType>();
-  if (dtype.is(py::type::of(py::bool_())) ) return DType::kBool;
+  if (dtype.is(py::type::of(py::bool_()))) return DType::kBool;
   if (dtype.is(py::type::of(py::int_()))) return DType::kInt32;
   if (dtype.is(py::type::of(py::float_()))) return DType::kFloat32;
   try {
@@ -162,7 +173,8 @@ std::optional<DType> dtype_from_py(py::handle dtype) {
 }
 
 Tensor to_tensor(py::handle value, std::optional<DType> dtype, Conversion mode) {
-  if (py::isinstance<Tensor>(value)) return cast_tensor_for(value.cast<const Tensor&>(), dtype.value_or(value.cast<const Tensor&>().dtype()), mode);
+  if (py::isinstance<Tensor>(value))
+    return cast_tensor_for(value.cast<const Tensor&>(), dtype.value_or(value.cast<const Tensor&>().dtype()), mode);
   if (py::hasattr(value, "_as_tensor")) {
     py::object converted = value.attr("_as_tensor")();
     if (!py::isinstance<Tensor>(converted))
@@ -170,9 +182,14 @@ Tensor to_tensor(py::handle value, std::optional<DType> dtype, Conversion mode) 
     const Tensor& tensor = converted.cast<const Tensor&>();
     return cast_tensor_for(tensor, dtype.value_or(tensor.dtype()), mode);
   }
-  if (py::isinstance<py::bool_>(value) || py::isinstance<py::int_>(value) || py::isinstance<py::float_>(value))
+  // numpy scalars first: np.float64 subclasses Python float but keeps its dtype, as in TF.
+  static py::handle numpy_generic =
+      py::module_::import("numpy").attr("generic").release();  // leaked: outlives finalisation
+  bool is_numpy = py::isinstance<py::array>(value) || py::isinstance(value, numpy_generic);
+  if (!is_numpy &&
+      (py::isinstance<py::bool_>(value) || py::isinstance<py::int_>(value) || py::isinstance<py::float_>(value)))
     return python_scalar_to_tensor(value, dtype);
-  if (py::isinstance<py::array>(value) || py::isinstance(value, py::module_::import("numpy").attr("generic"))) {
+  if (is_numpy) {
     py::array array = py::reinterpret_borrow<py::array>(py::module_::import("numpy").attr("asarray")(value));
     if (py::object owner = owning_tensor_of_view(array)) {
       const Tensor& tensor = owner.cast<const Tensor&>();
@@ -206,9 +223,9 @@ Tensor to_tensor(py::handle value, std::optional<DType> dtype, Conversion mode) 
     if (kind == "f") {
       inferred = DType::kFloat32;
     } else if (kind == "i" || kind == "u") {
-      bool fits = array.size() == 0 ||
-                  (np.attr("min")(array).cast<long long>() >= std::numeric_limits<std::int32_t>::min() &&
-                   np.attr("max")(array).cast<long long>() <= std::numeric_limits<std::int32_t>::max());
+      bool fits =
+          array.size() == 0 || (np.attr("min")(array).cast<long long>() >= std::numeric_limits<std::int32_t>::min() &&
+                                np.attr("max")(array).cast<long long>() <= std::numeric_limits<std::int32_t>::max());
       inferred = fits ? DType::kInt32 : DType::kInt64;
     } else if (kind == "b") {
       inferred = DType::kBool;
@@ -217,8 +234,7 @@ Tensor to_tensor(py::handle value, std::optional<DType> dtype, Conversion mode) 
     }
     if (array.size() == 0 && kind == "f") inferred = DType::kFloat32;
     DType target = dtype.value_or(inferred);
-    if (!is_floating(target) && kind == "f" &&
-        !np.attr("array_equal")(np.attr("trunc")(array), array).cast<bool>())
+    if (!is_floating(target) && kind == "f" && !np.attr("array_equal")(np.attr("trunc")(array), array).cast<bool>())
       fail<TypeError>("convert_to_tensor", "Cannot convert {} to EagerTensor of dtype {}", short_repr(value),
                       dtype_name(target));
     return numpy_to_tensor(array, target);
@@ -242,7 +258,8 @@ py::array tensor_to_numpy_view(const Tensor& tensor, py::handle owner) {
   std::vector<py::ssize_t> shape(tensor.shape().begin(), tensor.shape().end());
   std::vector<py::ssize_t> strides;
   auto row = row_major_strides(tensor.shape());
-  for (auto s : row) strides.push_back(static_cast<py::ssize_t>(s * static_cast<std::int64_t>(dtype_size(tensor.dtype()))));
+  for (auto s : row)
+    strides.push_back(static_cast<py::ssize_t>(s * static_cast<std::int64_t>(dtype_size(tensor.dtype()))));
   py::array array(numpy_dtype(tensor.dtype()), shape, strides, tensor.raw_data(), owner);
   array.attr("flags").attr("writeable") = false;
   return array;

@@ -1,9 +1,9 @@
 #include "tpustrategy/core/buffer.h"
 
+#include <sys/mman.h>
+
 #include <cstdlib>
 #include <new>
-
-#include <sys/mman.h>
 
 #include "tpustrategy/core/errors.h"
 
@@ -16,7 +16,7 @@ constexpr std::size_t kAlignment = 64;
 // dominate large elementwise kernels.
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
 constexpr std::size_t kHugePageThreshold = std::size_t{4} << 20;
-}
+}  // namespace
 
 Buffer::Buffer(std::int64_t nbytes, DevicePtr device) : nbytes_(nbytes), device_(std::move(device)) {
   if (nbytes < 0) fail<ValueError>("Buffer", "negative size {}", nbytes);

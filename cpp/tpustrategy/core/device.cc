@@ -22,9 +22,9 @@ void Device::allocate(std::int64_t bytes) {
   std::lock_guard lock(mutex_);
   if (bytes > memory_.capacity - memory_.current) {
     fail<ResourceExhaustedError>("Device::allocate",
-                                 "OOM when allocating {} ({} bytes) on {}: {} of {} in use, {} free", format_bytes(bytes),
-                                 bytes, name_, format_bytes(memory_.current), format_bytes(memory_.capacity),
-                                 format_bytes(memory_.capacity - memory_.current));
+                                 "OOM when allocating {} ({} bytes) on {}: {} of {} in use, {} free",
+                                 format_bytes(bytes), bytes, name_, format_bytes(memory_.current),
+                                 format_bytes(memory_.capacity), format_bytes(memory_.capacity - memory_.current));
   }
   memory_.current += bytes;
   if (memory_.current > memory_.peak) memory_.peak = memory_.current;

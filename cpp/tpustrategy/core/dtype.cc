@@ -12,13 +12,20 @@ std::size_t dtype_size(DType dtype) {
 
 std::string_view dtype_name(DType dtype) {
   switch (dtype) {
-    case DType::kBool: return "bool";
-    case DType::kInt32: return "int32";
-    case DType::kInt64: return "int64";
-    case DType::kFloat16: return "float16";
-    case DType::kBFloat16: return "bfloat16";
-    case DType::kFloat32: return "float32";
-    case DType::kFloat64: return "float64";
+    case DType::kBool:
+      return "bool";
+    case DType::kInt32:
+      return "int32";
+    case DType::kInt64:
+      return "int64";
+    case DType::kFloat16:
+      return "float16";
+    case DType::kBFloat16:
+      return "bfloat16";
+    case DType::kFloat32:
+      return "float32";
+    case DType::kFloat64:
+      return "float64";
   }
   return "unknown";
 }
@@ -32,13 +39,14 @@ DType dtype_from_name(std::string_view name) {
   if (name == "half") return DType::kFloat16;
   if (name == "int") return DType::kInt32;
   if (name == "long") return DType::kInt64;
-  fail<TypeError>("dtype", "unsupported dtype '{}'; supported: bool, int32, int64, float16, bfloat16, float32, "
-                  "float64", std::string(name));
+  fail<TypeError>("dtype",
+                  "unsupported dtype '{}'; supported: bool, int32, int64, float16, bfloat16, float32, "
+                  "float64",
+                  std::string(name));
 }
 
 bool is_floating(DType dtype) {
-  return dtype == DType::kFloat16 || dtype == DType::kBFloat16 || dtype == DType::kFloat32 ||
-         dtype == DType::kFloat64;
+  return dtype == DType::kFloat16 || dtype == DType::kBFloat16 || dtype == DType::kFloat32 || dtype == DType::kFloat64;
 }
 
 bool is_integer(DType dtype) { return dtype == DType::kInt32 || dtype == DType::kInt64; }

@@ -2,10 +2,10 @@
 // Typed errors thrown by the core. The bindings map each type to its Python
 // counterpart (tpustrategy.errors.*) in one place, cpp/bindings/bind_errors.cc.
 // Messages start with "[function]" and name the offending values.
+#include <fmt/format.h>
+
 #include <stdexcept>
 #include <string>
-
-#include <fmt/format.h>
 
 namespace tpustrategy {
 
@@ -15,13 +15,13 @@ class OpError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-#define TPUSTRATEGY_DEFINE_ERROR(Name)     \
-  class Name : public OpError {            \
-   public:                                 \
-    using OpError::OpError;                \
+#define TPUSTRATEGY_DEFINE_ERROR(Name) \
+  class Name : public OpError {        \
+   public:                             \
+    using OpError::OpError;            \
   };
 
-TPUSTRATEGY_DEFINE_ERROR(InvalidArgumentError)   // also a Python ValueError
+TPUSTRATEGY_DEFINE_ERROR(InvalidArgumentError)  // also a Python ValueError
 TPUSTRATEGY_DEFINE_ERROR(OutOfRangeError)
 TPUSTRATEGY_DEFINE_ERROR(ResourceExhaustedError)
 TPUSTRATEGY_DEFINE_ERROR(FailedPreconditionError)
@@ -35,15 +35,15 @@ TPUSTRATEGY_DEFINE_ERROR(InternalError)
 #undef TPUSTRATEGY_DEFINE_ERROR
 
 // Plain Python-builtin errors that SEMANTICS.md prescribes.
-class ValueError : public std::invalid_argument {   // -> ValueError
+class ValueError : public std::invalid_argument {  // -> ValueError
  public:
   using std::invalid_argument::invalid_argument;
 };
-class TypeError : public std::invalid_argument {    // -> TypeError
+class TypeError : public std::invalid_argument {  // -> TypeError
  public:
   using std::invalid_argument::invalid_argument;
 };
-class RuntimeError : public std::runtime_error {    // -> RuntimeError
+class RuntimeError : public std::runtime_error {  // -> RuntimeError
  public:
   using std::runtime_error::runtime_error;
 };

@@ -48,7 +48,8 @@ void Tensor::check_type(DType requested) const {
 Tensor Tensor::reshaped(Shape shape) const {
   check_shape(shape, "reshape");
   if (tpustrategy::num_elements(shape) != num_elements()) {
-    fail<InvalidArgumentError>("reshape", "Input to reshape is a tensor with {} values, but the requested shape {} has {}",
+    fail<InvalidArgumentError>("reshape",
+                               "Input to reshape is a tensor with {} values, but the requested shape {} has {}",
                                num_elements(), shape_to_string(shape), tpustrategy::num_elements(shape));
   }
   return Tensor(dtype_, std::move(shape), buffer_);

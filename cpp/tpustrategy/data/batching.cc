@@ -130,6 +130,41 @@ Tensor slice_rows(const Tensor& batch, std::int64_t begin, std::int64_t count) {
   return out;
 }
 
+std::vector<Tensor> slice_rows_to_devices(const Tensor& batch, std::span<const std::int64_t> begins,
+                                          std::span<const std::int64_t> counts, std::span<const DevicePtr> devices) {
+  require_rank1(batch, "slice_rows_to_devices");
+  if (begins.size() != counts.size() || counts.size() != devices.size()) {
+    fail<InvalidArgumentError>("slice_rows_to_devices", "got {} begins, {} counts and {} devices", begins.size(),
+                               counts.size(), devices.size());
+  }
+  const std::int64_t rows = batch.shape()[0];
+  std::int64_t total_bytes = 0;
+  const auto bytes = row_bytes(batch);
+  for (std::size_t i = 0; i < begins.size(); ++i) {
+    if (begins[i] < 0 || counts[i] < 0 || begins[i] + counts[i] > rows) {
+      fail<InvalidArgumentError>("slice_rows_to_devices", "rows [{}, {}) are out of range for a batch of {}", begins[i],
+                                 begins[i] + counts[i], rows);
+    }
+    total_bytes += counts[i] * bytes;
+  }
+  std::vector<Tensor> out;
+  out.reserve(begins.size());
+  for (std::size_t i = 0; i < begins.size(); ++i) {
+    Shape shape = batch.shape();
+    shape[0] = counts[i];
+    out.push_back(Tensor::empty(batch.dtype(), std::move(shape), devices[i]));  // charged to that device
+  }
+  const auto* src = static_cast<const char*>(batch.raw_data());
+  copy_pieces(static_cast<std::int64_t>(out.size()), total_bytes, [&](std::int64_t i) {
+    const Tensor& piece = out[static_cast<std::size_t>(i)];
+    if (piece.nbytes() > 0) {
+      std::memcpy(piece.mutable_raw_data(), src + begins[static_cast<std::size_t>(i)] * bytes,
+                  static_cast<std::size_t>(piece.nbytes()));
+    }
+  });
+  return out;
+}
+
 Tensor concat_rows(std::span<const Tensor> parts) {
   if (parts.empty()) fail<InvalidArgumentError>("concat_rows", "cannot concatenate an empty list of tensors");
   const Tensor& first = parts.front();

@@ -27,6 +27,12 @@ std::vector<Tensor> split_rows(const Tensor& batch, std::span<const std::int64_t
 // Rows [begin, begin + count) of `batch` as a new tensor of shape [count] + batch.shape[1:].
 Tensor slice_rows(const Tensor& batch, std::int64_t begin, std::int64_t count);
 
+// Row ranges [begins[i], begins[i] + counts[i]) of `batch`, range i allocated directly on
+// devices[i] (null: the current device). This is how a distributed dataset hands each replica
+// its slice of a global batch with a single copy into that replica's memory.
+std::vector<Tensor> slice_rows_to_devices(const Tensor& batch, std::span<const std::int64_t> begins,
+                                          std::span<const std::int64_t> counts, std::span<const DevicePtr> devices);
+
 // Concatenates tensors of equal dtype and equal shape[1:] along dim 0.
 Tensor concat_rows(std::span<const Tensor> parts);
 

@@ -74,6 +74,19 @@ class TensorSliceDataset(Dataset):
             self._rows = [_structure.pack_as(self._element, row) for row in zip(*columns, strict=True)]
         return iter(self._rows)
 
+    def _batch_bounds(self, batch_size: int, drop_remainder: bool):
+        """(first row, row count) of each batch ``batch(batch_size, drop_remainder)`` makes of this source."""
+        stop = self._size - self._size % batch_size if drop_remainder else self._size
+        return [(begin, min(batch_size, stop - begin)) for begin in range(0, stop, batch_size)]
+
+    def _iterate_row_ranges(self, batch_size: int, drop_remainder: bool):
+        """What ``batch(batch_size, drop_remainder)`` yields, cut straight from the source (one copy per batch)."""
+        leaves = _structure.flatten(self._element)
+        for begin, count in self._batch_bounds(batch_size, drop_remainder):
+            yield _structure.pack_as(self._element, [
+                _core._data_slice_rows(leaf, begin, count) if isinstance(leaf, _core.Tensor)
+                else leaf[begin:begin + count].copy() for leaf in leaves])
+
     def _compute_element_spec(self):
         return _structure.map_structure(
             lambda spec: _structure.drop_leading_dim(spec), _structure.spec_of(self._element))

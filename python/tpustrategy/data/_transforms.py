@@ -50,6 +50,10 @@ class BatchDataset(_UnaryDataset):
         self._drop_remainder = bool(drop_remainder)
 
     def _iterate(self):
+        sliced = getattr(self._input, "_iterate_row_ranges", None)
+        if sliced is not None:  # from_tensor_slices(...).batch(n): cut row ranges, skip per-row elements
+            yield from sliced(self._batch_size, self._drop_remainder)
+            return
         pending = []
         for element in self._input._iterate():
             pending.append(element)

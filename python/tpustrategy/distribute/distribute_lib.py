@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 
-from tpustrategy.distribute import cross_replica_ops
+from tpustrategy.distribute import cross_replica_ops, input_lib
 from tpustrategy.distribute import distribution_strategy_context as ds_context
 from tpustrategy.distribute.distribute_options import (  # noqa: F401 - re-exported as in TF
     InputContext,
@@ -107,17 +107,29 @@ class StrategyBase:
         return self._extended._local_results(value)
 
     def experimental_distribute_dataset(self, dataset, options=None):
-        raise NotImplementedError("experimental_distribute_dataset is not implemented yet in tpustrategy "
-                                  "(input distribution lands with the tpustrategy.data work)")
+        """Splits each global batch of `dataset` over the replicas (SEMANTICS.md §2.5).
+
+        One input worker per simulated host; each worker's pipeline is auto-sharded by the dataset's
+        ``experimental_distribute.auto_shard_policy`` and rebatched so that every replica gets its share of
+        each global batch, copied into its device's memory.
+
+        Returns:
+          A DistributedDataset (the dataset itself on the default strategy).
+        """
+        input_lib.validate_options(options, from_function=False)
+        return self._extended._experimental_distribute_dataset(dataset, options)
 
     def distribute_datasets_from_function(self, dataset_fn, options=None):
-        raise NotImplementedError("distribute_datasets_from_function is not implemented yet in tpustrategy "
-                                  "(input distribution lands with the tpustrategy.data work)")
+        """Calls ``dataset_fn(InputContext(W, i, N))`` once per host i; each replica of a host dequeues the next
+        element of that host's dataset in turn (no rebatching, no sharding)."""
+        input_lib.validate_options(options, from_function=True)
+        return self._extended._distribute_datasets_from_function(dataset_fn, options)
 
     experimental_distribute_datasets_from_function = distribute_datasets_from_function
 
     def experimental_make_numpy_dataset(self, numpy_input, session=None):
-        raise NotImplementedError("experimental_make_numpy_dataset needs tpustrategy.data, not implemented yet")
+        """A dataset of the rows of `numpy_input` (a nest of arrays, copied to the host; lists are stacked)."""
+        return input_lib.make_numpy_dataset(numpy_input)
 
     def __copy__(self):
         raise RuntimeError("Must only deepcopy DistributionStrategy.")
@@ -158,10 +170,14 @@ class StrategyV1(StrategyBase):
         return self.run(fn, args=(inputs,) if input_iterator is not None else ())
 
     def make_dataset_iterator(self, dataset):
-        raise NotImplementedError("make_dataset_iterator needs tpustrategy.data, not implemented yet")
+        """An iterator (with ``initialize``) over ``experimental_distribute_dataset(dataset)``."""
+        return input_lib.DistributedIteratorV1(self.experimental_distribute_dataset(dataset))
 
     def make_input_fn_iterator(self, input_fn, replication_mode=InputReplicationMode.PER_WORKER):
-        raise NotImplementedError("make_input_fn_iterator needs tpustrategy.data, not implemented yet")
+        """An iterator (with ``initialize``) over the datasets ``input_fn(InputContext)`` returns per host."""
+        if replication_mode != InputReplicationMode.PER_WORKER:
+            raise ValueError(f"Input replication mode not supported: {replication_mode!r}")
+        return input_lib.DistributedIteratorV1(self.distribute_datasets_from_function(input_fn))
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -195,6 +211,12 @@ class _DefaultDistributionExtended(StrategyExtendedV1):
 
     def _distribute_values_from_function(self, value_fn):
         return value_fn(ValueContext())
+
+    def _experimental_distribute_dataset(self, dataset, options):
+        return dataset
+
+    def _distribute_datasets_from_function(self, dataset_fn, options):
+        return dataset_fn(InputContext())
 
 
 class _DefaultScope:

@@ -187,6 +187,17 @@ class StrategyExtendedV2:
                 results.append(value_fn(ValueContext(i, len(devices))))
         return values_lib.regroup(results, always_wrap=True)
 
+    # ---- input ----
+    def _experimental_distribute_dataset(self, dataset, options):
+        from tpustrategy.distribute import input_lib
+
+        return input_lib.DistributedDataset(self._container_strategy(), dataset, options)
+
+    def _distribute_datasets_from_function(self, dataset_fn, options):
+        from tpustrategy.distribute import input_lib
+
+        return input_lib.DistributedDatasetsFromFunction(self._container_strategy(), dataset_fn, options)
+
     # ---- variables ----
     def update(self, var, fn, args=(), kwargs=None, group=True):
         """Calls ``fn(component, *select_replica(i, args))`` for each component of `var` in cross-replica
@@ -241,7 +252,10 @@ class StrategyExtendedV1(StrategyExtendedV2):
         return self.worker_devices
 
     def experimental_make_numpy_dataset(self, numpy_input, session=None):
-        raise NotImplementedError("experimental_make_numpy_dataset needs tpustrategy.data, not implemented yet")
+        """A dataset of the rows of `numpy_input` (copied to the host; lists of arrays are stacked)."""
+        from tpustrategy.distribute import input_lib
+
+        return input_lib.make_numpy_dataset(numpy_input)
 
     @property
     def experimental_between_graph(self) -> bool:

@@ -34,6 +34,8 @@ class MirroredExtended(StrategyExtendedV1):
     def __init__(self, container_strategy, devices):
         super().__init__(container_strategy)
         self._devices = resolve_devices(devices) if devices is not None else default_devices()
+        # Partial last batches: exhausted replicas get empty dummies until every replica is done (as TF 2.x).
+        self.experimental_enable_get_next_as_optional = True
 
     def _replica_devices(self) -> list:
         return self._devices

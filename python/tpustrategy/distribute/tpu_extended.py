@@ -119,6 +119,14 @@ class TPUExtended(StrategyExtendedV1):
 
         return nest.map_structure(wrap_shared, regrouped)
 
+    def _distribute_datasets_from_function(self, dataset_fn, options):
+        from tpustrategy.distribute.distribute_options import InputReplicationMode
+
+        if options is not None and options.experimental_replication_mode == InputReplicationMode.PER_REPLICA:
+            raise NotImplementedError("InputReplicationMode.PER_REPLICA is only supported in "
+                                      "`distribute_datasets_from_function` of tf.distribute.MirroredStrategy")
+        return super()._distribute_datasets_from_function(dataset_fn, options)
+
     def _check_gather_participants(self, tensors) -> None:
         shapes = {tuple(t._shape_tuple) for t in tensors}
         if len(shapes) > 1:

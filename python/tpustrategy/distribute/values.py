@@ -131,3 +131,27 @@ def _regroup_leaf(values: list, wrap_class, always_wrap: bool):
     ):
         return container
     return wrap_class(values)
+
+
+class PerReplicaSpec:
+    """The spec of a PerReplica value: one spec per replica (``values.PerReplicaSpec``)."""
+
+    def __init__(self, *value_specs):
+        self._value_specs = tuple(value_specs)
+
+    @property
+    def _component_specs(self) -> tuple:
+        return self._value_specs
+
+    @property
+    def value_type(self):
+        return PerReplica
+
+    def __eq__(self, other):
+        return type(other) is type(self) and self._value_specs == other._value_specs
+
+    def __hash__(self):
+        return hash(self._value_specs)
+
+    def __repr__(self) -> str:
+        return f"PerReplicaSpec({', '.join(repr(s) for s in self._value_specs)})"
