@@ -61,8 +61,9 @@ bool is_operand(py::handle v) {
       py::isinstance<py::float_>(v) || py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v)) {
     return true;
   }
-  static py::handle np_ndarray = py::object(py::module_::import("numpy").attr("ndarray")).release();  // leaked: must outlive finalisation
-  static py::handle np_generic = py::object(py::module_::import("numpy").attr("generic")).release();  // leaked: must outlive finalisation
+  // Leaked on purpose: a static py::object would be released after interpreter finalisation.
+  static py::handle np_ndarray = py::object(py::module_::import("numpy").attr("ndarray")).release();
+  static py::handle np_generic = py::object(py::module_::import("numpy").attr("generic")).release();
   return py::isinstance(v, np_ndarray) || py::isinstance(v, np_generic);
 }
 

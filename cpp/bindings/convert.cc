@@ -12,9 +12,8 @@ namespace tpustrategy::bindings {
 namespace {
 
 py::object ml_dtypes_bfloat16() {
-  static py::handle type = py::module_::import("ml_dtypes")
-                               .attr("bfloat16")
-                               .release();  // leaked on purpose: must outlive interpreter finalisation
+  // Leaked on purpose: a static py::object would be released after interpreter finalisation.
+  static py::handle type = py::object(py::module_::import("ml_dtypes").attr("bfloat16")).release();
   return py::reinterpret_borrow<py::object>(type);
 }
 
@@ -183,8 +182,7 @@ Tensor to_tensor(py::handle value, std::optional<DType> dtype, Conversion mode) 
     return cast_tensor_for(tensor, dtype.value_or(tensor.dtype()), mode);
   }
   // numpy scalars first: np.float64 subclasses Python float but keeps its dtype, as in TF.
-  static py::handle numpy_generic =
-      py::module_::import("numpy").attr("generic").release();  // leaked: outlives finalisation
+  static py::handle numpy_generic = py::object(py::module_::import("numpy").attr("generic")).release();
   bool is_numpy = py::isinstance<py::array>(value) || py::isinstance(value, numpy_generic);
   if (!is_numpy &&
       (py::isinstance<py::bool_>(value) || py::isinstance<py::int_>(value) || py::isinstance<py::float_>(value)))
