@@ -438,3 +438,90 @@ def test_ops_count_against_device_memory(tpu0):
         u = t + t
         assert u.device == t.device
         assert tps.reduce_sum(u).device == t.device
+
+
+def test_kernels_release_the_gil():
+    import threading
+    import time
+
+    a = tps.constant(np.random.default_rng(4).standard_normal((768, 768)))
+    start = time.perf_counter()
+    tps.matmul(a, a)
+    kernel = time.perf_counter() - start
+    stamps = []
+    done = threading.Event()
+
+    def work():
+        tps.matmul(a, a)
+        done.set()
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    while not done.is_set():
+        stamps.append(time.perf_counter())
+    thread.join()
+    gaps = np.diff(stamps) if len(stamps) > 1 else np.array([kernel])
+    # With the GIL held for the whole kernel, this thread would stall for about `kernel` seconds.
+    assert len(stamps) > 10
+    assert gaps.max() < max(0.6 * kernel, 0.02)
+
+
+def test_ops_from_several_threads_agree():
+    from concurrent.futures import ThreadPoolExecutor
+
+    n = np.arange(512 * 512, dtype=np.float32).reshape(512, 512) / 1000
+    t = tps.constant(n)
+
+    def work(i):
+        return np.asarray(tps.reduce_sum(t * float(i), axis=0))
+
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(work, range(8)))
+    for i, r in enumerate(results):
+        np.testing.assert_allclose(r, (n * i).sum(axis=0), rtol=1e-4)
+
+
+def test_nn_losses_match_numpy():
+    rng = np.random.default_rng(5)
+    logits = rng.standard_normal((4, 3)).astype(np.float32)
+    labels = np.array([0, 2, 1, 2])
+    onehot = np.eye(3, dtype=np.float32)[labels]
+    logp = logits - logits.max(-1, keepdims=True)
+    logp = logp - np.log(np.exp(logp).sum(-1, keepdims=True))
+    check(tps.nn.softmax_cross_entropy_with_logits(onehot, logits), -(onehot * logp).sum(-1), "float32", rtol=1e-5)
+    check(
+        tps.nn.sparse_softmax_cross_entropy_with_logits(labels.astype(np.int32), logits),
+        -logp[range(4), labels],
+        "float32",
+        rtol=1e-5,
+    )
+    with pytest.raises(errors.InvalidArgumentError, match="outside the valid range"):
+        tps.nn.sparse_softmax_cross_entropy_with_logits(np.array([3], np.int32), logits[:1])
+    z = (rng.random((4, 3)) > 0.5).astype(np.float32)
+    expected = np.maximum(logits, 0) - logits * z + np.log1p(np.exp(-np.abs(logits)))
+    check(tps.nn.sigmoid_cross_entropy_with_logits(labels=z, logits=logits), expected, "float32", rtol=1e-5)
+    check(tps.nn.l2_loss(logits), (logits.astype(np.float64) ** 2).sum() / 2, "float32", rtol=1e-5)
+    check(tps.nn.relu6(logits * 10), np.clip(logits * 10, 0, 6), "float32")
+    check(tps.nn.leaky_relu(logits), np.where(logits > 0, logits, 0.2 * logits), "float32", rtol=1e-6)
+
+
+def test_math_composites_match_numpy():
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((3, 4)).astype(np.float64)
+    check(tps.clip_by_value(x, -0.5, 0.5), np.clip(x, -0.5, 0.5), "float64")
+    check(tps.math.squared_difference(x, 1.0), (x - 1) ** 2, rtol=1e-12)
+    check(tps.math.reciprocal(x), 1 / x, rtol=1e-12)
+    check(tps.math.reduce_variance(x, axis=1), x.var(axis=1), rtol=1e-12)
+    check(tps.math.reduce_std(x, axis=0, keepdims=True), x.std(axis=0, keepdims=True), rtol=1e-12)
+    big = x * 300
+    m = big.max(-1, keepdims=True)
+    check(
+        tps.math.reduce_logsumexp(big, axis=-1), (np.log(np.exp(big - m).sum(-1, keepdims=True)) + m)[:, 0], rtol=1e-12
+    )
+    check(tps.math.reduce_logsumexp(x), np.log(np.exp(x).sum()), rtol=1e-12)
+    y = np.array([1.0, np.nan, np.inf, 0.0])
+    check(tps.math.is_nan(y), np.isnan(y), "bool")
+    check(tps.math.is_finite(y), np.isfinite(y), "bool")
+    check(tps.math.count_nonzero(y), np.count_nonzero(y), "int64")
+    with pytest.raises(TypeError):
+        tps.math.is_nan([1, 2])

@@ -34,33 +34,37 @@ def run_demo(slice_name: str | None = None) -> None:
         _core.activate_slice(slice_name)
     print_slice()
     print()
-    distribute = getattr(tps, "distribute", None)
-    strategy_cls = getattr(distribute, "TPUStrategy", None) or getattr(distribute, "MirroredStrategy", None)
-    if strategy_cls is None:
-        _tensor_demo()
-        return
-    strategy = strategy_cls() if strategy_cls.__name__ == "TPUStrategy" else strategy_cls(
-        [d.name for d in _core.list_devices("TPU")])
+    resolver = tps.distribute.cluster_resolver.TPUClusterResolver(tpu=slice_name or "")
+    tps.config.experimental_connect_to_cluster(resolver)
+    tps.tpu.experimental.initialize_tpu_system(resolver)
+    strategy = tps.distribute.TPUStrategy(resolver)
     n = strategy.num_replicas_in_sync
-    print(f"{type(strategy).__name__} with {n} replicas")
-    global_batch = np.arange(4 * n, dtype=np.float32).reshape(n, 4)
-    per_replica = strategy.experimental_distribute_values_from_function(
-        lambda ctx: tps.constant(global_batch[ctx.replica_id_in_sync_group]))
+    print(f"TPUStrategy: {n} replicas, {strategy.extended.num_hosts} host(s)")
 
+    # A global batch of 2n rows, split across the replicas by the input pipeline.
+    features = np.arange(2 * n * 4, dtype=np.float32).reshape(2 * n, 4)
+    dataset = tps.data.Dataset.from_tensor_slices(features).batch(2 * n)
+    batch = next(iter(strategy.experimental_distribute_dataset(dataset)))
+    with strategy.scope():
+        weights = tps.Variable(tps.ones((4, 1)), name="weights")
+
+    @tps.function
     def step(x):
         ctx = tps.distribute.get_replica_context()
-        local = tps.reduce_sum(x * x) if hasattr(tps, "reduce_sum") else tps.constant(float(np.sum(np.square(x))))
-        total = ctx.all_reduce(tps.distribute.ReduceOp.SUM, local)
-        return local, total
+        local = tps.reduce_sum(tps.matmul(x, weights) ** 2)
+        return local, ctx.all_reduce(tps.distribute.ReduceOp.SUM, local)
 
-    local, total = strategy.run(step, args=(per_replica,))
+    local, total = strategy.run(step, args=(batch,))
     for i, value in enumerate(strategy.experimental_local_results(local)):
-        print(f"  replica {i} on {value.device}: sum(x*x) = {float(value.numpy()):g}")
-    print(f"  all_reduce(SUM) on every replica = {float(strategy.experimental_local_results(total)[0].numpy()):g} "
-          f"(numpy: {float(np.sum(global_batch ** 2)):g})")
-    mean = strategy.reduce(tps.distribute.ReduceOp.MEAN, per_replica, axis=0)
-    print(f"  strategy.reduce(MEAN, axis=0) = {np.asarray(mean)} (numpy: {global_batch.mean(axis=0)})")
-    print("\nHBM in use per core:")
+        rows = np.asarray(strategy.experimental_local_results(batch)[i]) // 4  # row index of each row
+        print(f"  replica {i} on {value.device}: global rows {rows[:, 0].astype(int).tolist()} -> "
+              f"sum((x @ w)^2) = {float(value):g}")
+    expected = float(np.sum((features @ np.ones((4, 1), np.float32)) ** 2))
+    print(f"  all_reduce(SUM) on every replica = {float(strategy.experimental_local_results(total)[0]):g} "
+          f"(numpy: {expected:g})")
+    mean = strategy.reduce(tps.distribute.ReduceOp.MEAN, batch, axis=0)
+    print(f"  strategy.reduce(MEAN, batch, axis=0) = {np.asarray(mean)} (numpy: {features.mean(axis=0)})")
+    print("\nHBM in use per core (batch slices + the mirrored weights + results):")
     for d in _core.list_devices("TPU"):
         info = tps.config.experimental.get_memory_info(d.name)
         print(f"  {d.name}: current {info['current']} B, peak {info['peak']} B")

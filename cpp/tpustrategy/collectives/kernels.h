@@ -6,7 +6,8 @@
 //
 // Work is blocked in cache-sized pieces; buffers of a few dozen KiB run inline on the caller, larger
 // ones are split over the global worker pool. Reductions read every input byte once and write every
-// output byte once. float16 / bfloat16 accumulate in float32 and round once at the end.
+// output byte once (up to 8 inputs in one streaming pass; outputs of 4 MiB and more with non-temporal
+// stores). float16 / bfloat16 accumulate in float32 and round once at the end.
 //
 // Aliasing: all_reduce's output may be exactly one of its inputs (in place); reduce_scatter's output j
 // may be exactly participant j's chunk j. Otherwise outputs must not overlap inputs.

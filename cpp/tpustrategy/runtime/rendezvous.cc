@@ -81,7 +81,7 @@ struct Rendezvous::Generation {
   int count = 0;
   int first = -1;  // the participant whose descriptor the others are checked against
   std::vector<CollectiveResult> results;
-  std::exception_ptr error;  // mismatch, departure or kernel failure: every participant gets it
+  StoredError error;  // mismatch, departure or kernel failure: every participant gets it
 };
 
 Rendezvous::Rendezvous(int num_participants, RendezvousKernel kernel, std::string name)
@@ -99,25 +99,27 @@ std::shared_ptr<Rendezvous::Generation> Rendezvous::join_locked(const char* wher
     fail<InvalidArgumentError>(where, "{}: participant {} is out of range [0, {})", name_, participant,
                                num_participants_);
   }
-  if (cancel_error_) std::rethrow_exception(cancel_error_);
+  if (cancel_error_) cancel_error_.raise();
   std::shared_ptr<Generation> gen = current_;
   if (gen->present[participant]) {
-    auto error = std::make_exception_ptr(FailedPreconditionError(
-        fmt::format("[{}] {}: participant {} arrived twice at generation {}", where, name_, participant, gen->index)));
+    StoredError error(
+        StoredError::Kind::kFailedPrecondition,
+        fmt::format("[{}] {}: participant {} arrived twice at generation {}", where, name_, participant, gen->index));
     if (!gen->error) fail_locked(*gen, error);
-    std::rethrow_exception(error);
+    error.raise();
   }
   gen->present[participant] = true;
   ++gen->count;
   auto throw_gen_error = [&] {
-    std::exception_ptr error = gen->error;
+    StoredError error = gen->error;
     advance_if_drained_locked();
-    std::rethrow_exception(error);
+    error.raise();
   };
   if (gen->error) throw_gen_error();
   if (departed_[participant]) {
-    fail_locked(*gen, std::make_exception_ptr(FailedPreconditionError(fmt::format(
-                          "[{}] {}: participant {} arrived after it departed", where, name_, participant))));
+    fail_locked(
+        *gen, StoredError(StoredError::Kind::kFailedPrecondition,
+                          fmt::format("[{}] {}: participant {} arrived after it departed", where, name_, participant)));
     throw_gen_error();
   }
   if (gen->first < 0) {
@@ -130,11 +132,13 @@ std::shared_ptr<Rendezvous::Generation> Rendezvous::join_locked(const char* wher
       for (int p = 0; p < num_participants_; ++p) {
         if (gen->present[p] && p != participant) parked.push_back(p);
       }
-      fail_locked(*gen, std::make_exception_ptr(InvalidArgumentError(fmt::format(
-                            "[{}] {}: collective mismatch: participant {} issued {} but participant {} issued {} "
-                            "(differing: {}); participants [{}] were waiting",
-                            where, name_, participant, contribution.desc.to_string(), gen->first, expected.to_string(),
-                            differing, fmt::join(parked, ", ")))));
+      fail_locked(
+          *gen,
+          StoredError(StoredError::Kind::kInvalidArgument,
+                      fmt::format("[{}] {}: collective mismatch: participant {} issued {} but participant {} issued {} "
+                                  "(differing: {}); participants [{}] were waiting",
+                                  where, name_, participant, contribution.desc.to_string(), gen->first,
+                                  expected.to_string(), differing, fmt::join(parked, ", "))));
       throw_gen_error();
     }
   }
@@ -145,7 +149,7 @@ std::shared_ptr<Rendezvous::Generation> Rendezvous::join_locked(const char* wher
   return gen;
 }
 
-void Rendezvous::fail_locked(Generation& gen, std::exception_ptr error) {
+void Rendezvous::fail_locked(Generation& gen, StoredError error) {
   gen.error = std::move(error);
   cv_.notify_all();
 }
@@ -161,11 +165,13 @@ void Rendezvous::fail_if_departed_locked(Generation& gen) {
     }
   }
   if (missing.empty()) return;
-  fail_locked(gen, std::make_exception_ptr(FailedPreconditionError(fmt::format(
-                       "[Rendezvous] {}: participant(s) [{}] finished without joining {} that participant(s) [{}] "
-                       "are waiting for",
-                       name_, fmt::join(missing, ", "), gen.contributions[gen.first].desc.to_string(),
-                       fmt::join(parked, ", ")))));
+  fail_locked(
+      gen, StoredError(
+               StoredError::Kind::kFailedPrecondition,
+               fmt::format("[Rendezvous] {}: participant(s) [{}] finished without joining {} that participant(s) [{}] "
+                           "are waiting for",
+                           name_, fmt::join(missing, ", "), gen.contributions[gen.first].desc.to_string(),
+                           fmt::join(parked, ", "))));
 }
 
 void Rendezvous::advance_if_drained_locked() {
@@ -181,7 +187,7 @@ void Rendezvous::run_kernel(std::unique_lock<std::mutex>& lock, const std::share
   current_ = std::make_shared<Generation>(gen->index + 1, num_participants_);
   lock.unlock();
   std::vector<CollectiveResult> results;
-  std::exception_ptr error;
+  StoredError error;
   try {
     results = kernel_(gen->contributions);
     if (!results.empty() && results.size() != static_cast<std::size_t>(num_participants_)) {
@@ -189,7 +195,7 @@ void Rendezvous::run_kernel(std::unique_lock<std::mutex>& lock, const std::share
                           num_participants_);
     }
   } catch (...) {
-    error = std::current_exception();
+    error = StoredError::capture(std::current_exception());
   }
   if (results.empty()) results.resize(num_participants_);
   lock.lock();
@@ -215,8 +221,8 @@ CollectiveResult Rendezvous::arrive_and_wait(int participant, Contribution contr
     });
     --blocked_;
   }
-  if (gen->error) std::rethrow_exception(gen->error);
-  if (gen->state != State::kDone) std::rethrow_exception(cancel_error_);
+  if (gen->error) gen->error.raise();
+  if (gen->state != State::kDone) cancel_error_.raise();
   return gen->results[participant];
 }
 
@@ -229,15 +235,15 @@ bool Rendezvous::arrive(int participant, Contribution contribution) {
 
 std::vector<CollectiveResult> Rendezvous::complete() {
   std::unique_lock lock(mutex_);
-  if (cancel_error_) std::rethrow_exception(cancel_error_);
+  if (cancel_error_) cancel_error_.raise();
   std::shared_ptr<Generation> gen = current_;
-  if (gen->error) std::rethrow_exception(gen->error);
+  if (gen->error) gen->error.raise();
   if (gen->count != num_participants_) {
     fail<FailedPreconditionError>("Rendezvous::complete", "{}: only {} of {} participants have arrived", name_,
                                   gen->count, num_participants_);
   }
   run_kernel(lock, gen);
-  if (gen->error) std::rethrow_exception(gen->error);
+  if (gen->error) gen->error.raise();
   return gen->results;
 }
 
@@ -263,10 +269,12 @@ bool Rendezvous::depart(int participant) {
 }
 
 void Rendezvous::cancel(const std::string& reason) {
-  cancel(std::make_exception_ptr(CancelledError(fmt::format("[Rendezvous] {}: cancelled: {}", name_, reason))));
+  cancel(StoredError(StoredError::Kind::kCancelled, fmt::format("[Rendezvous] {}: cancelled: {}", name_, reason)));
 }
 
-void Rendezvous::cancel(std::exception_ptr error) {
+void Rendezvous::cancel(std::exception_ptr error) { cancel(StoredError::capture(error)); }
+
+void Rendezvous::cancel(StoredError error) {
   std::lock_guard lock(mutex_);
   if (!cancel_error_) cancel_error_ = std::move(error);
   cv_.notify_all();
@@ -274,7 +282,7 @@ void Rendezvous::cancel(std::exception_ptr error) {
 
 bool Rendezvous::cancelled() const {
   std::lock_guard lock(mutex_);
-  return cancel_error_ != nullptr;
+  return static_cast<bool>(cancel_error_);
 }
 
 void Rendezvous::reset() {
@@ -283,7 +291,7 @@ void Rendezvous::reset() {
     fail<FailedPreconditionError>("Rendezvous::reset", "{}: {} participant(s) are still blocked in it", name_,
                                   blocked_);
   }
-  cancel_error_ = nullptr;
+  cancel_error_ = StoredError();
   departed_.assign(num_participants_, false);
   current_ = std::make_shared<Generation>(current_->index + 1, num_participants_);
 }

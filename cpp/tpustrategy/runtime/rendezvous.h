@@ -27,6 +27,7 @@
 
 #include "tpustrategy/collectives/reduce_op.h"
 #include "tpustrategy/core/dtype.h"
+#include "tpustrategy/runtime/stored_error.h"
 
 namespace tpustrategy {
 
@@ -106,10 +107,11 @@ class Rendezvous {
   bool depart(int participant);
 
   // Wakes every current and future waiter with CancelledError("... cancelled: <reason>") or with
-  // `error`. The first cancellation wins. A kernel already running finishes first (it reads the
-  // waiters' buffers).
+  // `error` (re-raised with its type and message). The first cancellation wins. A kernel already running finishes first
+  // (it reads the waiters' buffers).
   void cancel(const std::string& reason);
   void cancel(std::exception_ptr error);
+  void cancel(StoredError error);
   bool cancelled() const;
 
   // Forgets cancellation, departures and the current generation, for reuse after a failed step.
@@ -122,7 +124,7 @@ class Rendezvous {
  private:
   struct Generation;
   std::shared_ptr<Generation> join_locked(const char* where, int participant, Contribution&& contribution, bool* full);
-  void fail_locked(Generation& gen, std::exception_ptr error);
+  void fail_locked(Generation& gen, StoredError error);
   void fail_if_departed_locked(Generation& gen);
   void advance_if_drained_locked();
   void run_kernel(std::unique_lock<std::mutex>& lock, const std::shared_ptr<Generation>& gen);
@@ -134,7 +136,7 @@ class Rendezvous {
   mutable std::mutex mutex_;
   std::condition_variable cv_;
   std::shared_ptr<Generation> current_;
-  std::exception_ptr cancel_error_;
+  StoredError cancel_error_;
   std::vector<bool> departed_;
   int blocked_ = 0;  // threads inside arrive_and_wait
 };

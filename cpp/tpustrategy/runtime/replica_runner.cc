@@ -14,6 +14,7 @@
 
 #include "tpustrategy/collectives/kernels.h"
 #include "tpustrategy/core/errors.h"
+#include "tpustrategy/runtime/stored_error.h"
 
 namespace tpustrategy {
 namespace {
@@ -66,36 +67,12 @@ std::vector<CollectiveResult> run_collective(std::span<const Contribution> contr
 }
 
 // Rethrows `error` with the same type and "[run_replicas] replica r failed: " in front of its message.
+// Called after every replica thread has been joined.
 [[noreturn]] void rethrow_naming_replica(std::exception_ptr error, int replica) {
-  const std::string prefix = fmt::format("[run_replicas] replica {} failed: ", replica);
-  try {
-    std::rethrow_exception(error);
-  }
-#define TPUSTRATEGY_RETHROW_AS(Type) \
-  catch (const Type& e) {            \
-    throw Type(prefix + e.what());   \
-  }
-  TPUSTRATEGY_RETHROW_AS(InvalidArgumentError)
-  TPUSTRATEGY_RETHROW_AS(OutOfRangeError)
-  TPUSTRATEGY_RETHROW_AS(ResourceExhaustedError)
-  TPUSTRATEGY_RETHROW_AS(FailedPreconditionError)
-  TPUSTRATEGY_RETHROW_AS(CancelledError)
-  TPUSTRATEGY_RETHROW_AS(NotFoundError)
-  TPUSTRATEGY_RETHROW_AS(UnimplementedError)
-  TPUSTRATEGY_RETHROW_AS(DataLossError)
-  TPUSTRATEGY_RETHROW_AS(AbortedError)
-  TPUSTRATEGY_RETHROW_AS(InternalError)
-  TPUSTRATEGY_RETHROW_AS(OpError)
-  TPUSTRATEGY_RETHROW_AS(ValueError)
-  TPUSTRATEGY_RETHROW_AS(TypeError)
-  TPUSTRATEGY_RETHROW_AS(RuntimeError)
-  TPUSTRATEGY_RETHROW_AS(std::invalid_argument)
-  TPUSTRATEGY_RETHROW_AS(std::out_of_range)
-  TPUSTRATEGY_RETHROW_AS(std::logic_error)
-  TPUSTRATEGY_RETHROW_AS(std::runtime_error)
-#undef TPUSTRATEGY_RETHROW_AS
-  // Other types cannot be rebuilt with a new message: pass them on unchanged.
-  std::rethrow_exception(error);
+  StoredError stored = StoredError::capture(error);
+  // Types outside the known hierarchy cannot be rebuilt with a new message: pass them on unchanged.
+  if (stored.kind() == StoredError::Kind::kOther) std::rethrow_exception(error);
+  stored.raise(fmt::format("[run_replicas] replica {} failed: ", replica));
 }
 
 }  // namespace
@@ -154,15 +131,9 @@ class ReplicaRunnerState {
     if (first_error_) return;  // a consequence of the first failure (cancelled, same mismatch, ...)
     first_error_ = error;
     first_replica_ = replica;
-    std::string what = "unknown error";
-    try {
-      std::rethrow_exception(error);
-    } catch (const std::exception& e) {
-      what = e.what();
-    } catch (...) {
-    }
-    cancel_error_ = std::make_exception_ptr(
-        CancelledError(fmt::format("[run_replicas] cancelled because replica {} failed: {}", replica, what)));
+    cancel_error_ =
+        StoredError(StoredError::Kind::kCancelled, fmt::format("[run_replicas] cancelled because replica {} failed: {}",
+                                                               replica, StoredError::capture(error).message()));
     for (auto& [group, entry] : groups_) entry.rendezvous->cancel(cancel_error_);
   }
 
@@ -182,7 +153,7 @@ class ReplicaRunnerState {
   std::vector<bool> done_;
   std::exception_ptr first_error_;
   int first_replica_ = -1;
-  std::exception_ptr cancel_error_;
+  StoredError cancel_error_;  // values, not exception_ptr: raised concurrently in many threads
 };
 
 }  // namespace detail

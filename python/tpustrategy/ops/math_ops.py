@@ -139,3 +139,76 @@ def matmul(
 def cast(x, dtype, name=None):
     """Converts `x` to `dtype`; float to int truncates toward zero (tf.cast)."""
     return _ops.cast(x, _core.DType(dtype))
+
+
+def _tensor(value, dtype=None):
+    if isinstance(value, _core.Tensor):
+        return value
+    return _core.convert_to_tensor(value, dtype)
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    """Clamps `t` to [clip_value_min, clip_value_max] elementwise (tf.clip_by_value)."""
+    return _ops.minimum(_ops.maximum(t, clip_value_min), clip_value_max)
+
+
+def squared_difference(x, y, name=None):
+    """(x - y) ** 2 elementwise (tf.math.squared_difference)."""
+    return _ops.square(_ops.subtract(x, y))
+
+
+def reciprocal(x, name=None):
+    """1 / x elementwise (tf.math.reciprocal)."""
+    t = _tensor(x)
+    return _ops.divide(_ops.ones([], t.dtype), t)
+
+
+def is_nan(x, name=None):
+    """True where x is NaN (tf.math.is_nan); floating dtypes only."""
+    t = _tensor(x)
+    if not t.dtype.is_floating:
+        raise TypeError(f"is_nan requires a floating-point tensor, got {t.dtype.name}")
+    return _ops.not_equal(t, t)
+
+
+def is_finite(x, name=None):
+    """True where x is neither infinite nor NaN (tf.math.is_finite); floating dtypes only."""
+    t = _tensor(x)
+    if not t.dtype.is_floating:
+        raise TypeError(f"is_finite requires a floating-point tensor, got {t.dtype.name}")
+    return _ops.less(_ops.abs(t), float("inf"))
+
+
+def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+    """Variance over `axis` (tf.math.reduce_variance); floating dtypes only."""
+    t = _tensor(input_tensor)
+    if not t.dtype.is_floating:
+        raise TypeError(f"reduce_variance requires a floating-point tensor, got {t.dtype.name}")
+    axes = axis_list(axis)
+    mean = _ops.reduce_mean(t, axes, True)
+    return _ops.reduce_mean(_ops.square(_ops.subtract(t, mean)), axes, bool(keepdims))
+
+
+def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+    """Standard deviation over `axis` (tf.math.reduce_std); floating dtypes only."""
+    return _ops.sqrt(reduce_variance(input_tensor, axis, keepdims))
+
+
+def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
+    """log(sum(exp(x))) over `axis`, computed stably (tf.math.reduce_logsumexp)."""
+    t = _tensor(input_tensor)
+    axes = axis_list(axis)
+    m = _ops.reduce_max(t, axes, True)
+    m = _ops.where(is_finite(m), m, _ops.zeros([], t.dtype))
+    s = _ops.log(_ops.reduce_sum(_ops.exp(_ops.subtract(t, m)), axes, True))
+    out = _ops.add(s, m)
+    if keepdims:
+        return out
+    return _ops.squeeze(out, list(range(t.ndim)) if axes is None else axes)
+
+
+def count_nonzero(input, axis=None, keepdims=False, dtype=_core.int64, name=None):  # noqa: A002
+    """Number of non-zero elements over `axis` (tf.math.count_nonzero)."""
+    t = _tensor(input)
+    nonzero = _ops.cast(t, _core.bool) if t.dtype != _core.bool else t
+    return _ops.reduce_sum(_ops.cast(nonzero, _core.DType(dtype)), axis_list(axis), bool(keepdims))
