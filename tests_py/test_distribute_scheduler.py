@@ -221,3 +221,21 @@ def test_run_nested_in_a_merge_fn_keeps_the_outer_run_intact():
         return ds.get_replica_context().all_reduce("sum", 2.0)
 
     assert values_of(strategy.run(fn)) == [4.0, 4.0]
+
+
+def test_finished_run_holds_no_outputs_in_pooled_replicas():
+    # Pooled replica greenlets must not keep the last step's outputs (and their HBM) alive.
+    import numpy as np
+
+    import tpustrategy as tf
+
+    strategy = tf.distribute.TPUStrategy()
+
+    def step(x):
+        ctx = tf.distribute.get_replica_context()
+        return tf.constant(np.zeros(1000, np.float32)), ctx.all_reduce("sum", x)
+
+    result = strategy.run(step, args=(tf.constant(np.ones(10, np.float32)),))
+    assert tf.config.experimental.get_memory_info("TPU:1")["current"] == 4000 + 40
+    del result
+    assert tf.config.experimental.get_memory_info("TPU:1")["current"] == 0

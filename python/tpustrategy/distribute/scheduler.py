@@ -54,6 +54,10 @@ class ReplicaRun:
         self._driver: greenlet.greenlet | None = None
         self._sync_count = 0
         self._suspended = [False] * num_replicas  # inside synchronize: parked, or waiting to be resumed
+        # A finished replica leaves its _Finished here rather than passing it through switch(): an
+        # argument of a suspended switch() stays referenced by the pooled worker's frame, which would
+        # keep the last step's outputs (and their HBM) alive until the worker's next run.
+        self._finished: list = [None] * num_replicas
 
     # ---- called from inside a replica ----
     def synchronize(self, replica_id: int, signature: tuple, contribution: Any,
@@ -94,6 +98,8 @@ class ReplicaRun:
                         out = worker.switch(jobs[i])
                     else:
                         out = worker.switch(sends[i])
+                    if out is _DONE:
+                        out, self._finished[i] = self._finished[i], None
                     finished = isinstance(out, _Finished)
                     if finished and out.error is not None:
                         self._cancel(workers, f"replica {i} raised {type(out.error).__name__}: {out.error}")
@@ -154,6 +160,7 @@ class ReplicaRun:
 
 
 _PARKED = object()  # what a replica hands the driver when it parks
+_DONE = object()  # what a replica hands the driver when it finished (the outcome is in run._finished)
 
 
 class _Finished:
@@ -180,8 +187,9 @@ def _worker_loop(job):
             raise
         except BaseException as error:  # noqa: BLE001 - handed to the driver, which re-raises it
             outcome = _Finished(None, error)
-        del run, replica_main, job  # hold nothing of a finished run while idle in the pool
-        job = driver.switch(outcome)
+        run._finished[replica_id] = outcome
+        del run, replica_main, job, outcome  # hold nothing of a finished run while idle in the pool
+        job = driver.switch(_DONE)
 
 
 _pool = threading.local()
