@@ -14,10 +14,11 @@ from tpustrategy.distribute import extended as extended_lib
 from tpustrategy.distribute import values as values_lib
 from tpustrategy.distribute.reduce_util import ReduceOp
 from tpustrategy.framework import device_scope
+from tpustrategy.framework.operators import TensorOperators
 from tpustrategy.variables import VariableAggregation, VariableSynchronization, _as_enum
 
 
-class DistributedVariable(values_lib.DistributedValues):
+class DistributedVariable(TensorOperators, values_lib.DistributedValues):
     """Base of the distributed variables: the components live on the replicas' devices."""
 
     _is_distributed_variable = True
