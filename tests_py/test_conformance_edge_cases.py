@@ -257,3 +257,26 @@ def test_variables_support_tensor_operators():
     mirrored = strategy.extended.reduce_to("SUM", strategy.experimental_distribute_values_from_function(
         lambda _: tf.constant(1.0)), mv)
     assert float(mirrored + 1.0) == 3.0
+
+
+def test_tpu_variables_are_tpu_mirrored_variables():
+    # TF creates tpu_values.TPUMirroredVariable / TPUSyncOnReadVariable under a TPU strategy; reprs name them.
+    strategy = tf.distribute.TPUStrategy()
+    with strategy.scope():
+        v = tf.Variable(1.0)
+        s = tf.Variable(0.0, synchronization=tf.VariableSynchronization.ON_READ,
+                        aggregation=tf.VariableAggregation.SUM)
+    assert type(v).__name__ == "TPUMirroredVariable" and isinstance(v, tf.distribute.MirroredVariable)
+    assert repr(v).startswith("TPUMirroredVariable:{\n  0: <tf.Variable 'Variable:0' shape=() dtype=float32")
+    assert type(s).__name__ == "TPUSyncOnReadVariable" and isinstance(s, tf.distribute.SyncOnReadVariable)
+    s.assign(8.0)  # cross-replica SUM assign: each of the 8 components gets 8 / 8
+    assert [float(c) for c in s.values] == [1.0] * 8 and float(s.read_value()) == 8.0
+
+
+def test_reduce_rejects_non_reduce_op_types():
+    strategy = ms2()
+    values = strategy.run(lambda: tf.constant(1.0))
+    with pytest.raises(TypeError, match="Expected reduce_op to be a tf.distribute.ReduceOp"):
+        strategy.reduce(3, values, axis=None)
+    with pytest.raises(TypeError, match="Expected reduce_op to be a tf.distribute.ReduceOp"):
+        strategy.reduce(None, values, axis=0)
