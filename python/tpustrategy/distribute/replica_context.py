@@ -63,7 +63,12 @@ class ReplicaContext:
 
     @property
     def replica_id_in_sync_group(self):
-        """This replica's index in [0, num_replicas_in_sync)."""
+        """This replica's index in [0, num_replicas_in_sync).
+
+        A Python int, here and in the default context (SEMANTICS.md §1.4/§2.1 fix the default context's int 0
+        and nothing else). TF hands out an int32 tensor inside Mirrored/TPU replicas; the int converts to the
+        same int32 tensor (``tf.identity(i)``, ``all_reduce``), and indexing / arithmetic give equal values.
+        """
         return self._replica_id_in_sync_group
 
     @property
