@@ -280,3 +280,39 @@ def test_reduce_rejects_non_reduce_op_types():
         strategy.reduce(3, values, axis=None)
     with pytest.raises(TypeError, match="Expected reduce_op to be a tf.distribute.ReduceOp"):
         strategy.reduce(None, values, axis=0)
+
+
+def test_function_input_signature_is_enforced_like_tf():
+    @tf.function(input_signature=[tf.TensorSpec(shape=[None], dtype=tf.float32)])
+    def double(x):
+        return x * 2.0
+
+    assert double([1, 2]).numpy().tolist() == [2.0, 4.0]  # Python inputs are converted to the spec's dtype
+    assert double(x=tf.constant([1.0])).numpy().tolist() == [2.0]
+    with pytest.raises(TypeError, match="incompatible with input_signature"):
+        double(tf.constant([[1.0]]))  # rank 2 for a [None] spec
+    with pytest.raises(TypeError, match="incompatible with input_signature"):
+        double(tf.constant([1], dtype=tf.int32))  # tensors are not cast
+    with pytest.raises(TypeError):
+        double(tf.constant([1.0]), tf.constant([1.0]))
+
+    class Scaler:
+        @tf.function(input_signature=[tf.TensorSpec(shape=[], dtype=tf.float32)])
+        def __call__(self, x):
+            return x * 3.0
+
+    assert float(Scaler()(2.0)) == 6.0
+
+
+def test_distributed_element_spec_as_input_signature():
+    # seed 003: element_spec "can be used to set the input_signature property of a tf.function".
+    strategy = ms2()
+    dist = strategy.experimental_distribute_dataset(tf.data.Dataset.range(8).batch(4))
+
+    @tf.function(input_signature=[dist.element_spec])
+    def train_step(inputs):
+        return strategy.reduce("SUM", strategy.run(tf.reduce_sum, args=(inputs,)), axis=None)
+
+    assert [int(train_step(x)) for x in dist] == [6, 22]
+    with pytest.raises(TypeError, match="does not match input_signature"):
+        train_step(tf.constant([1], dtype=tf.int64))
