@@ -316,3 +316,16 @@ def test_distributed_element_spec_as_input_signature():
     assert [int(train_step(x)) for x in dist] == [6, 22]
     with pytest.raises(TypeError, match="does not match input_signature"):
         train_step(tf.constant([1], dtype=tf.int64))
+
+
+def test_mean_of_integer_tensors_is_true_division():
+    # TF's MEAN divides the sum with truediv (cross_device_utils: value / n): int32 gives float64, 1.5 not 1.
+    strategy = ms2()
+    ids = strategy.run(lambda: tf.constant(replica_id() + 1))
+    mean = strategy.reduce("MEAN", ids, axis=None)
+    assert mean.dtype == tf.float64 and float(mean) == 1.5
+    in_replicas = strategy.run(lambda: tf.distribute.get_replica_context().all_reduce(
+        "MEAN", {"id": tf.constant(replica_id() + 1)}))
+    assert [float(v) for v in in_replicas["id"].values] == [1.5, 1.5]
+    assert [v.device for v in in_replicas["id"].values] == list(strategy.extended.worker_devices)
+    assert strategy.reduce("SUM", ids, axis=None).dtype == tf.int32

@@ -43,11 +43,27 @@ def _deliver(results: list):
     return results[0] if len(results) == 1 else Mirrored(results)
 
 
+def all_reduce(tensors: list, reduce_op: ReduceOp, devices: list) -> list:
+    """The collective all-reduce of `tensors` onto each of `devices`.
+
+    The MEAN of integer tensors is TF's ``sum / n`` (truediv: float64), not an integer division.
+    """
+    if reduce_op == ReduceOp.MEAN and tensors and tensors[0].dtype.is_integer:
+        from tpustrategy.ops import math_ops
+
+        results = []
+        for device, total in zip(devices, _core.all_reduce(tensors, "SUM", devices), strict=True):
+            with device_scope.device_scope(device):
+                results.append(math_ops.divide(total, len(tensors)))
+        return results
+    return _core.all_reduce(tensors, reduce_op.value, devices)
+
+
 def reduce_to(reduce_op: ReduceOp, value, devices: list, num_replicas: int):
     """Reduces the components of `value` onto `devices` (one Tensor, or Mirrored over several)."""
     if isinstance(value, DistributedValues):
         components = [_core.convert_to_tensor(v) for v in value.values]
-        return _deliver(_core.all_reduce(components, reduce_op.value, devices))
+        return _deliver(all_reduce(components, reduce_op, devices))
     return reduce_non_distributed_value(reduce_op, value, num_replicas)
 
 
