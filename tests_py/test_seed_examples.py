@@ -644,3 +644,26 @@ def test_seed003_scope_what_happens():
     assert [float(c) for c in v.values] == [3.0, 3.0]
     result = strategy.run(lambda: v * 2.0)  # run enters the scope
     assert [float(x) for x in result.values] == [6.0, 6.0]
+
+
+def test_seed000_multi_worker_autoshard_paragraphs(tmp_path):
+    # seed 000 (and 002/003), "experimental_distribute_dataset": with several workers (v4-32: 4 hosts, 16
+    # replicas) reader datasets are sharded by file, at least one file per worker is required, and other
+    # datasets (Dataset.range) are sharded by data; auto_shard_policy OFF disables it.
+    strategy = tf.distribute.TPUStrategy(tf.distribute.cluster_resolver.TPUClusterResolver(tpu="v4-32"))
+    assert (strategy.extended.num_hosts, strategy.num_replicas_in_sync) == (4, 16)
+    files = _write_tfrecords(tmp_path, [f"{i}.tfr" for i in range(4)])
+    by_file = tf.data.TFRecordDataset(files).map(lambda record: int(record.split(b":")[1]) + 10 * int(
+        record.split(b".")[0])).batch(16)
+    first = next(iter(strategy.experimental_distribute_dataset(by_file)))
+    # worker w reads file w only; its 4 replicas split that file's batch of 4 records
+    assert [v.numpy().tolist() for v in first.values] == [[10 * w + i] for w in range(4) for i in range(4)]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="smaller than the number of shards"):
+        next(iter(strategy.experimental_distribute_dataset(tf.data.TFRecordDataset(files[:2]).batch(16))))
+    by_data = next(iter(strategy.experimental_distribute_dataset(tf.data.Dataset.range(64).batch(16))))
+    assert sorted(int(v) for c in by_data.values for v in c.numpy()) == list(range(16))
+    options = tf.data.Options()
+    options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.OFF
+    unsharded = tf.data.Dataset.range(64).batch(16).with_options(options)
+    first = next(iter(strategy.experimental_distribute_dataset(unsharded)))
+    assert [v.numpy().tolist() for v in first.values][:5] == [[0], [1], [2], [3], [0]]  # every worker sees all
