@@ -329,3 +329,11 @@ def test_mean_of_integer_tensors_is_true_division():
     assert [float(v) for v in in_replicas["id"].values] == [1.5, 1.5]
     assert [v.device for v in in_replicas["id"].values] == list(strategy.extended.worker_devices)
     assert strategy.reduce("SUM", ids, axis=None).dtype == tf.int32
+
+
+def test_tpu_run_variable_to_builtin_and_identity():
+    strategy, v = tpu_variable(4.0)
+    result = strategy.run(tf.identity, args=(v,))
+    assert [float(r) for r in result.values] == [4.0] * 8
+    with pytest.raises(ValueError, match="positional-only"):  # abs(x, /): TF rejects it the same way
+        strategy.run(abs, args=(v,))

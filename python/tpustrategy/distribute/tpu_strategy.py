@@ -69,9 +69,13 @@ def _bind_variable_args(fn, args, kwargs):
         return fn, args, kwargs
     other_kwargs = {k: v for k, v in kwargs.items() if k not in variable_kwargs}
 
+    try:
+        parameters = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):  # a builtin without a signature: variables stay positional
+        return fn, args, kwargs
     positional_names = []
     star_args_index = None
-    for index, parameter in enumerate(inspect.signature(fn).parameters.values()):
+    for index, parameter in enumerate(parameters):
         if index == 0 and parameter.name == "self":
             continue
         if parameter.kind == inspect.Parameter.POSITIONAL_OR_KEYWORD:
