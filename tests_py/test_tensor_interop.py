@@ -155,8 +155,12 @@ def test_bfloat16_values_are_bit_identical_to_ml_dtypes():
 
 @pytest.mark.parametrize(
     ("scalar", "dtype"),
-    [(np.float64(2.0), tps.float64), (np.float32(2.0), tps.float32), (np.int64(3), tps.int64),
-     (np.bool_(True), tps.bool)],
+    [
+        (np.float64(2.0), tps.float64),
+        (np.float32(2.0), tps.float32),
+        (np.int64(3), tps.int64),
+        (np.bool_(True), tps.bool),
+    ],
     ids=["f64", "f32", "i64", "bool"],
 )
 def test_numpy_scalars_keep_their_dtype(scalar, dtype):

@@ -94,10 +94,10 @@ def test_run_with_replica_ids_and_all_reduce():
 
 def test_run_places_outputs_on_replica_cores():
     strategy = make_strategy()
-    # Tensor arithmetic lands with the ops branch; an input passed through is enough here.
-    result = strategy.run(lambda x: tf.constant(3.0), args=(tf.constant(3.0),))
+    result = strategy.run(lambda x: x * 2.0, args=(tf.constant(3.0),))
     assert [v.device for v in result.values] == [tpu_name(0, i) for i in range(8)]
-    assert float(strategy.reduce("sum", result, axis=None).numpy()) == 24.0
+    assert [float(v) for v in result.values] == [6.0] * 8
+    assert float(strategy.reduce("sum", result, axis=None).numpy()) == 48.0
 
 
 def test_single_replica_run_unwraps():
@@ -232,8 +232,8 @@ def test_seed_example_modern_page():
 
     @tf.function
     def step_fn(x):
-        return x  # x * 2.0 once tensor arithmetic (ops branch) is merged
+        return x * 2.0
 
     result = strategy.run(step_fn, args=(tf.constant([1.0, 2.0]),))
     total = strategy.reduce(tf.distribute.ReduceOp.SUM, result, axis=None)
-    assert total.numpy().tolist() == [8.0, 16.0]
+    assert total.numpy().tolist() == [16.0, 32.0]

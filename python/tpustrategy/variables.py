@@ -13,6 +13,7 @@ import numpy as np
 
 from tpustrategy import _core
 from tpustrategy.framework import device_scope
+from tpustrategy.framework.operators import TensorOperators
 
 
 class VariableSynchronization(enum.Enum):
@@ -60,7 +61,7 @@ def _as_enum(enum_type, value, what: str):
                          f"{[m.name for m in enum_type]}") from None
 
 
-class Variable(metaclass=_VariableMetaclass):
+class Variable(TensorOperators, metaclass=_VariableMetaclass):
     """A mutable tensor on the device current at creation (mirrors ``tf.Variable``).
 
     Args:

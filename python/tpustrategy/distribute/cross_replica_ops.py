@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from tpustrategy import _core
-from tpustrategy.distribute import _host_math
 from tpustrategy.distribute.reduce_util import ReduceOp
 from tpustrategy.distribute.values import DistributedValues, Mirrored
 from tpustrategy.framework import device_scope
@@ -42,11 +43,27 @@ def _deliver(results: list):
     return results[0] if len(results) == 1 else Mirrored(results)
 
 
+def all_reduce(tensors: list, reduce_op: ReduceOp, devices: list) -> list:
+    """The collective all-reduce of `tensors` onto each of `devices`.
+
+    The MEAN of integer tensors is TF's ``sum / n`` (truediv: float64), not an integer division.
+    """
+    if reduce_op == ReduceOp.MEAN and tensors and tensors[0].dtype.is_integer:
+        from tpustrategy.ops import math_ops
+
+        results = []
+        for device, total in zip(devices, _core.all_reduce(tensors, "SUM", devices), strict=True):
+            with device_scope.device_scope(device):
+                results.append(math_ops.divide(total, len(tensors)))
+        return results
+    return _core.all_reduce(tensors, reduce_op.value, devices)
+
+
 def reduce_to(reduce_op: ReduceOp, value, devices: list, num_replicas: int):
     """Reduces the components of `value` onto `devices` (one Tensor, or Mirrored over several)."""
     if isinstance(value, DistributedValues):
         components = [_core.convert_to_tensor(v) for v in value.values]
-        return _deliver(_core.all_reduce(components, reduce_op.value, devices))
+        return _deliver(all_reduce(components, reduce_op, devices))
     return reduce_non_distributed_value(reduce_op, value, num_replicas)
 
 
@@ -60,23 +77,53 @@ def reduce_non_distributed_value(reduce_op: ReduceOp, value, num_replicas: int):
                      f"{reduce_op}. (On {num_replicas} replicas a plain value has no per-replica components to sum.)")
 
 
+def normalize_axes(axis, rank: int) -> list[int]:
+    """An int or a list/tuple of ints → non-negative axes; out of range → ValueError; other types → TypeError."""
+    items = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+    normalized = []
+    for a in items:
+        if isinstance(a, bool) or not isinstance(a, (int, np.integer)):
+            raise TypeError(f"axis must be an int or a list/tuple of ints, got {axis!r}")
+        if not -rank <= a < rank:
+            raise ValueError(f"axis {a} is out of range for a value of rank {rank}")
+        normalized.append(int(a) % rank)
+    return normalized
+
+
+def _sum_and_count(tensor, axis):
+    """One replica's share of a MEAN along `axis`: (reduce_sum over the axes, int64 element count along them).
+
+    Computed on the component's own device, as TF does inside ``run``.
+    """
+    from tpustrategy.ops import math_ops
+
+    axes = normalize_axes(axis, tensor.ndim)
+    shape = tensor._shape_tuple
+    count = 1
+    for a in axes:
+        count *= shape[a]
+    with device_scope.device_scope(_device_of(tensor) or current_device()):
+        return math_ops.reduce_sum(tensor, axis=axes), _core.constant(np.int64(count))
+
+
 def reduce_with_axis(reduce_op: ReduceOp, value, axis, num_replicas: int):
     """Strategy.reduce with an axis: reduce within each replica along `axis`, then across replicas.
 
-    MEAN divides by the true global number of elements along `axis` (partial batches weigh correctly).
+    MEAN divides by the true global number of elements along `axis` (partial batches weigh correctly, empty
+    replica batches add 0 to both); the count is cast to the sum's dtype and divided with TF's truediv, so
+    integer inputs give floats.
     """
+    from tpustrategy.ops import math_ops
+
     components = list(value.values) if isinstance(value, DistributedValues) else [value] * num_replicas
-    tensors = [_core.convert_to_tensor(v) for v in components]
-    axes = [_host_math.normalize_axes(axis, t.ndim) for t in tensors]
+    shares = [_sum_and_count(_core.convert_to_tensor(v), axis) for v in components]
     destination = [current_device()]
-    sums = [_host_math.reduce_sum(t, a) for t, a in zip(tensors, axes, strict=True)]
-    total = _core.all_reduce(sums, "SUM", destination)[0]
+    total = _core.all_reduce([s for s, _ in shares], "SUM", destination)[0]
     if reduce_op == ReduceOp.SUM:
         return total
-    counts = [_host_math.count_along(t, a) for t, a in zip(tensors, axes, strict=True)]
-    count = _core.all_reduce(counts, "SUM", destination)[0]
+    count = _core.all_reduce([c for _, c in shares], "SUM", destination)[0]
     with device_scope.device_scope(destination[0]):
-        return _host_math.true_divide(total, count)
+        return math_ops.divide(total, math_ops.cast(count, total.dtype))
 
 
 def gather_to(value, axis, devices: list):

@@ -18,7 +18,7 @@ from tpustrategy.distribute.distribute_options import (  # noqa: F401 - re-expor
     ValueContext,
 )
 from tpustrategy.distribute.extended import StrategyExtendedV1, StrategyExtendedV2, require_cross_replica
-from tpustrategy.distribute.reduce_util import ReduceOp, as_reduce_op
+from tpustrategy.distribute.reduce_util import as_reduce_op
 from tpustrategy.distribute.replica_context import ReplicaContext
 
 StrategyExtended = StrategyExtendedV2
@@ -94,12 +94,10 @@ class StrategyBase:
     def reduce(self, reduce_op, value, axis=None):
         """Reduces `value` across replicas (and along `axis` if given) onto the current device."""
         require_cross_replica(self._extended)
-        if isinstance(reduce_op, str):
-            reduce_op = as_reduce_op(reduce_op)
+        # Strings are upper-cased; anything that is not a ReduceOp is a TypeError (TF fails later, obscurely).
+        reduce_op = as_reduce_op(reduce_op)
         if axis is None:
             return self._extended._reduce(reduce_op, value)
-        if reduce_op not in (ReduceOp.SUM, ReduceOp.MEAN):
-            raise TypeError(f"Expected reduce_op to be a tf.distribute.ReduceOp, not: {reduce_op!r}")
         return cross_replica_ops.reduce_with_axis(reduce_op, value, axis, self.num_replicas_in_sync)
 
     def experimental_local_results(self, value) -> tuple:

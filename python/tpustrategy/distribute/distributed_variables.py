@@ -14,10 +14,11 @@ from tpustrategy.distribute import extended as extended_lib
 from tpustrategy.distribute import values as values_lib
 from tpustrategy.distribute.reduce_util import ReduceOp
 from tpustrategy.framework import device_scope
+from tpustrategy.framework.operators import TensorOperators
 from tpustrategy.variables import VariableAggregation, VariableSynchronization, _as_enum
 
 
-class DistributedVariable(values_lib.DistributedValues):
+class DistributedVariable(TensorOperators, values_lib.DistributedValues):
     """Base of the distributed variables: the components live on the replicas' devices."""
 
     _is_distributed_variable = True
@@ -158,10 +159,18 @@ class SyncOnReadVariable(DistributedVariable):
 
 
 def _divide(value, count: int, dtype):
-    import numpy as np
+    """TF's ``cast(value / count, dtype)``: each component's share of a cross-replica SUM assign."""
+    from tpustrategy.ops import math_ops
 
-    array = np.asarray(_core.convert_to_tensor(value))
-    return _core.constant(np.asarray(array / count, dtype=np.asarray(_core.constant(0, dtype)).dtype))
+    return math_ops.cast(math_ops.divide(_core.convert_to_tensor(value), count), dtype)
+
+
+class TPUMirroredVariable(MirroredVariable):
+    """The MirroredVariable a TPU strategy creates (TF's ``tpu_values.TPUMirroredVariable``; named in reprs)."""
+
+
+class TPUSyncOnReadVariable(SyncOnReadVariable):
+    """The SyncOnReadVariable a TPU strategy creates (TF's ``tpu_values.TPUSyncOnReadVariable``)."""
 
 
 def create_distributed_variable(extended, next_creator, **kwargs):
@@ -197,5 +206,9 @@ def create_distributed_variable(extended, next_creator, **kwargs):
                                     f"{base_name}/replica_{i}", synchronization=synchronization,
                                     aggregation=aggregation)
             components.append(next_creator(**component_kwargs))
-    wrapper = SyncOnReadVariable if synchronization == VariableSynchronization.ON_READ else MirroredVariable
+    on_read = synchronization == VariableSynchronization.ON_READ
+    if getattr(extended, "_creates_tpu_variables", False):
+        wrapper = TPUSyncOnReadVariable if on_read else TPUMirroredVariable
+    else:
+        wrapper = SyncOnReadVariable if on_read else MirroredVariable
     return wrapper(extended._container_strategy(), components)

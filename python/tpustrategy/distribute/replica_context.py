@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from tpustrategy import _core, nest
+from tpustrategy.distribute import cross_replica_ops
 from tpustrategy.distribute import distribution_strategy_context as ds_context
 from tpustrategy.distribute import values as values_lib
 from tpustrategy.distribute.reduce_util import ReduceOp, as_reduce_op
@@ -63,7 +64,12 @@ class ReplicaContext:
 
     @property
     def replica_id_in_sync_group(self):
-        """This replica's index in [0, num_replicas_in_sync)."""
+        """This replica's index in [0, num_replicas_in_sync).
+
+        A Python int, here and in the default context (SEMANTICS.md §1.4/§2.1 fix the default context's int 0
+        and nothing else). TF hands out an int32 tensor inside Mirrored/TPU replicas; the int converts to the
+        same int32 tensor (``tf.identity(i)``, ``all_reduce``), and indexing / arithmetic give equal values.
+        """
         return self._replica_id_in_sync_group
 
     @property
@@ -125,8 +131,9 @@ class ReplicaContext:
         def combine(contributions):
             devices = self._destination_devices()
             if not nested:  # the common case, kept cheap: one leaf
-                return _core.all_reduce([c[0] for c in contributions], op.value, devices)
-            per_leaf = [_core.all_reduce([c[k] for c in contributions], op.value, devices) for k in range(len(leaves))]
+                return cross_replica_ops.all_reduce([c[0] for c in contributions], op, devices)
+            per_leaf = [cross_replica_ops.all_reduce([c[k] for c in contributions], op, devices)
+                        for k in range(len(leaves))]
             return [nest.pack_sequence_as(value, [results[i] for results in per_leaf]) for i in range(n)]
 
         signature = ("all_reduce", op.value, *_signature_of(leaves))

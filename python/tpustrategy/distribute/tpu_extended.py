@@ -74,6 +74,8 @@ class TPUReplicaContext(ReplicaContext):
 
 
 class TPUExtended(StrategyExtendedV1):
+    _creates_tpu_variables = True  # TPUMirroredVariable / TPUSyncOnReadVariable, as TF names them
+
     def __init__(self, container_strategy, cluster_resolver, device_assignment=None, steps_per_run=1, spmd=False):
         super().__init__(container_strategy)
         from tpustrategy.distribute.cluster_resolver import TPUClusterResolver

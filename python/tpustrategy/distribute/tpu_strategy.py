@@ -7,10 +7,13 @@ per replica. Outputs are converted to tensors, so with more than one replica `ru
 
 from __future__ import annotations
 
+import functools
+import inspect
 import logging
 
-from tpustrategy import _core
+from tpustrategy import _core, nest
 from tpustrategy.distribute import distribute_lib
+from tpustrategy.distribute import values as values_lib
 from tpustrategy.distribute.tpu_extended import TPUExtended
 from tpustrategy.tpu.sharded_tensor import ShardedTensor
 
@@ -22,8 +25,83 @@ def sharding_of(tensor) -> _core.Sharding | None:
     return tensor.sharding if isinstance(tensor, ShardedTensor) else None
 
 
+def _is_distributed_variable_arg(value) -> bool:
+    """TF's test: the first leaf of the (possibly nested) argument is a distributed variable."""
+    flat = nest.flatten(value)
+    return bool(flat) and values_lib.is_distributed_variable(flat[0])
+
+
+def _bind_variable_args(fn, args, kwargs):
+    """Moves distributed variables passed to ``TPUStrategy.run`` into keyword arguments bound to `fn`.
+
+    TF does this so that a variable reaches `fn` as the variable rather than as a tensor of its value; to
+    move a positional variable it names every positional argument after the parameters of `fn`, which
+    rules out variables passed through ``*args`` (or mixed with them) and positional-only parameters.
+    Returns `(fn, args, kwargs)` unchanged when no variable is passed.
+
+    Raises:
+      ValueError: the cases TF rejects (variables with positional-only parameters, variables in ``*args``,
+        variables mixed with ``*args``, more positional arguments than `fn` names).
+    """
+    kwargs = dict(kwargs or {})
+    variable_kwargs = {k: v for k, v in kwargs.items() if _is_distributed_variable_arg(v)}
+    variable_args = [a for a in args if _is_distributed_variable_arg(a)]
+    if not variable_kwargs and not variable_args:
+        return fn, args, kwargs
+    other_kwargs = {k: v for k, v in kwargs.items() if k not in variable_kwargs}
+
+    try:
+        parameters = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):  # a builtin without a signature: variables stay positional
+        return fn, args, kwargs
+    positional_names = []
+    star_args_index = None
+    for index, parameter in enumerate(parameters):
+        if index == 0 and parameter.name == "self":
+            continue
+        if parameter.kind == inspect.Parameter.POSITIONAL_OR_KEYWORD:
+            positional_names.append(parameter.name)
+        elif parameter.kind == inspect.Parameter.VAR_POSITIONAL:
+            star_args_index = index
+        elif parameter.kind == inspect.Parameter.POSITIONAL_ONLY:
+            raise ValueError(
+                "Mixing Variables and positional-only parameters not supported by TPUStrategy. Received "
+                f"{len(variable_kwargs)} DistributedVariables in **kwargs and {len(variable_args)} in *args, "
+                "expected zero for both."
+            )
+
+    star_args = []
+    seen_variable = False
+    for index, arg in enumerate(args):
+        in_star_args = star_args_index is not None and index >= star_args_index
+        if _is_distributed_variable_arg(arg):
+            if in_star_args:
+                raise ValueError("TPUStrategy.run() cannot handle Variables passed to *args. Either name the "
+                                 "function argument, or capture the Variable implicitly.")
+            seen_variable = True
+        elif in_star_args:
+            if seen_variable:
+                raise ValueError("TPUStrategy.run() cannot handle both Variables and a mix of positional args "
+                                 "and *args. Either remove the *args, or capture the Variable implicitly.")
+            star_args.append(arg)
+            continue
+        if index >= len(positional_names):
+            raise ValueError("Too many positional arguments passed to call to TPUStrategy.run().")
+        target = variable_kwargs if _is_distributed_variable_arg(arg) else other_kwargs
+        target[positional_names[index]] = arg
+    return functools.partial(fn, **variable_kwargs), star_args, other_kwargs
+
+
 class _TPUStrategyMethods:
     """What every TPU strategy adds to its base: the resolver and the logical-device API (SEMANTICS.md §4)."""
+
+    def run(self, fn, args=(), kwargs=None, options=None):
+        """Runs `fn` on every TPU replica (see ``Strategy.run``); outputs are tensors, so with more than one
+        replica the result is PerReplica. Distributed variables in `args` are passed to `fn` by keyword."""
+        if not isinstance(args, (list, tuple)):
+            raise ValueError(f"positional args must be a list or tuple, got {type(args)}")
+        fn, args, kwargs = _bind_variable_args(fn, args, kwargs)
+        return super().run(fn, args=args, kwargs=kwargs, options=options)
 
     @property
     def cluster_resolver(self):

@@ -10,6 +10,7 @@ from typing import Any
 
 from tpustrategy import nest
 from tpustrategy.distribute import distribution_strategy_context as ds_context
+from tpustrategy.framework.operators import TensorOperators
 
 
 class DistributedValues:
@@ -65,7 +66,7 @@ class PerReplica(DistributedValues):
         return self._get()
 
 
-class Mirrored(DistributedValues):
+class Mirrored(TensorOperators, DistributedValues):
     """Values equal on every replica (e.g. an all-reduce result)."""
 
     def numpy(self):
