@@ -1,0 +1,704 @@
+"""
+Tensor kernels (private; use the tpustrategy facade).
+"""
+from __future__ import annotations
+import collections.abc
+import tpustrategy._core
+import typing
+__all__: list[str] = ['abs', 'add', 'argmax', 'argmin', 'broadcast_to', 'cast', 'ceil', 'concat', 'divide', 'equal', 'exp', 'expand_dims', 'fill', 'floor', 'floordiv', 'floormod', 'gather', 'greater', 'greater_equal', 'identity', 'less', 'less_equal', 'log', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'matmul', 'maximum', 'minimum', 'multiply', 'negative', 'not_equal', 'one_hot', 'ones', 'pow', 'range', 'reduce_all', 'reduce_any', 'reduce_max', 'reduce_mean', 'reduce_min', 'reduce_prod', 'reduce_sum', 'relu', 'reshape', 'rsqrt', 'sigmoid', 'sign', 'slice', 'softmax', 'split', 'split_sizes', 'sqrt', 'square', 'squeeze', 'stack', 'subtract', 'tanh', 'tile', 'transpose', 'unstack', 'where', 'zeros']
+def abs(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Applies the op elementwise.
+    
+    Args:
+      x: A Tensor or a value convertible to one.
+      name: Ignored (TF graph name).
+    
+    Returns:
+      A Tensor with the dtype and shape of `x`.
+    
+    Raises:
+      TypeError: the op does not support `x`'s dtype (e.g. exp/log/sqrt of integers).
+    """
+def add(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Applies the op elementwise with NumPy broadcasting.
+    
+    Args:
+      x: A Tensor or a value convertible to one.
+      y: A Tensor or a value convertible to one; a Python operand takes the other operand's dtype.
+      name: Ignored (TF graph name).
+    
+    Returns:
+      A Tensor of the broadcast shape (bool for comparisons, float64 for divide of integers).
+    
+    Raises:
+      InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
+      TypeError: the op does not support the dtype, or a Python operand is not representable in it.
+    """
+def argmax(input: typing.Any, axis: typing.SupportsInt | typing.SupportsIndex = 0, output_type: tpustrategy._core.DType = ...) -> tpustrategy._core.Tensor:
+    """
+    Index of the first maximum along `axis` (tf.math.argmax).
+    """
+def argmin(input: typing.Any, axis: typing.SupportsInt | typing.SupportsIndex = 0, output_type: tpustrategy._core.DType = ...) -> tpustrategy._core.Tensor:
+    """
+    Index of the first minimum along `axis` (tf.math.argmin).
+    """
+def broadcast_to(input: typing.Any, shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> tpustrategy._core.Tensor:
+    """
+    Broadcasts `input` to `shape` (NumPy rules).
+    """
+def cast(x: typing.Any, dtype: tpustrategy._core.DType) -> tpustrategy._core.Tensor:
+    """
+    Converts `x` to `dtype` (tf.cast).
+    
+    Float to integer truncates toward zero and saturates (NaN becomes 0); any value to bool is `x != 0`.
+    
+    Args:
+      x: A Tensor or a value convertible to one.
+      dtype: The target DType.
+    
+    Returns:
+      `x` itself when it already has `dtype`, else a new Tensor.
+    """
+def ceil(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Applies the op elementwise.
+    
+    Args:
+      x: A Tensor or a value convertible to one.
+      name: Ignored (TF graph name).
+    
+    Returns:
+      A Tensor with the dtype and shape of `x`.
+    
+    Raises:
+      TypeError: the op does not support `x`'s dtype (e.g. exp/log/sqrt of integers).
+    """
+def concat(values: collections.abc.Sequence[tpustrategy._core.Tensor], axis: typing.SupportsInt | typing.SupportsIndex) -> tpustrategy._core.Tensor:
+    """
+    Concatenates tensors of one dtype along `axis`.
+    """
+def divide(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Applies the op elementwise with NumPy broadcasting.
+    
+    Args:
+      x: A Tensor or a value convertible to one.
+      y: A Tensor or a value convertible to one; a Python operand takes the other operand's dtype.
+      name: Ignored (TF graph name).
+    
+    Returns:
+      A Tensor of the broadcast shape (bool for comparisons, float64 for divide of integers).
+    
+    Raises:
+      InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
+      TypeError: the op does not support the dtype, or a Python operand is not representable in it.
+    """
+def equal(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Applies the op elementwise with NumPy broadcasting.
+    
+    Args:
+      x: A Tensor or a value convertible to one.
+      y: A Tensor or a value convertible to one; a Python operand takes the other operand's dtype.
+      name: Ignored (TF graph name).
+    
+    Returns:
+      A Tensor of the broadcast shape (bool for comparisons, float64 for divide of integers).
+    
+    Raises:
+      InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
+      TypeError: the op does not support the dtype, or a Python operand is not representable in it.
+    """
+def exp(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Applies the op elementwise.
+    
+    Args:
+      x: A Tensor or a value convertible to one.
+      name: Ignored (TF graph name).
+    
+    Returns:
+      A Tensor with the dtype and shape of `x`.
+    
+    Raises:
+      TypeError: the op does not support `x`'s dtype (e.g. exp/log/sqrt of integers).
+    """
+def expand_dims(input: typing.Any, axis: typing.SupportsInt | typing.SupportsIndex) -> tpustrategy._core.Tensor:
+    """
+    Inserts a length-1 axis at `axis`.
+    """
+def fill(dims: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], value: typing.Any) -> tpustrategy._core.Tensor:
+    """
+    A tensor of shape `dims` filled with the scalar `value`.
+    """
+def floor(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Applies the op elementwise.
+    
+    Args:
+      x: A Tensor or a value convertible to one.
+      name: Ignored (TF graph name).
+    
+    Returns:
+      A Tensor with the dtype and shape of `x`.
+    
+    Raises:
+      TypeError: the op does not support `x`'s dtype (e.g. exp/log/sqrt of integers).
+    """
+def floordiv(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Applies the op elementwise with NumPy broadcasting.
+    
+    Args:
+      x: A Tensor or a value convertible to one.
+      y: A Tensor or a value convertible to one; a Python operand takes the other operand's dtype.
+      name: Ignored (TF graph name).
+    
+    Returns:
+      A Tensor of the broadcast shape (bool for comparisons, float64 for divide of integers).
+    
+    Raises:
+      InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
+      TypeError: the op does not support the dtype, or a Python operand is not representable in it.
+    """
+def floormod(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Applies the op elementwise with NumPy broadcasting.
+    
+    Args:
+      x: A Tensor or a value convertible to one.
+      y: A Tensor or a value convertible to one; a Python operand takes the other operand's dtype.
+      name: Ignored (TF graph name).
+    
+    Returns:
+      A Tensor of the broadcast shape (bool for comparisons, float64 for divide of integers).
+    
+    Raises:
+      InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
+      TypeError: the op does not support the dtype, or a Python operand is not representable in it.
+    """
+def gather(params: typing.Any, indices: typing.Any, axis: typing.SupportsInt | typing.SupportsIndex = 0) -> tpustrategy._core.Tensor:
+    """
+    Gathers slices along `axis` (indices in range).
+    """
+def greater(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Applies the op elementwise with NumPy broadcasting.
+    
+    Args:
+      x: A Tensor or a value convertible to one.
+      y: A Tensor or a value convertible to one; a Python operand takes the other operand's dtype.
+      name: Ignored (TF graph name).
+    
+    Returns:
+      A Tensor of the broadcast shape (bool for comparisons, float64 for divide of integers).
+    
+    Raises:
+      InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
+      TypeError: the op does not support the dtype, or a Python operand is not representable in it.
+    """
+def greater_equal(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Applies the op elementwise with NumPy broadcasting.
+    
+    Args:
+      x: A Tensor or a value convertible to one.
+      y: A Tensor or a value convertible to one; a Python operand takes the other operand's dtype.
+      name: Ignored (TF graph name).
+    
+    Returns:
+      A Tensor of the broadcast shape (bool for comparisons, float64 for divide of integers).
+    
+    Raises:
+      InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
+      TypeError: the op does not support the dtype, or a Python operand is not representable in it.
+    """
+def identity(input: typing.Any) -> tpustrategy._core.Tensor:
+    """
+    The same values on the current device.
+    """
+def less(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Applies the op elementwise with NumPy broadcasting.
+    
+    Args:
+      x: A Tensor or a value convertible to one.
+      y: A Tensor or a value convertible to one; a Python operand takes the other operand's dtype.
+      name: Ignored (TF graph name).
+    
+    Returns:
+      A Tensor of the broadcast shape (bool for comparisons, float64 for divide of integers).
+    
+    Raises:
+      InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
+      TypeError: the op does not support the dtype, or a Python operand is not representable in it.
+    """
+def less_equal(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Applies the op elementwise with NumPy broadcasting.
+    
+    Args:
+      x: A Tensor or a value convertible to one.
+      y: A Tensor or a value convertible to one; a Python operand takes the other operand's dtype.
+      name: Ignored (TF graph name).
+    
+    Returns:
+      A Tensor of the broadcast shape (bool for comparisons, float64 for divide of integers).
+    
+    Raises:
+      InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
+      TypeError: the op does not support the dtype, or a Python operand is not representable in it.
+    """
+def log(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Applies the op elementwise.
+    
+    Args:
+      x: A Tensor or a value convertible to one.
+      name: Ignored (TF graph name).
+    
+    Returns:
+      A Tensor with the dtype and shape of `x`.
+    
+    Raises:
+      TypeError: the op does not support `x`'s dtype (e.g. exp/log/sqrt of integers).
+    """
+def log_softmax(logits: typing.Any, axis: typing.SupportsInt | typing.SupportsIndex = -1) -> tpustrategy._core.Tensor:
+    """
+    Numerically stable log-softmax over `axis`.
+    """
+def logical_and(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Applies the op elementwise with NumPy broadcasting.
+    
+    Args:
+      x: A Tensor or a value convertible to one.
+      y: A Tensor or a value convertible to one; a Python operand takes the other operand's dtype.
+      name: Ignored (TF graph name).
+    
+    Returns:
+      A Tensor of the broadcast shape (bool for comparisons, float64 for divide of integers).
+    
+    Raises:
+      InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
+      TypeError: the op does not support the dtype, or a Python operand is not representable in it.
+    """
+def logical_not(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Applies the op elementwise.
+    
+    Args:
+      x: A Tensor or a value convertible to one.
+      name: Ignored (TF graph name).
+    
+    Returns:
+      A Tensor with the dtype and shape of `x`.
+    
+    Raises:
+      TypeError: the op does not support `x`'s dtype (e.g. exp/log/sqrt of integers).
+    """
+def logical_or(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Applies the op elementwise with NumPy broadcasting.
+    
+    Args:
+      x: A Tensor or a value convertible to one.
+      y: A Tensor or a value convertible to one; a Python operand takes the other operand's dtype.
+      name: Ignored (TF graph name).
+    
+    Returns:
+      A Tensor of the broadcast shape (bool for comparisons, float64 for divide of integers).
+    
+    Raises:
+      InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
+      TypeError: the op does not support the dtype, or a Python operand is not representable in it.
+    """
+def matmul(a: typing.Any, b: typing.Any, transpose_a: bool = False, transpose_b: bool = False) -> tpustrategy._core.Tensor:
+    """
+    Matrix product of the last two axes, batch axes broadcast (tf.linalg.matmul).
+    
+    Raises:
+      InvalidArgumentError: rank < 2, mismatched inner dimensions, batch shapes that do not broadcast.
+    """
+def maximum(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Applies the op elementwise with NumPy broadcasting.
+    
+    Args:
+      x: A Tensor or a value convertible to one.
+      y: A Tensor or a value convertible to one; a Python operand takes the other operand's dtype.
+      name: Ignored (TF graph name).
+    
+    Returns:
+      A Tensor of the broadcast shape (bool for comparisons, float64 for divide of integers).
+    
+    Raises:
+      InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
+      TypeError: the op does not support the dtype, or a Python operand is not representable in it.
+    """
+def minimum(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Applies the op elementwise with NumPy broadcasting.
+    
+    Args:
+      x: A Tensor or a value convertible to one.
+      y: A Tensor or a value convertible to one; a Python operand takes the other operand's dtype.
+      name: Ignored (TF graph name).
+    
+    Returns:
+      A Tensor of the broadcast shape (bool for comparisons, float64 for divide of integers).
+    
+    Raises:
+      InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
+      TypeError: the op does not support the dtype, or a Python operand is not representable in it.
+    """
+def multiply(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Applies the op elementwise with NumPy broadcasting.
+    
+    Args:
+      x: A Tensor or a value convertible to one.
+      y: A Tensor or a value convertible to one; a Python operand takes the other operand's dtype.
+      name: Ignored (TF graph name).
+    
+    Returns:
+      A Tensor of the broadcast shape (bool for comparisons, float64 for divide of integers).
+    
+    Raises:
+      InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
+      TypeError: the op does not support the dtype, or a Python operand is not representable in it.
+    """
+def negative(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Applies the op elementwise.
+    
+    Args:
+      x: A Tensor or a value convertible to one.
+      name: Ignored (TF graph name).
+    
+    Returns:
+      A Tensor with the dtype and shape of `x`.
+    
+    Raises:
+      TypeError: the op does not support `x`'s dtype (e.g. exp/log/sqrt of integers).
+    """
+def not_equal(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Applies the op elementwise with NumPy broadcasting.
+    
+    Args:
+      x: A Tensor or a value convertible to one.
+      y: A Tensor or a value convertible to one; a Python operand takes the other operand's dtype.
+      name: Ignored (TF graph name).
+    
+    Returns:
+      A Tensor of the broadcast shape (bool for comparisons, float64 for divide of integers).
+    
+    Raises:
+      InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
+      TypeError: the op does not support the dtype, or a Python operand is not representable in it.
+    """
+def one_hot(indices: typing.Any, depth: typing.SupportsInt | typing.SupportsIndex, on_value: typing.Any = None, off_value: typing.Any = None, axis: typing.SupportsInt | typing.SupportsIndex = -1, dtype: tpustrategy._core.DType | None = None) -> tpustrategy._core.Tensor:
+    """
+    One-hot encoding (tf.one_hot); out-of-range indices give all off_value.
+    """
+def ones(shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], dtype: tpustrategy._core.DType = ...) -> tpustrategy._core.Tensor:
+    """
+    A tensor of ones.
+    """
+def pow(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Applies the op elementwise with NumPy broadcasting.
+    
+    Args:
+      x: A Tensor or a value convertible to one.
+      y: A Tensor or a value convertible to one; a Python operand takes the other operand's dtype.
+      name: Ignored (TF graph name).
+    
+    Returns:
+      A Tensor of the broadcast shape (bool for comparisons, float64 for divide of integers).
+    
+    Raises:
+      InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
+      TypeError: the op does not support the dtype, or a Python operand is not representable in it.
+    """
+def range(start: typing.Any, limit: typing.Any, delta: typing.Any, dtype: tpustrategy._core.DType | None = None) -> tpustrategy._core.Tensor:
+    """
+    tf.range(start, limit, delta): the dtype is inferred from the arguments unless given.
+    """
+def reduce_all(input_tensor: typing.Any, axis: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] | None = None, keepdims: bool = False) -> tpustrategy._core.Tensor:
+    """
+    Reduces `input_tensor` over `axis` (tf.reduce_*).
+    
+    Args:
+      input_tensor: A Tensor or a value convertible to one.
+      axis: None (all axes) or a list of axes (negative counts from the end; [] reduces nothing).
+      keepdims: Keep reduced axes with length 1.
+    
+    Returns:
+      The reduced Tensor (same dtype; the mean of integers uses integer division).
+    
+    Raises:
+      InvalidArgumentError: an axis is out of range.
+      TypeError: unsupported dtype (bool for arithmetic reductions, non-bool for any/all).
+    """
+def reduce_any(input_tensor: typing.Any, axis: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] | None = None, keepdims: bool = False) -> tpustrategy._core.Tensor:
+    """
+    Reduces `input_tensor` over `axis` (tf.reduce_*).
+    
+    Args:
+      input_tensor: A Tensor or a value convertible to one.
+      axis: None (all axes) or a list of axes (negative counts from the end; [] reduces nothing).
+      keepdims: Keep reduced axes with length 1.
+    
+    Returns:
+      The reduced Tensor (same dtype; the mean of integers uses integer division).
+    
+    Raises:
+      InvalidArgumentError: an axis is out of range.
+      TypeError: unsupported dtype (bool for arithmetic reductions, non-bool for any/all).
+    """
+def reduce_max(input_tensor: typing.Any, axis: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] | None = None, keepdims: bool = False) -> tpustrategy._core.Tensor:
+    """
+    Reduces `input_tensor` over `axis` (tf.reduce_*).
+    
+    Args:
+      input_tensor: A Tensor or a value convertible to one.
+      axis: None (all axes) or a list of axes (negative counts from the end; [] reduces nothing).
+      keepdims: Keep reduced axes with length 1.
+    
+    Returns:
+      The reduced Tensor (same dtype; the mean of integers uses integer division).
+    
+    Raises:
+      InvalidArgumentError: an axis is out of range.
+      TypeError: unsupported dtype (bool for arithmetic reductions, non-bool for any/all).
+    """
+def reduce_mean(input_tensor: typing.Any, axis: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] | None = None, keepdims: bool = False) -> tpustrategy._core.Tensor:
+    """
+    Reduces `input_tensor` over `axis` (tf.reduce_*).
+    
+    Args:
+      input_tensor: A Tensor or a value convertible to one.
+      axis: None (all axes) or a list of axes (negative counts from the end; [] reduces nothing).
+      keepdims: Keep reduced axes with length 1.
+    
+    Returns:
+      The reduced Tensor (same dtype; the mean of integers uses integer division).
+    
+    Raises:
+      InvalidArgumentError: an axis is out of range.
+      TypeError: unsupported dtype (bool for arithmetic reductions, non-bool for any/all).
+    """
+def reduce_min(input_tensor: typing.Any, axis: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] | None = None, keepdims: bool = False) -> tpustrategy._core.Tensor:
+    """
+    Reduces `input_tensor` over `axis` (tf.reduce_*).
+    
+    Args:
+      input_tensor: A Tensor or a value convertible to one.
+      axis: None (all axes) or a list of axes (negative counts from the end; [] reduces nothing).
+      keepdims: Keep reduced axes with length 1.
+    
+    Returns:
+      The reduced Tensor (same dtype; the mean of integers uses integer division).
+    
+    Raises:
+      InvalidArgumentError: an axis is out of range.
+      TypeError: unsupported dtype (bool for arithmetic reductions, non-bool for any/all).
+    """
+def reduce_prod(input_tensor: typing.Any, axis: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] | None = None, keepdims: bool = False) -> tpustrategy._core.Tensor:
+    """
+    Reduces `input_tensor` over `axis` (tf.reduce_*).
+    
+    Args:
+      input_tensor: A Tensor or a value convertible to one.
+      axis: None (all axes) or a list of axes (negative counts from the end; [] reduces nothing).
+      keepdims: Keep reduced axes with length 1.
+    
+    Returns:
+      The reduced Tensor (same dtype; the mean of integers uses integer division).
+    
+    Raises:
+      InvalidArgumentError: an axis is out of range.
+      TypeError: unsupported dtype (bool for arithmetic reductions, non-bool for any/all).
+    """
+def reduce_sum(input_tensor: typing.Any, axis: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] | None = None, keepdims: bool = False) -> tpustrategy._core.Tensor:
+    """
+    Reduces `input_tensor` over `axis` (tf.reduce_*).
+    
+    Args:
+      input_tensor: A Tensor or a value convertible to one.
+      axis: None (all axes) or a list of axes (negative counts from the end; [] reduces nothing).
+      keepdims: Keep reduced axes with length 1.
+    
+    Returns:
+      The reduced Tensor (same dtype; the mean of integers uses integer division).
+    
+    Raises:
+      InvalidArgumentError: an axis is out of range.
+      TypeError: unsupported dtype (bool for arithmetic reductions, non-bool for any/all).
+    """
+def relu(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Applies the op elementwise.
+    
+    Args:
+      x: A Tensor or a value convertible to one.
+      name: Ignored (TF graph name).
+    
+    Returns:
+      A Tensor with the dtype and shape of `x`.
+    
+    Raises:
+      TypeError: the op does not support `x`'s dtype (e.g. exp/log/sqrt of integers).
+    """
+def reshape(tensor: typing.Any, shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> tpustrategy._core.Tensor:
+    """
+    Reshapes (one dimension may be -1); shares the buffer.
+    """
+def rsqrt(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Applies the op elementwise.
+    
+    Args:
+      x: A Tensor or a value convertible to one.
+      name: Ignored (TF graph name).
+    
+    Returns:
+      A Tensor with the dtype and shape of `x`.
+    
+    Raises:
+      TypeError: the op does not support `x`'s dtype (e.g. exp/log/sqrt of integers).
+    """
+def sigmoid(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Applies the op elementwise.
+    
+    Args:
+      x: A Tensor or a value convertible to one.
+      name: Ignored (TF graph name).
+    
+    Returns:
+      A Tensor with the dtype and shape of `x`.
+    
+    Raises:
+      TypeError: the op does not support `x`'s dtype (e.g. exp/log/sqrt of integers).
+    """
+def sign(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Applies the op elementwise.
+    
+    Args:
+      x: A Tensor or a value convertible to one.
+      name: Ignored (TF graph name).
+    
+    Returns:
+      A Tensor with the dtype and shape of `x`.
+    
+    Raises:
+      TypeError: the op does not support `x`'s dtype (e.g. exp/log/sqrt of integers).
+    """
+def slice(input_: typing.Any, begin: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], size: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> tpustrategy._core.Tensor:
+    """
+    tf.slice: size -1 means to the end.
+    """
+def softmax(logits: typing.Any, axis: typing.SupportsInt | typing.SupportsIndex = -1) -> tpustrategy._core.Tensor:
+    """
+    Numerically stable softmax over `axis`.
+    """
+def split(value: typing.Any, num: typing.SupportsInt | typing.SupportsIndex, axis: typing.SupportsInt | typing.SupportsIndex = 0) -> list[tpustrategy._core.Tensor]:
+    """
+    Splits into `num` equal parts.
+    """
+def split_sizes(value: typing.Any, sizes: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], axis: typing.SupportsInt | typing.SupportsIndex = 0) -> list[tpustrategy._core.Tensor]:
+    """
+    Splits into parts of `sizes` (one may be -1).
+    """
+def sqrt(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Applies the op elementwise.
+    
+    Args:
+      x: A Tensor or a value convertible to one.
+      name: Ignored (TF graph name).
+    
+    Returns:
+      A Tensor with the dtype and shape of `x`.
+    
+    Raises:
+      TypeError: the op does not support `x`'s dtype (e.g. exp/log/sqrt of integers).
+    """
+def square(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Applies the op elementwise.
+    
+    Args:
+      x: A Tensor or a value convertible to one.
+      name: Ignored (TF graph name).
+    
+    Returns:
+      A Tensor with the dtype and shape of `x`.
+    
+    Raises:
+      TypeError: the op does not support `x`'s dtype (e.g. exp/log/sqrt of integers).
+    """
+def squeeze(input: typing.Any, axis: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] = []) -> tpustrategy._core.Tensor:
+    """
+    Removes length-1 axes (all when empty).
+    """
+def stack(values: collections.abc.Sequence[tpustrategy._core.Tensor], axis: typing.SupportsInt | typing.SupportsIndex = 0) -> tpustrategy._core.Tensor:
+    """
+    Stacks same-shaped tensors along a new axis.
+    """
+def subtract(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Applies the op elementwise with NumPy broadcasting.
+    
+    Args:
+      x: A Tensor or a value convertible to one.
+      y: A Tensor or a value convertible to one; a Python operand takes the other operand's dtype.
+      name: Ignored (TF graph name).
+    
+    Returns:
+      A Tensor of the broadcast shape (bool for comparisons, float64 for divide of integers).
+    
+    Raises:
+      InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
+      TypeError: the op does not support the dtype, or a Python operand is not representable in it.
+    """
+def tanh(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Applies the op elementwise.
+    
+    Args:
+      x: A Tensor or a value convertible to one.
+      name: Ignored (TF graph name).
+    
+    Returns:
+      A Tensor with the dtype and shape of `x`.
+    
+    Raises:
+      TypeError: the op does not support `x`'s dtype (e.g. exp/log/sqrt of integers).
+    """
+def tile(input: typing.Any, multiples: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> tpustrategy._core.Tensor:
+    """
+    Repeats `input` `multiples[i]` times along axis i.
+    """
+def transpose(a: typing.Any, perm: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] = []) -> tpustrategy._core.Tensor:
+    """
+    Permutes axes (reverses them when perm is empty).
+    """
+def unstack(value: typing.Any, axis: typing.SupportsInt | typing.SupportsIndex = 0) -> list[tpustrategy._core.Tensor]:
+    """
+    The slices of `value` along `axis`.
+    """
+def where(condition: typing.Any, x: typing.Any = None, y: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Selects x where condition else y (broadcasting); with only condition, the int64 coordinates of true elements.
+    """
+def zeros(shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], dtype: tpustrategy._core.DType = ...) -> tpustrategy._core.Tensor:
+    """
+    A tensor of zeros.
+    """
