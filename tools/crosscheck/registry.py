@@ -21,22 +21,29 @@ class Case:
     name: str
     fn: Callable
     kind: str | None  # None: a case without a strategy
+    # TF's CPU collectives fail on some dtypes, and after one failure every later collective in the process
+    # is aborted: such cases run last.
+    breaks_tf_collectives: bool = False
 
 
 CASES: list[Case] = []
 
 
-def case(kinds=(MIRRORED, TPU)):
+def case(kinds=(MIRRORED, TPU), breaks_tf_collectives: bool = False):
     """Registers fn once per strategy kind (or once, when fn takes no strategy)."""
 
     def register(fn):
         if len(inspect.signature(fn).parameters) == 1:
             CASES.append(Case(fn.__name__, fn, None))
         else:
-            CASES.extend(Case(f"{fn.__name__}[{kind}]", fn, kind) for kind in kinds)
+            CASES.extend(Case(f"{fn.__name__}[{kind}]", fn, kind, breaks_tf_collectives) for kind in kinds)
         return fn
 
     return register
+
+
+def ordered_cases() -> list[Case]:
+    return sorted(CASES, key=lambda c: c.breaks_tf_collectives)
 
 
 def make_logical_cpus(tf) -> None:
