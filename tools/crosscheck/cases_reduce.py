@@ -57,9 +57,9 @@ def all_gather_axes(tf, strategy):
 
     def fn(axis):
         r = _replica_id(tf)
-        # Floats only: TF's CPU collectives cannot all_gather int32 (InternalError).
+        # float32/float64 only: TF's CPU collectives cannot all_gather int32 or float16 (InternalError).
         value = {"m": tf.reshape(tf.range(6.0) + 10.0 * tf.cast(r, tf.float32), (2, 3)),
-                 "v": tf.cast([r, r], tf.float16)}
+                 "v": tf.cast([r, r], tf.float64)}
         if axis == 1:
             value = value["m"]
         return tf.distribute.get_replica_context().all_gather(value, axis)
