@@ -36,8 +36,7 @@ def median_s(fn, repeats: int) -> float:
 
 def _logical_cpu_strategy(module):
     cpu = module.config.list_physical_devices("CPU")[0]
-    if len(module.config.list_logical_devices("CPU")) < REPLICAS:  # configurable once, before first use
-        module.config.set_logical_device_configuration(cpu, [module.config.LogicalDeviceConfiguration()] * REPLICAS)
+    module.config.set_logical_device_configuration(cpu, [module.config.LogicalDeviceConfiguration()] * REPLICAS)
     return module.distribute.MirroredStrategy([f"CPU:{i}" for i in range(REPLICAS)])
 
 
