@@ -149,10 +149,6 @@ class SyncOnReadVariable(DistributedVariable):
         if local is not None:
             getattr(local, method)(value)
             return self
-        if self.aggregation == VariableAggregation.NONE:
-            # TF has no rule for spreading a cross-replica update over NONE components (observed with TF 2.21).
-            raise ValueError(f"SyncOnReadVariable does not support `{method}` in cross-replica context when "
-                             "aggregation is set to `tf.VariableAggregation.NONE`.")
         if self.aggregation == VariableAggregation.SUM:
             if method != "assign":
                 raise ValueError(f"SyncOnReadVariable does not support `{method}` in cross-replica context when "
