@@ -1,8 +1,9 @@
-"""Benchmark tpustrategy's elementwise add and matmul kernels against numpy on the same data.
+"""Benchmark tpustrategy's elementwise add and matmul kernels against numpy (and TF eager ops) on the same data.
 
 Prints a human-readable table and one JSON line per case (``{"bench": "ops", ...}``) with the
-median time of each side and the ratio tps / numpy (below 1 means tpustrategy is faster).
-``--tiny`` runs very small sizes once or twice, for use as a test.
+median time of each side and the ratio tps / numpy (below 1 means tpustrategy is faster); when
+TensorFlow is importable (never a project dependency), also TF's eager op time and tps / tf.
+``--tiny`` runs very small sizes once or twice, for use as a test (without TF).
 
     PYTHONPATH=python python benchmarks/bench_ops.py [--tiny] [--repeats N]
 """
@@ -52,7 +53,22 @@ def cases(tiny: bool):
     ]
 
 
-def run_case(op: str, shape: tuple[int, ...], dtype: str, repeats: int, min_time: float) -> dict:
+def import_tensorflow():
+    """TF for the baseline column, or None; TF is optional and never installed by the project."""
+    try:
+        import tensorflow as tf
+    except ImportError:
+        return None
+    return tf
+
+
+def tf_op(tf, op: str, a: np.ndarray, b: np.ndarray):
+    """The same op as a TF eager call on TF tensors made from the same arrays (CPU eager ops run synchronously)."""
+    ta, tb = tf.constant(a), tf.constant(b)
+    return (lambda: tf.add(ta, tb)) if op.startswith("add") else (lambda: tf.matmul(ta, tb))
+
+
+def run_case(op: str, shape: tuple[int, ...], dtype: str, repeats: int, min_time: float, tf=None) -> dict:
     rng = np.random.default_rng(0)
     a = rng.standard_normal(shape).astype(dtype)
     b = rng.standard_normal(shape[-1:] if op == "add_broadcast_row" else shape).astype(dtype)
@@ -66,7 +82,7 @@ def run_case(op: str, shape: tuple[int, ...], dtype: str, repeats: int, min_time
     np.testing.assert_allclose(np.asarray(tps_fn()), np_fn(), rtol=1e-3, atol=1e-3 * shape[-1])
     t_np = median_seconds(np_fn, repeats, min_time)
     t_tps = median_seconds(tps_fn, repeats, min_time)
-    return {
+    result = {
         "bench": "ops",
         "op": op,
         "shape": list(shape),
@@ -77,6 +93,12 @@ def run_case(op: str, shape: tuple[int, ...], dtype: str, repeats: int, min_time
         "tps_gflops": flops / t_tps / 1e9,
         "threads": os.cpu_count(),
     }
+    if tf is not None:
+        tf_fn = tf_op(tf, op, a, b)
+        np.testing.assert_allclose(tf_fn().numpy(), np_fn(), rtol=1e-3, atol=1e-3 * shape[-1])
+        result["tf_s"] = median_seconds(tf_fn, repeats, min_time)
+        result["ratio_tps_over_tf"] = t_tps / result["tf_s"]
+    return result
 
 
 def main(argv=None) -> int:
@@ -86,13 +108,16 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     repeats = args.repeats or (2 if args.tiny else 7)
     min_time = 0.001 if args.tiny else 0.05
-    results = [run_case(op, shape, dtype, repeats, min_time) for op, shape, dtype in cases(args.tiny)]
-    print(f"{'op':<18} {'shape':<14} {'dtype':<8} {'numpy':>10} {'tps':>10} {'tps/numpy':>10}")
+    tf = None if args.tiny else import_tensorflow()
+    results = [run_case(op, shape, dtype, repeats, min_time, tf) for op, shape, dtype in cases(args.tiny)]
+    tf_header = f" {'tf':>10} {'tps/tf':>8}" if tf is not None else ""
+    print(f"{'op':<18} {'shape':<14} {'dtype':<8} {'numpy':>10} {'tps':>10} {'tps/numpy':>10}{tf_header}")
     for r in results:
         shape = "x".join(map(str, r["shape"]))
+        tf_cells = f" {r['tf_s'] * 1e6:>8.1f}us {r['ratio_tps_over_tf']:>8.2f}" if "tf_s" in r else ""
         print(
             f"{r['op']:<18} {shape:<14} {r['dtype']:<8} {r['numpy_s'] * 1e6:>8.1f}us {r['tps_s'] * 1e6:>8.1f}us "
-            f"{r['ratio_tps_over_numpy']:>10.2f}"
+            f"{r['ratio_tps_over_numpy']:>10.2f}{tf_cells}"
         )
     for r in results:
         print(json.dumps(r))

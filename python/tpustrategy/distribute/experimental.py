@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from tpustrategy.distribute.distribute_lib import ValueContext
 from tpustrategy.distribute.tpu_strategy import TPUStrategy
 
-__all__ = ["TPUStrategy"]
+# TF exports ValueContext only here (tf.distribute.experimental.ValueContext); it is also kept at tf.distribute.
+__all__ = ["TPUStrategy", "ValueContext"]

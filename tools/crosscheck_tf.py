@@ -1,0 +1,137 @@
+"""Cross-check tpustrategy against real TensorFlow: run the same small tf.distribute programs on both, compare exactly.
+
+A developer tool, not a test (TensorFlow is never a project dependency and CI does not have it):
+
+    PYTHONPATH=python /opt/tfvenv/bin/python tools/crosscheck_tf.py [-k SUBSTRING] [--verbose]
+
+Each framework runs in its own subprocess (`--emit tensorflow|tpustrategy`), which prints one JSON object
+{case: description}; descriptions hold type names, dtypes, shapes, exact values, reprs and error type names
+(see crosscheck/describe.py). The parent prints a table and exits 1 on any mismatch not in KNOWN_DEVIATIONS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+TOOLS = Path(__file__).resolve().parent
+ROOT = TOOLS.parent
+
+# case name -> why tpustrategy deliberately differs from TF's MirroredStrategy there (SEMANTICS.md section).
+_NO_TF_LOW_PRECISION = "TF's CPU collectives cannot all_reduce float16/bfloat16 (InternalError); no TF reference"
+_TPU_TYPES = "TPU variables print as TPUMirroredVariable/TPUSyncOnReadVariable, as TF's TPUStrategy does"
+_SEMANTICS_2_3 = "SEMANTICS.md 2.3: a non-tensor 0 reduces to 0 (TF 2.21 raises AttributeError on it)"
+_SEMANTICS_2_5 = "SEMANTICS.md 2.5: unbatched input -> ValueError 'call batch ...' (TF 2.21 raises IndexError)"
+_REPLICA_ID = "replica_context.py: replica_id_in_sync_group is a Python int (TF Mirrored eager gives int32 tensors)"
+_ULP = "float32 matmul/softmax: 1-ulp differences from oneDNN's accumulation order vs our Eigen kernels"
+KNOWN_DEVIATIONS: dict[str, str] = {
+    "all_reduce_low_precision[mirrored]": _NO_TF_LOW_PRECISION,
+    "all_reduce_low_precision[tpu]": _NO_TF_LOW_PRECISION,
+    "mirrored_variable_updates[tpu]": _TPU_TYPES,
+    "sync_on_read_variable_updates[tpu]": _TPU_TYPES,  # NB: also differs in the NONE case, see [mirrored]
+    "variable_creation_errors[tpu]": _TPU_TYPES,
+    "strategy_reduce_plain_values[mirrored]": _SEMANTICS_2_3,
+    "strategy_reduce_plain_values[tpu]": _SEMANTICS_2_3,
+    "distribute_dataset_unbatched[mirrored]": _SEMANTICS_2_5,
+    "distribute_dataset_unbatched[tpu]": _SEMANTICS_2_5,
+    "run_replica_ids[mirrored]": _REPLICA_ID,
+    "matmul_cases": _ULP,
+    "softmax_cases": _ULP,
+}
+
+
+def emit(framework: str, pattern: str) -> None:
+    """Runs every case on `framework` and prints {case: description} as one JSON line."""
+    import importlib
+
+    from crosscheck import cases_input, cases_ops, cases_reduce, cases_run, cases_variables  # noqa: F401
+    from crosscheck.describe import describe
+    from crosscheck.registry import make_logical_cpus, ordered_cases, strategy_factory
+
+    tf = importlib.import_module(framework)
+    make_logical_cpus(tf)
+    results = {}
+    for case in ordered_cases():
+        if pattern not in case.name:
+            continue
+        try:
+            args = (tf,) if case.kind is None else (tf, strategy_factory(tf, case.kind))
+            results[case.name] = describe(case.fn(*args))
+        except Exception as e:  # noqa: BLE001 - an unexpected error is a result too (compared by type)
+            results[case.name] = {"raised": type(e).__name__, "message": str(e).splitlines()[:1]}
+    print("CROSSCHECK " + json.dumps(results, sort_keys=True))
+
+
+def run_framework(framework: str, pattern: str) -> dict:
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "python"), env.get("PYTHONPATH")]))
+    proc = subprocess.run([sys.executable, __file__, "--emit", framework, "-k", pattern],
+                          capture_output=True, text=True, env=env, cwd=ROOT)
+    for line in proc.stdout.splitlines():
+        if line.startswith("CROSSCHECK "):
+            return json.loads(line[len("CROSSCHECK "):])
+    sys.exit(f"{framework} run failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+
+
+def first_difference(a, b, path: str = "") -> str:
+    """The path of the first place two descriptions differ, with both sides (shortened)."""
+    if isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys():
+        for key in a:
+            if a[key] != b[key]:
+                return first_difference(a[key], b[key], f"{path}/{key}")
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            if x != y:
+                return first_difference(x, y, f"{path}[{i}]")
+    return f"{path or '/'}: tf={json.dumps(a)[:300]} tps={json.dumps(b)[:300]}"
+
+
+def _without_messages(description):
+    # Messages are for the reader; the compared thing is the error type.
+    if isinstance(description, dict):
+        return {k: _without_messages(v) for k, v in description.items() if k != "message"}
+    if isinstance(description, list):
+        return [_without_messages(v) for v in description]
+    return description
+
+
+def compare(theirs: dict, ours: dict, verbose: bool) -> int:
+    """Prints the table; returns the number of unexpected mismatches."""
+    failures = 0
+    print(f"{'case':<58} {'result':<10} details")
+    for name in sorted(ours.keys() | theirs.keys()):
+        a, b = theirs.get(name, {"missing": True}), ours.get(name, {"missing": True})
+        if _without_messages(a) == _without_messages(b):
+            status, details = "match", ""
+        elif name in KNOWN_DEVIATIONS:
+            status, details = "deviation", KNOWN_DEVIATIONS[name]
+        else:
+            status, details = "MISMATCH", first_difference(a, b)
+            failures += 1
+        if verbose and status != "match":
+            details += f"\n    tf:  {json.dumps(a)}\n    tps: {json.dumps(b)}"
+        print(f"{name:<58} {status:<10} {details}")
+    print(f"\n{len(ours)} cases, {failures} unexpected mismatches")
+    return failures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--emit", choices=("tensorflow", "tpustrategy"), help=argparse.SUPPRESS)
+    parser.add_argument("-k", default="", help="only cases whose name contains this")
+    parser.add_argument("--verbose", action="store_true", help="print both descriptions of each mismatch")
+    args = parser.parse_args()
+    if args.emit:
+        emit(args.emit, args.k)
+        return 0
+    theirs = run_framework("tensorflow", args.k)
+    ours = run_framework("tpustrategy", args.k)
+    return 1 if compare(theirs, ours, args.verbose) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
