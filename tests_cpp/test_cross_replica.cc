@@ -34,6 +34,39 @@ TEST(CrossReplica, AllReduceSharesOneBufferAndChargesEveryDevice) {
   EXPECT_EQ(d1->memory_info().current, before);
 }
 
+TEST(CrossReplica, DroppingOneDestinationsResultReleasesExactlyThatDevice) {
+  // Regression: the shared buffer was charged to destinations[0] for as long as any destination's
+  // result lived, so device 0 stayed charged after its own result was dropped.
+  DevicePtr d0 = make_device(0), d1 = make_device(1);
+  std::vector<Tensor> inputs = {Tensor::from_vector<float>({1, 2}, {2}, d0),
+                                Tensor::from_vector<float>({3, 4}, {2}, d1)};
+  const std::int64_t before0 = d0->memory_info().current, before1 = d1->memory_info().current;
+  std::vector<DevicePtr> destinations = {d0, d1};
+  for (int gather = 0; gather < 2; ++gather) {
+    std::vector<Tensor> out = gather ? all_gather_tensors(inputs, 0, destinations)
+                                     : all_reduce_tensors(inputs, CollectiveOp::kSum, destinations);
+    const std::int64_t bytes = out[0].nbytes();
+    EXPECT_EQ(d0->memory_info().current, before0 + bytes);
+    EXPECT_EQ(d1->memory_info().current, before1 + bytes);
+    Tensor kept = out[1];
+    out.clear();
+    EXPECT_EQ(d0->memory_info().current, before0);
+    EXPECT_EQ(d1->memory_info().current, before1 + bytes);
+  }
+  EXPECT_EQ(d1->memory_info().current, before1);
+}
+
+TEST(CrossReplica, ShareAcrossChargesTheValuesOwnDeviceOnce) {
+  // Regression: a value living on a destination other than the first was charged twice there.
+  DevicePtr d0 = make_device(0), d1 = make_device(1);
+  Tensor value = Tensor::from_vector<float>({1, 2}, {2}, d1);
+  std::vector<DevicePtr> destinations = {d0, d1};
+  std::vector<Tensor> out = share_across(value, destinations);
+  EXPECT_EQ(d0->memory_info().current, 8);
+  EXPECT_EQ(d1->memory_info().current, 8);
+  EXPECT_EQ(out[1].buffer(), value.buffer());
+}
+
 TEST(CrossReplica, AllReduceRejectsMismatchesNamingTheReplica) {
   DevicePtr d0 = make_device(0);
   std::vector<Tensor> inputs = {Tensor::from_vector<float>({1, 2}, {2}, d0),

@@ -97,3 +97,31 @@ def test_errors_mirror_tf_errors():
         err = cls(None, None, "message")
         assert err.message == "message" and str(err) == "message"
     assert tps.errors.RESOURCE_EXHAUSTED == 8 and tps.errors.ResourceExhaustedError.error_code == 8
+
+
+def test_all_reduce_result_charges_each_core_only_while_its_own_result_lives():
+    # Regression: the shared result buffer was charged to core 0 for as long as any replica's result
+    # lived, so keeping replica 3's result kept core 0 charged too.
+    strategy = tps.distribute.TPUStrategy()
+
+    def step():
+        return tps.distribute.get_replica_context().all_reduce("sum", tps.constant(np.ones(250, np.float32)))
+
+    kept = strategy.run(step).values[3]
+    used = [tps.config.experimental.get_memory_info(f"TPU:{i}")["current"] for i in range(8)]
+    assert used == [0, 0, 0, 1000, 0, 0, 0, 0]
+    del kept
+    assert tps.config.experimental.get_memory_info("TPU:3")["current"] == 0
+
+
+def test_broadcast_of_a_value_charges_its_own_core_once():
+    from tpustrategy import _core
+
+    devices = [_core.find_device(f"TPU:{i}") for i in range(2)]
+    _core.set_current_device(devices[1])
+    value = tps.constant(np.ones(250, np.float32))
+    _core.set_current_device(None)
+    out = _core.broadcast(value, devices)
+    assert [d.memory_info()["current"] for d in devices] == [1000, 1000]
+    del out, value
+    assert [d.memory_info()["current"] for d in devices] == [0, 0]

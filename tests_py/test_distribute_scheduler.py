@@ -239,3 +239,53 @@ def test_finished_run_holds_no_outputs_in_pooled_replicas():
     assert tf.config.experimental.get_memory_info("TPU:1")["current"] == 4000 + 40
     del result
     assert tf.config.experimental.get_memory_info("TPU:1")["current"] == 0
+
+
+def test_interrupt_in_the_driver_leaves_no_parked_replica_in_the_pool(monkeypatch):
+    # A KeyboardInterrupt (or any error) in the driver between switches must cancel the parked replicas
+    # (their finally blocks run) instead of pooling them mid-function for the next run to resume.
+    from tpustrategy.distribute import scheduler
+
+    strategy = ms2()
+    cleaned = []
+
+    def fn():
+        try:
+            return ds.get_replica_context().all_reduce("sum", 1.0)
+        finally:
+            cleaned.append(replica_id())
+
+    def interrupted(self, replicas):
+        raise KeyboardInterrupt  # as if Ctrl-C arrived while the driver was about to combine
+
+    monkeypatch.setattr(scheduler.ReplicaRun, "_combine", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        strategy.run(fn)
+    monkeypatch.undo()
+    assert sorted(cleaned) == [0, 1]
+    cleaned.clear()
+    assert values_of(strategy.run(fn)) == [2.0, 2.0]
+    assert sorted(cleaned) == [0, 1]
+
+
+def test_failed_run_keeps_no_tensors_alive_through_its_exception():
+    # The caller's exception (kept by pytest.raises, sys.last_exc in Jupyter, ...) must not pin the
+    # step's collective outputs or the cancelled replicas' frames, and so their HBM.
+    strategy = tps.distribute.TPUStrategy()
+
+    def step():
+        ctx = ds.get_replica_context()
+        big = tps.constant(np.zeros(1000, np.float32))
+        total = ctx.all_reduce("sum", big)
+        if ctx.replica_id_in_sync_group == 1:
+            del big, total  # the raising frame is legitimately kept by the traceback: hold nothing in it
+            raise ValueError("replica 1 fails")
+        ctx.merge_call(lambda s: None)
+        return total
+
+    with pytest.raises(ValueError, match="replica 1 fails") as info:
+        strategy.run(step)
+    gc.collect()
+    used = [tps.config.experimental.get_memory_info(f"TPU:{i}")["current"] for i in range(8)]
+    assert used == [0] * 8
+    del info

@@ -95,6 +95,7 @@ TFRecordReader::~TFRecordReader() {
 std::size_t TFRecordReader::read_bytes(char* out, std::size_t n) { return std::fread(out, 1, n, file_); }
 
 std::optional<std::string> TFRecordReader::read() {
+  std::lock_guard lock(mutex_);
   char header[kRecordHeaderBytes];
   const std::size_t got = read_bytes(header, kRecordHeaderBytes);
   if (got == 0) return std::nullopt;
@@ -125,6 +126,7 @@ TFRecordWriter::~TFRecordWriter() {
 }
 
 void TFRecordWriter::write(std::string_view record) {
+  std::lock_guard lock(mutex_);
   if (file_ == nullptr) fail<FailedPreconditionError>("TFRecordWriter", "{}: the writer is closed", path_);
   const std::string framed = encode_record(record);
   if (std::fwrite(framed.data(), 1, framed.size(), file_) != framed.size()) {
@@ -133,6 +135,7 @@ void TFRecordWriter::write(std::string_view record) {
 }
 
 void TFRecordWriter::flush() {
+  std::lock_guard lock(mutex_);
   if (file_ == nullptr) fail<FailedPreconditionError>("TFRecordWriter", "{}: the writer is closed", path_);
   if (std::fflush(file_) != 0) {
     fail<DataLossError>("TFRecordWriter", "{}: flush failed: {}", path_, std::strerror(errno));
@@ -140,6 +143,7 @@ void TFRecordWriter::flush() {
 }
 
 void TFRecordWriter::close() {
+  std::lock_guard lock(mutex_);
   if (file_ == nullptr) return;
   const int rc = std::fclose(file_);
   file_ = nullptr;

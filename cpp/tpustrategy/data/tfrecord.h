@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -49,7 +50,10 @@ class TFRecordReader {
   // The next record, or nullopt at the end of the file. Throws DataLossError on corrupt or
   // truncated records (naming the file and the record's offset).
   std::optional<std::string> read();
-  std::uint64_t offset() const { return offset_; }
+  std::uint64_t offset() const {
+    std::lock_guard lock(mutex_);
+    return offset_;
+  }
   const std::string& path() const { return path_; }
 
  private:
@@ -57,6 +61,8 @@ class TFRecordReader {
   std::size_t read_bytes(char* out, std::size_t n);
 
   std::string path_;
+  // The bindings call in with the GIL released: calls from several Python threads are serialised.
+  mutable std::mutex mutex_;
   std::FILE* file_ = nullptr;
   std::uint64_t offset_ = 0;     // start of the next record
   std::uint64_t file_size_ = 0;  // known at open, so that a corrupt length cannot make us allocate
@@ -75,10 +81,16 @@ class TFRecordWriter {
   void write(std::string_view record);
   void flush();
   void close();
-  bool closed() const { return file_ == nullptr; }
+  bool closed() const {
+    std::lock_guard lock(mutex_);
+    return file_ == nullptr;
+  }
 
  private:
   std::string path_;
+  // The bindings call in with the GIL released: a close() from another Python thread must not
+  // fclose the FILE* under a running write().
+  mutable std::mutex mutex_;
   std::FILE* file_ = nullptr;
 };
 

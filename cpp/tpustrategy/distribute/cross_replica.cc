@@ -33,6 +33,14 @@ std::vector<const void*> input_pointers(std::span<const Tensor> inputs) {
   return out;
 }
 
+// The memory of a cross-replica result, charged to no device: share_across charges each destination
+// through its own view, so dropping one destination's result releases exactly that device.
+Tensor uncharged_result(DType dtype, const Shape& shape) {
+  check_shape(shape, "cross_replica");
+  const std::int64_t bytes = num_elements(shape) * static_cast<std::int64_t>(dtype_size(dtype));
+  return Tensor(dtype, shape, std::make_shared<Buffer>(bytes, DevicePtr()));
+}
+
 }  // namespace
 
 void check_same_dtype_and_shape(const char* where, std::span<const Tensor> inputs) {
@@ -48,9 +56,12 @@ void check_same_dtype_and_shape(const char* where, std::span<const Tensor> input
 std::vector<Tensor> share_across(const Tensor& value, std::span<const DevicePtr> destinations) {
   std::vector<Tensor> out;
   out.reserve(destinations.size());
+  bool value_used = false;
   for (std::size_t i = 0; i < destinations.size(); ++i) {
-    if (i == 0 && value.device() == destinations[0]) {
+    // The value itself serves the (first) destination it already lives on: charged once, not twice.
+    if (!value_used && value.device() && value.device() == destinations[i]) {
       out.push_back(value);
+      value_used = true;
       continue;
     }
     // A view kept alive by the shared buffer, charged to this destination (throws if it does not fit).
@@ -65,7 +76,7 @@ std::vector<Tensor> all_reduce_tensors(std::span<const Tensor> inputs, Collectiv
                                        std::span<const DevicePtr> destinations) {
   check_same_dtype_and_shape("all_reduce", inputs);
   check_destinations("all_reduce", destinations);
-  Tensor result = Tensor::empty(inputs[0].dtype(), inputs[0].shape(), destinations[0]);
+  Tensor result = uncharged_result(inputs[0].dtype(), inputs[0].shape());
   std::vector<const void*> pointers = input_pointers(inputs);
   all_reduce(result.dtype(), pointers, result.num_elements(), op, result.mutable_raw_data());
   return share_across(result, destinations);
@@ -93,7 +104,7 @@ std::vector<Tensor> all_gather_tensors(std::span<const Tensor> inputs, std::int6
     }
     out_shape[a] += t.shape()[a];
   }
-  Tensor result = Tensor::empty(first.dtype(), out_shape, destinations[0]);
+  Tensor result = uncharged_result(first.dtype(), out_shape);
   const std::int64_t element = static_cast<std::int64_t>(dtype_size(first.dtype()));
   std::int64_t outer = 1, inner = element;
   for (int d = 0; d < a; ++d) outer *= first.shape()[d];

@@ -118,7 +118,15 @@ class ReplicaRun:
                     return results
                 jobs = None
                 sends = self._combine(workers)
+        except BaseException:
+            # This frame lives on in the error's traceback: drop the step's outputs (and their HBM).
+            results = sends = jobs = None
+            raise
         finally:
+            if any(self._suspended):
+                # The driver itself failed (KeyboardInterrupt between switches, an internal error): no
+                # replica may go back to the pool parked, or the next run would resume it mid-function.
+                self._cancel(workers, "the run was interrupted")
             for worker in workers:
                 worker.gr_context = None  # drop the replica's context (and what it references)
             _return_workers(workers)
@@ -152,6 +160,9 @@ class ReplicaRun:
             while self._suspended[i] and attempts < 3:
                 attempts += 1
                 out = worker.throw(errors.CancelledError(None, None, f"Replica {i} cancelled: {reason}"))
+                # A cancelled replica's outcome (its CancelledError, whose traceback holds the replica's
+                # frames and tensors) must not outlive the run through the caller's exception.
+                self._finished[i] = None
                 if out is not _PARKED:
                     break
             if self._suspended[i]:  # it insists on waiting: abandon this worker
