@@ -28,11 +28,21 @@ _SEMANTICS_2_3 = "SEMANTICS.md 2.3: a non-tensor 0 reduces to 0 (TF 2.21 raises 
 _SEMANTICS_2_5 = "SEMANTICS.md 2.5: unbatched input -> ValueError 'call batch ...' (TF 2.21 raises IndexError)"
 _REPLICA_ID = "replica_context.py: replica_id_in_sync_group is a Python int (TF Mirrored eager gives int32 tensors)"
 _ULP = "float32 matmul/softmax: 1-ulp differences from oneDNN's accumulation order vs our Eigen kernels"
+_HALF_ACCUMULATION = ("float16/bfloat16 reductions accumulate in float32, as XLA does on a TPU (TF on CPU sums in "
+                      "float16: its float16 mean overflows to inf)")
+_SEMANTICS_2_4 = ("SEMANTICS.md 2.4: local results of a nest without DistributedValues are (v,) (TF 2.21 repeats "
+                  "any nest once per replica)")
+_SEMANTICS_2_6 = ("SEMANTICS.md 2.6: cross-replica assign of a PerReplica to a SUM MirroredVariable -> TypeError "
+                  "'Expected value to be mirrored' (TF 2.21 gives each component its replica's value)")
 KNOWN_DEVIATIONS: dict[str, str] = {
     "all_reduce_low_precision[mirrored]": _NO_TF_LOW_PRECISION,
     "all_reduce_low_precision[tpu]": _NO_TF_LOW_PRECISION,
     "mirrored_variable_updates[tpu]": _TPU_TYPES,
-    "sync_on_read_variable_updates[tpu]": _TPU_TYPES,  # NB: also differs in the NONE case, see [mirrored]
+    "sync_on_read_variable_updates[tpu]": _TPU_TYPES,
+    "low_precision_rounding": _HALF_ACCUMULATION,
+    "merge_call_sees_per_replica[mirrored]": _SEMANTICS_2_4,
+    "mirrored_variable_cross_replica_per_replica_assign[mirrored]": _SEMANTICS_2_6,
+    "mirrored_variable_cross_replica_per_replica_assign[tpu]": _SEMANTICS_2_6,
     "variable_creation_errors[tpu]": _TPU_TYPES,
     "strategy_reduce_plain_values[mirrored]": _SEMANTICS_2_3,
     "strategy_reduce_plain_values[tpu]": _SEMANTICS_2_3,
