@@ -1,8 +1,10 @@
 // Batching kernels: stack, unstack, split, slice, concat and the rebatching row buffer.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <numeric>
+#include <thread>
 
 #include "tpustrategy/core/errors.h"
 #include "tpustrategy/data/batching.h"
@@ -131,6 +133,30 @@ TEST(RowBuffer, RebatchesAcrossInputBatches) {
   EXPECT_EQ(values(buffer.pop(5)[0]), (std::vector<std::int64_t>{5, 6, 7, 8, 9}));
   EXPECT_EQ(buffer.rows_available(), 0);
   EXPECT_THROW(buffer.pop(1), InvalidArgumentError);
+}
+
+TEST(RowBuffer, ConcurrentPushAndPopLoseNoRows) {
+  // The binding releases the GIL around push/pop: producers and a consumer may run at once.
+  constexpr std::int64_t kRowsPerProducer = 20000;
+  RowBuffer buffer;
+  buffer.push({iota({0})});  // fixes the layout before the race
+  auto produce = [&](std::int64_t start) {
+    for (std::int64_t i = 0; i < kRowsPerProducer; ++i) buffer.push({iota({1}, start + i)});
+  };
+  std::thread first(produce, 0), second(produce, kRowsPerProducer);
+  std::vector<std::int64_t> seen;
+  while (static_cast<std::int64_t>(seen.size()) < 2 * kRowsPerProducer) {
+    const std::int64_t available = buffer.rows_available();
+    if (available == 0) continue;
+    for (std::int64_t v : values(buffer.pop(available)[0])) seen.push_back(v);
+  }
+  first.join();
+  second.join();
+  std::sort(seen.begin(), seen.end());
+  std::vector<std::int64_t> expected(static_cast<std::size_t>(2 * kRowsPerProducer));
+  std::iota(expected.begin(), expected.end(), 0);
+  EXPECT_EQ(seen, expected);
+  EXPECT_EQ(buffer.rows_available(), 0);
 }
 
 TEST(RowBuffer, KeepsComponentsAlignedAndChecksLayout) {

@@ -47,6 +47,17 @@ TEST(Shape, TextStridesAxes) {
   EXPECT_THROW(check_shape({1 << 30, 1 << 30, 1 << 30}, "t"), ValueError);
 }
 
+TEST(Shape, AZeroDimensionDoesNotHideOverflowingStrides) {
+  constexpr std::int64_t kHuge = std::int64_t{1} << 40;
+  // No elements, but the outer stride would be 2^80.
+  EXPECT_THROW(check_shape({0, kHuge, kHuge}, "t"), ValueError);
+  EXPECT_THROW(row_major_strides({0, kHuge, kHuge}), ValueError);
+  // A zero inside zeroes every stride left of it: nothing overflows.
+  EXPECT_NO_THROW(check_shape({kHuge, kHuge, 0}, "t"));
+  EXPECT_EQ(row_major_strides({kHuge, kHuge, 0}), (std::vector<std::int64_t>{0, 0, 1}));
+  EXPECT_NO_THROW(check_shape({kHuge, 0, 4}, "t"));
+}
+
 TEST(Tensor, FromVectorRoundTripAndReshape) {
   auto core = make_core(1 << 20);
   Tensor t = Tensor::from_vector(std::vector<float>{1, 2, 3, 4, 5, 6}, {2, 3}, core);

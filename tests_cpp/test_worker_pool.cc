@@ -1,14 +1,54 @@
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <csignal>
+#include <memory>
 #include <numeric>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "tpustrategy/runtime/worker_pool.h"
 
 namespace tpustrategy {
 namespace {
+
+// Exit status of `child`, or -1 if it has not exited within `timeout` (then it is killed).
+int wait_for_exit(pid_t child, std::chrono::seconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  int status = 0;
+  while (waitpid(child, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(child, SIGKILL);
+      waitpid(child, &status, 0);
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(WorkerPool, UsableAndDestructibleInAForkedChild) {
+  // A forked child has none of the parent's worker threads: parallel_for and the destructor must not wait on them.
+  auto pool = std::make_unique<WorkerPool>(4);
+  std::atomic<std::int64_t> parent_sum{0};
+  pool->parallel_for(1000, 1, [&](std::int64_t b, std::int64_t e) { parent_sum += e - b; });
+  ASSERT_EQ(parent_sum.load(), 1000);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::atomic<std::int64_t> sum{0};
+    pool->parallel_for(100000, 1, [&](std::int64_t b, std::int64_t e) {
+      for (auto i = b; i < e; ++i) sum += i;
+    });
+    pool.reset();
+    _exit(sum.load() == std::int64_t{100000} * 99999 / 2 ? 0 : 1);
+  }
+  EXPECT_EQ(wait_for_exit(child, std::chrono::seconds(20)), 0) << "child hung or computed a wrong sum";
+}
 
 TEST(WorkerPool, CoversEveryIndexExactlyOnce) {
   for (std::int64_t n : {0, 1, 7, 1000, 100003}) {

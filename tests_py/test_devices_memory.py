@@ -22,6 +22,13 @@ def test_default_slice_is_v3_8_with_canonical_names():
     assert tps.config.list_physical_devices("TPU")[0].name == "/physical_device:TPU:0"
 
 
+def test_core_device_compares_unequal_to_other_types_instead_of_raising():
+    core0, core1 = tps._core.list_devices("TPU")[:2]
+    assert core0 == tps._core.list_devices("TPU")[0] and core0 != core1
+    assert core0 != "TPU:0" and not (core0 == None)  # noqa: E711 - the operator itself is under test
+    assert core0 in [None, "x", core0]
+
+
 def test_slice_env_var_selects_preset():
     code = "import tpustrategy as t; print(len(t.config.list_logical_devices('TPU')), t._core.active_slice().name)"
     out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "TPUSTRATEGY_SLICE": "v4-32"},

@@ -135,6 +135,14 @@ def test_gather_plain_value_and_errors():
         strategy.gather(ds.PerReplica([tps.constant(1.0), tps.constant(2.0)]), axis=0)
 
 
+def test_gather_of_scalars_is_a_plain_value_error():
+    # Observed with TF 2.21: ValueError from concat ("Can't concatenate scalars"), not InvalidArgumentError.
+    strategy = ms2()
+    with pytest.raises(ValueError, match="scalars") as raised:
+        strategy.gather(strategy.run(lambda: tps.constant(1.0) * 1.0), axis=0)
+    assert type(raised.value) is ValueError
+
+
 def test_reduce_to_and_batch_reduce_to():
     strategy = ms2()
     value = per_replica([1.0], [2.0])

@@ -134,6 +134,22 @@ def test_sync_on_read_semantics():
         assert component_values(mean) == [2.0, 3.0]
 
 
+def test_sync_on_read_none_cross_replica_update_writes_every_component_then_raises():
+    # Observed with TF 2.21: each cross-replica assign/assign_add of a NONE SyncOnRead variable updates every
+    # component, then raises ValueError from returning the (impossible) cross-replica read.
+    strategy = ms2()
+    with strategy.scope():
+        v = tps.Variable(0.0, synchronization=Sync.ON_READ, aggregation=Agg.NONE)
+    with pytest.raises(ValueError):
+        v.assign(6.0)
+    assert component_values(v) == [6.0, 6.0]
+    with pytest.raises(ValueError):
+        v.assign_add(1.0)
+    assert component_values(v) == [7.0, 7.0]
+    v.assign_sub(2.0, read_value=False)  # no read, no error
+    assert component_values(v) == [5.0, 5.0]
+
+
 def test_extended_update_value_container_and_created_in_scope():
     strategy = ms2()
     with strategy.scope():

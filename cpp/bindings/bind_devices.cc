@@ -31,7 +31,9 @@ void init_devices(py::module_& m) {
       .def("set_memory_limit", &Device::set_capacity, py::arg("bytes"))
       .def_property_readonly("default_memory_limit", &Device::default_capacity)
       .def("__repr__", [](const Device& d) { return fmt::format("<Device {}>", d.name()); })
-      .def("__eq__", [](const Device& a, const Device& b) { return &a == &b; })
+      // is_operator: another type gives NotImplemented (so == is False), not a TypeError.
+      .def(
+          "__eq__", [](const Device& a, const Device& b) { return &a == &b; }, py::is_operator())
       .def("__hash__", [](const Device& d) { return std::hash<const void*>()(&d); });
 
   m.def(

@@ -207,6 +207,7 @@ void RowBuffer::push(std::vector<Tensor> components) {
                                  components[i].shape()[0], i);
     }
   }
+  std::lock_guard lock(mutex_);
   if (layout_.empty()) {
     for (const Tensor& c : components) {
       Shape empty = c.shape();
@@ -232,6 +233,7 @@ void RowBuffer::push(std::vector<Tensor> components) {
 }
 
 std::vector<Tensor> RowBuffer::pop(std::int64_t rows) {
+  std::lock_guard lock(mutex_);
   if (rows < 0 || rows > rows_available_) {
     fail<InvalidArgumentError>("rebatch", "cannot take {} rows, {} are buffered", rows, rows_available_);
   }

@@ -5,6 +5,7 @@
 // All of them copy: tensors are immutable and a batch owns its own buffer.
 #include <cstdint>
 #include <deque>
+#include <mutex>
 #include <span>
 #include <vector>
 
@@ -38,13 +39,20 @@ Tensor concat_rows(std::span<const Tensor> parts);
 
 // Rows of a stream of batches (each a list of component tensors sharing dim 0),
 // handed out again in batches of any size. This is what rebatch(sizes) iterates on.
+// Thread-safe: the Python binding releases the GIL around push/pop, so prefetch threads may call them at once.
 class RowBuffer {
  public:
   // Appends one input batch. Components must keep the count, dtypes and row shapes of the first batch.
   void push(std::vector<Tensor> components);
-  std::int64_t rows_available() const { return rows_available_; }
+  std::int64_t rows_available() const {
+    std::lock_guard lock(mutex_);
+    return rows_available_;
+  }
   // Whether a batch was pushed yet (so that the row shapes are known).
-  bool has_layout() const { return !layout_.empty(); }
+  bool has_layout() const {
+    std::lock_guard lock(mutex_);
+    return !layout_.empty();
+  }
   // Removes the first `rows` rows (0 <= rows <= rows_available()) as one batch per component;
   // `rows == 0` gives empty batches of shape [0] + row shape.
   std::vector<Tensor> pop(std::int64_t rows);
@@ -55,6 +63,7 @@ class RowBuffer {
     std::int64_t offset = 0;  // rows of this batch already handed out
     std::int64_t rows = 0;
   };
+  mutable std::mutex mutex_;    // guards every member below
   std::vector<Tensor> layout_;  // one empty [0] + row-shape tensor per component
   std::deque<Pending> pending_;
   std::int64_t rows_available_ = 0;

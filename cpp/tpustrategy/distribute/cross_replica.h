@@ -3,10 +3,11 @@
 // out. They validate the participants (same dtype and shape, naming the first replica that differs) before
 // any work, then call the buffer-level kernels of collectives/kernels.h.
 //
-// Memory: a reduced or gathered result is computed once into a buffer on destinations[0]; every other
-// destination gets a Tensor that views that buffer and is charged to its own device. Tensors are
-// immutable, so sharing is safe, and each core's HBM is charged as on a real slice, where every core
-// holds its own copy. The shared buffer lives as long as any destination's tensor.
+// Memory: an all-reduced or all-gathered result is computed once into a buffer charged to no device;
+// each destination gets a Tensor that views that buffer and is charged to its own device, so dropping one
+// destination's result releases exactly that device's HBM. Tensors are immutable, so sharing is safe, and
+// each core is charged as on a real slice, where every core holds its own copy. The shared buffer lives as
+// long as any destination's tensor. reduce_scatter results are separate tensors, one per destination.
 #include <span>
 #include <vector>
 
@@ -16,10 +17,11 @@
 namespace tpustrategy {
 
 // Throws InvalidArgumentError "[where] replica i has ... but replica 0 has ..." unless all inputs share
-// dtype and shape; an empty input list is an InvalidArgumentError too.
+// dtype and shape; an empty input list or an invalid (default-constructed) tensor is one too.
 void check_same_dtype_and_shape(const char* where, std::span<const Tensor> inputs);
 
-// One tensor per destination (the same value on each, stored once; see above).
+// One tensor per destination, all viewing value's buffer, each charged to its destination; the first
+// destination `value` already lives on gets `value` itself (charged once, not twice).
 std::vector<Tensor> share_across(const Tensor& value, std::span<const DevicePtr> destinations);
 
 // Element-wise `op` over the inputs (equal dtype and shape), delivered to every destination.

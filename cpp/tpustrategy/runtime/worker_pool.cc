@@ -1,5 +1,7 @@
 #include "tpustrategy/runtime/worker_pool.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -21,18 +23,28 @@ namespace {
 thread_local bool tl_inside_pool = false;
 }
 
-WorkerPool::WorkerPool(int num_threads) {
+WorkerPool::WorkerPool(int num_threads) : owner_pid_(getpid()) {
   for (int i = 1; i < num_threads; ++i) workers_.emplace_back([this] { worker_loop(); });
 }
 
 WorkerPool::~WorkerPool() {
+  if (in_forked_child()) {
+    // The threads exist only in the parent: joining them, destroying joinable std::threads or condition
+    // variables they wait on would hang or terminate here, so leak all three.
+    new std::vector<std::thread>(std::move(workers_));
+    (void)wake_.release();
+    (void)idle_.release();
+    return;
+  }
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
   }
-  wake_.notify_all();
+  wake_->notify_all();
   for (auto& t : workers_) t.join();
 }
+
+bool WorkerPool::in_forked_child() const { return getpid() != owner_pid_; }
 
 WorkerPool& WorkerPool::global() {
   static WorkerPool pool(std::max(1u, std::thread::hardware_concurrency()));
@@ -64,7 +76,7 @@ void WorkerPool::worker_loop() {
     Job* job;
     {
       std::unique_lock lock(mutex_);
-      wake_.wait(lock, [&] { return stopping_ || (job_ != nullptr && generation_ != seen); });
+      wake_->wait(lock, [&] { return stopping_ || (job_ != nullptr && generation_ != seen); });
       if (stopping_) return;
       seen = generation_;
       job = job_;
@@ -75,7 +87,7 @@ void WorkerPool::worker_loop() {
       std::lock_guard lock(mutex_);
       --active_;
     }
-    idle_.notify_all();
+    idle_->notify_all();
   }
 }
 
@@ -85,8 +97,8 @@ void WorkerPool::parallel_for(std::int64_t n, std::int64_t grain,
   grain = std::max<std::int64_t>(grain, 1);
   std::int64_t max_chunks = std::min<std::int64_t>(num_threads(), (n + grain - 1) / grain);
   std::unique_lock submit(submit_mutex_, std::defer_lock);
-  if (max_chunks <= 1 || tl_inside_pool || !submit.try_lock()) {
-    fn(0, n);  // small, nested, or the pool is busy with another caller: run inline
+  if (max_chunks <= 1 || tl_inside_pool || in_forked_child() || !submit.try_lock()) {
+    fn(0, n);  // small, nested, in a forked child, or the pool is busy with another caller: run inline
     return;
   }
   Job job;
@@ -99,7 +111,7 @@ void WorkerPool::parallel_for(std::int64_t n, std::int64_t grain,
     job_ = &job;
     ++generation_;
   }
-  wake_.notify_all();
+  wake_->notify_all();
   tl_inside_pool = true;
   run_chunks(job);
   tl_inside_pool = false;
@@ -111,7 +123,7 @@ void WorkerPool::parallel_for(std::int64_t n, std::int64_t grain,
     // Workers that picked the job up late still hold a pointer to it.
     std::unique_lock lock(mutex_);
     job_ = nullptr;
-    idle_.wait(lock, [&] { return active_ == 0; });
+    idle_->wait(lock, [&] { return active_ == 0; });
   }
   if (job.error) std::rethrow_exception(job.error);
 }

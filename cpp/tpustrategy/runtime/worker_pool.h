@@ -2,9 +2,15 @@
 // A small fixed pool of worker threads, sized to the machine's real cores, that
 // splits large loops. Small loops run inline on the caller: a pool hand-off
 // costs microseconds, which dominates kernels on a few KiB.
+// Fork-safe: a forked child has none of the workers (and may inherit locked
+// mutexes and condition variables with phantom waiters), so in a child every
+// loop runs inline and the pool's threads and locks are never touched again.
+#include <sys/types.h>
+
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -33,10 +39,16 @@ class WorkerPool {
   void worker_loop();
   static void run_chunks(Job& job);
 
+  // True in a process forked after the pool was created.
+  bool in_forked_child() const;
+
+  pid_t owner_pid_;  // the process whose threads are workers_
   std::vector<std::thread> workers_;
   std::mutex mutex_;
-  std::condition_variable wake_;
-  std::condition_variable idle_;
+  // On the heap so that a forked child can leak them: destroying a condition variable whose (parent) waiters
+  // never return blocks forever in glibc.
+  std::unique_ptr<std::condition_variable> wake_ = std::make_unique<std::condition_variable>();
+  std::unique_ptr<std::condition_variable> idle_ = std::make_unique<std::condition_variable>();
   int active_ = 0;  // workers inside run_chunks of the current job
   Job* job_ = nullptr;
   std::uint64_t generation_ = 0;

@@ -131,6 +131,10 @@ def gather_to(value, axis, devices: list):
     if not isinstance(value, DistributedValues):
         return value
     components = [_core.convert_to_tensor(v) for v in value.values]
+    if any(len(c.shape) == 0 for c in components):
+        # TF concatenates the components, and its concat rejects scalars with ValueError (observed with TF 2.21).
+        raise ValueError("Can't concatenate scalars (use tf.stack instead): Strategy.gather needs components of "
+                         "rank >= 1")
     return _deliver(_core.all_gather(components, axis, devices))
 
 

@@ -90,13 +90,13 @@ class DistributedVariable(TensorOperators, values_lib.DistributedValues):
 
     # ---- writing ----
     def assign(self, value, use_locking=None, name=None, read_value=True):
-        return self._update("assign", value)
+        return self._update("assign", value, read_value)
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
-        return self._update("assign_add", delta)
+        return self._update("assign_add", delta, read_value)
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
-        return self._update("assign_sub", delta)
+        return self._update("assign_sub", delta, read_value)
 
     def _update_each(self, method: str, value) -> None:
         for i, component in enumerate(self._values):
@@ -106,7 +106,7 @@ class DistributedVariable(TensorOperators, values_lib.DistributedValues):
 class MirroredVariable(DistributedVariable):
     """A variable kept equal on every replica (synchronization ON_WRITE)."""
 
-    def _update(self, method: str, value):
+    def _update(self, method: str, value, read_value: bool = True):
         local = self._local()
         if local is None:  # cross-replica: every component
             if isinstance(value, values_lib.PerReplica) and self.aggregation != VariableAggregation.NONE:
@@ -144,7 +144,7 @@ class SyncOnReadVariable(DistributedVariable):
         destination = device_scope.current_device() or _core.host_cpu()
         return _core.all_reduce(components, op.value, [destination])[0]
 
-    def _update(self, method: str, value):
+    def _update(self, method: str, value, read_value: bool = True):
         local = self._local()
         if local is not None:
             getattr(local, method)(value)
@@ -155,6 +155,10 @@ class SyncOnReadVariable(DistributedVariable):
                                  "aggregation is set to `tf.VariableAggregation.SUM`.")
             value = _divide(value, len(self._values), self.dtype)
         self._update_each(method, value)
+        if read_value and self.aggregation == VariableAggregation.NONE:
+            # TF updates every component, then returns var.read_value(): a cross-replica read, which for NONE is
+            # a ValueError (observed with TF 2.21). read_value=False skips the read and so the error.
+            self._read_cross_replica()
         return self
 
 

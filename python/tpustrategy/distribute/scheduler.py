@@ -1,17 +1,21 @@
 """The cooperative replica scheduler behind ``Strategy.run`` (ARCHITECTURE.md, "Execution model").
 
-Each replica's function runs in its own greenlet on the calling thread (taken from a per-thread pool:
-creating a greenlet costs more than a whole run's switches), in a copy of the caller's context, started
-in replica order. A
-replica that reaches a synchronisation point (an all-reduce, all-gather, ``merge_call``, a variable
-aggregation) parks its contribution and switches back here. When every replica has parked at the same
-point — same kind, op, dtypes, shapes — the point's ``combine`` runs once over all contributions (in
-C++ for collectives), and each replica is resumed with its share of the result.
+With one replica the function simply runs on the caller, and each synchronisation point combines its single
+contribution inline. With several, each replica's function runs in its own greenlet on the calling thread
+(taken from a per-thread pool of workers: creating a greenlet costs more than a whole run's switches), in a
+copy of the caller's context, started in replica order. A replica that reaches a synchronisation point (an
+all-reduce, all-gather, ``merge_call``, a variable aggregation) parks its contribution and switches back
+here. Once every replica has run to its next point, they must agree with replica 0 — same kind, op, dtypes,
+shapes — and the point's ``combine`` runs once over all contributions (in C++ for collectives); each replica
+is resumed with its share of the result.
 
 Failures are known at once, so nothing ever waits: if a replica raises, returns while others are parked,
-or parks at a different point, the parked replicas get a ``CancelledError`` thrown in (their ``finally``
-blocks run) and ``run`` raises — the replica's own exception, or a ``ReplicaSyncError`` naming the
-replicas. The next ``run`` starts from scratch.
+parks at a different point, or ``combine`` fails, the parked replicas get a ``CancelledError`` thrown in
+(their ``finally`` blocks run; one that catches it and parks again gets it again, and after three tries its
+worker is abandoned) and ``run`` raises — the replica's own exception, the ``combine`` error, or a
+``ReplicaSyncError`` naming the replicas. If the driver itself is interrupted, parked replicas are cancelled
+the same way, so no worker returns to the pool mid-function. The next ``run`` starts from scratch, and
+pooled workers keep no reference to a finished run's outputs (or their HBM).
 """
 
 from __future__ import annotations
