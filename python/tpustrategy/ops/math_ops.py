@@ -12,22 +12,25 @@ from tpustrategy.ops._args import axis_int, axis_list, tensor_list
 _ops = _core.ops
 
 
+def _named(op, kernel, doc):
+    """Gives a TF-signature wrapper the kernel's name and its own docstring (for help() and reprs)."""
+    op.__name__ = op.__qualname__ = kernel.__name__
+    op.__doc__ = doc
+    return op
+
+
 def _unary(kernel, doc):
     def op(x, name=None):
         return kernel(x)
 
-    op.__name__ = op.__qualname__ = kernel.__name__
-    op.__doc__ = doc
-    return op
+    return _named(op, kernel, doc)
 
 
 def _binary(kernel, doc):
     def op(x, y, name=None):
         return kernel(x, y)
 
-    op.__name__ = op.__qualname__ = kernel.__name__
-    op.__doc__ = doc
-    return op
+    return _named(op, kernel, doc)
 
 
 add = _binary(_ops.add, "Returns x + y elementwise (tf.math.add).")
@@ -69,9 +72,7 @@ def _reduction(kernel, doc):
     def op(input_tensor, axis=None, keepdims=False, name=None):
         return kernel(input_tensor, axis_list(axis), bool(keepdims))
 
-    op.__name__ = op.__qualname__ = kernel.__name__
-    op.__doc__ = doc
-    return op
+    return _named(op, kernel, doc)
 
 
 reduce_sum = _reduction(_ops.reduce_sum, "Sum over `axis` (all axes when None) (tf.math.reduce_sum).")
