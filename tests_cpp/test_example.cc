@@ -75,5 +75,19 @@ TEST(Example, MalformedInputThrowsTypedErrors) {
   EXPECT_THROW(parse_example_proto(std::string("\x0a\x05" "abc", 5)), InvalidArgumentError);
 }
 
+// Found by fuzz_example (UBSan: memcpy into the null data() of an empty vector): a packed float_list of
+// zero bytes is a valid, empty list for both parsers.
+TEST(Example, EmptyPackedFloatListParsesAsEmpty) {
+  const std::string bytes("\x0a\x0b\x0a\x09\x0a\x01\x61\x12\x04\x12\x02\x0a\x00", 13);
+  const Example parsed = parse_example_proto(bytes);
+  ASSERT_EQ(parsed.features.count("a"), 1u);
+  EXPECT_EQ(parsed.features.at("a").kind, Feature::Kind::kFloat);
+  EXPECT_TRUE(parsed.features.at("a").float_list.empty());
+  std::vector<std::string_view> batch{bytes};
+  auto columns = parse_examples(batch, {FeatureConfig{"a", Feature::Kind::kFloat, true, {}, false, {}}});
+  EXPECT_TRUE(columns[0].floats.empty());
+  EXPECT_EQ(columns[0].row_lengths, (std::vector<std::int64_t>{0}));
+}
+
 }  // namespace
 }  // namespace tpustrategy::data

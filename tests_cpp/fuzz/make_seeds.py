@@ -58,6 +58,25 @@ def topology(mesh, tasks, per_task, coords) -> bytes:
     return out + packed(4, coords)
 
 
+def field_bytes(field: int, data: bytes) -> bytes:
+    return varint(field << 3 | 2) + varint(len(data)) + data
+
+
+def feature(kind: int, values: list) -> bytes:
+    """A tf.train.Feature: kind 1 bytes, 2 floats (packed), 3 int64s (packed)."""
+    if kind == 1:
+        body = b"".join(field_bytes(1, v) for v in values)
+    elif kind == 2:
+        body = field_bytes(1, b"".join(struct.pack("<f", v) for v in values)) if values else b""
+    else:
+        body = packed(1, values) if values else b""
+    return field_bytes(kind, body)
+
+
+def features(entries: dict[str, bytes]) -> bytes:
+    return b"".join(field_bytes(1, field_bytes(1, k.encode()) + field_bytes(2, v)) for k, v in sorted(entries.items()))
+
+
 def write(harness: str, name: str, data: bytes) -> None:
     folder = HERE / harness
     folder.mkdir(parents=True, exist_ok=True)
@@ -80,6 +99,16 @@ def main() -> None:
     write("fuzz_tfrecord_gzip", "seed_empty_stream", gzip.compress(b"", mtime=0))
     write("fuzz_tfrecord_zlib", "seed_records", zlib.compress(plain))
     write("fuzz_tfrecord_zlib", "seed_empty_stream", zlib.compress(b""))
+    abc = {"a": feature(2, [1.5, 2.0]), "b": feature(3, [1, -2, 300]), "c": feature(1, [b"hi", b"there"])}
+    write("fuzz_example", "seed_abc", field_bytes(1, features(abc)))
+    defaults = {"a": feature(2, [0.0, -1.0]), "d": feature(3, [1, 2]), "e": feature(1, [b"x"])}
+    write("fuzz_example", "seed_fixed_and_defaults", field_bytes(1, features(defaults)))
+    unpacked = field_bytes(2, varint(1 << 3 | 5) + struct.pack("<f", 3.0)) + field_bytes(3, varint(1 << 3) + varint(5))
+    write("fuzz_example", "seed_unpacked_and_mixed_kinds", field_bytes(1, features({"a": unpacked})))
+    write("fuzz_example", "seed_empty", b"")
+    lists = field_bytes(1, field_bytes(1, b"t") + field_bytes(2, field_bytes(1, feature(2, [1.0])) * 2))
+    sequence = field_bytes(1, features({"l": feature(3, [5])})) + field_bytes(2, lists)
+    write("fuzz_example", "seed_sequence_example", sequence)
 
 
 if __name__ == "__main__":

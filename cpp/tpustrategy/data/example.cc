@@ -80,6 +80,7 @@ void parse_list(std::string_view bytes, Feature& f) {
       } else if (type == kLengthDelimited) {
         std::string_view packed = r.bytes();
         if (packed.size() % 4 != 0) throw wire::WireError("packed float_list size is not a multiple of 4");
+        if (packed.empty()) continue;  // memcpy into an empty vector's null data() is undefined
         const std::size_t at = f.float_list.size();
         f.float_list.resize(at + packed.size() / 4);
         std::memcpy(f.float_list.data() + at, packed.data(), packed.size());

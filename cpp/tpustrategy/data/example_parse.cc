@@ -70,6 +70,7 @@ std::int64_t append_feature(std::string_view feature, const FeatureConfig& cfg, 
         if (ltype == wire::kLengthDelimited) {
           std::string_view packed = lr.bytes();
           if (packed.size() % 4 != 0) throw wire::WireError("packed float_list size is not a multiple of 4");
+          if (packed.empty()) continue;  // memcpy into an empty vector's null data() is undefined
           const std::size_t at = col.floats.size();
           col.floats.resize(at + packed.size() / 4);
           std::memcpy(col.floats.data() + at, packed.data(), packed.size());
