@@ -3,14 +3,17 @@
 // observer hook that sees every call.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "tpustrategy/collectives/collective_observer.h"
 #include "tpustrategy/collectives/communicator.h"
+#include "tpustrategy/collectives/mesh_axis_split.h"
 #include "tpustrategy/core/errors.h"
 
 namespace tpustrategy {
@@ -124,6 +127,72 @@ TEST(CommunicatorSplit, RanksFollowKeyThenParentRank) {
   std::vector<float> out(4);
   sub->all_gather(DType::kFloat32, ins(in), 1, out.data());
   EXPECT_EQ(out, (std::vector<float>{1, 3, 0, 2}));
+}
+
+// The ranks of `group` in its rank order, found by all-gathering every member's parent rank.
+std::vector<float> members_of(Communicator& group, const std::vector<int>& parent_ranks) {
+  Buffers in;
+  for (int r : parent_ranks) in.push_back({static_cast<float>(r)});
+  std::vector<float> out(static_cast<std::size_t>(group.size()));
+  group.all_gather(DType::kFloat32, ins(in), 1, out.data());
+  return out;
+}
+
+TEST(MeshAxisSplit, RowsAndColumnsOfATwoByFourMesh) {
+  auto comm = make_in_process_communicator(8);
+  const std::array<int, 2> mesh{2, 4};
+  const std::array<bool, 2> rows_keep{false, true}, columns_keep{true, false};
+  auto rows = split_mesh_axes(*comm, mesh, rows_keep);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(members_of(*rows.at(0), {0, 1, 2, 3}), (std::vector<float>{0, 1, 2, 3}));
+  EXPECT_EQ(members_of(*rows.at(1), {4, 5, 6, 7}), (std::vector<float>{4, 5, 6, 7}));
+  auto columns = split_mesh_axes(*comm, mesh, columns_keep);
+  ASSERT_EQ(columns.size(), 4u);
+  for (int c = 0; c < 4; ++c) {
+    EXPECT_EQ(columns.at(c)->size(), 2);
+    EXPECT_EQ(members_of(*columns.at(c), {c, 4 + c}), (std::vector<float>{float(c), float(4 + c)}));
+    EXPECT_EQ(mesh_subgroup_color(mesh, columns_keep, 4 + c), c);
+  }
+  EXPECT_EQ(mesh_subgroup_color(mesh, rows_keep, 6), 1);
+  // A column's all_reduce sums exactly its two ranks.
+  const Buffers in = {{2}, {40}};
+  std::vector<float> out(1);
+  columns.at(3)->all_reduce(DType::kFloat32, ins(in), 1, CollectiveOp::kSum, out.data());
+  EXPECT_EQ(out[0], 42.0f);
+}
+
+TEST(MeshAxisSplit, ThreeDimensionalMeshKeepsTwoAxesRowMajor) {
+  auto comm = make_in_process_communicator(12);
+  const std::array<int, 3> mesh{2, 3, 2};
+  const std::array<bool, 3> keep{true, false, true};  // planes of axes 0 and 2, one per axis-1 coordinate
+  auto planes = split_mesh_axes(*comm, mesh, keep);
+  ASSERT_EQ(planes.size(), 3u);
+  for (int y = 0; y < 3; ++y) {
+    // rank = 6 x + 2 y + z; ranked by (x, z).
+    std::vector<int> expected{2 * y, 2 * y + 1, 6 + 2 * y, 7 + 2 * y};
+    std::vector<float> as_float(expected.begin(), expected.end());
+    EXPECT_EQ(members_of(*planes.at(y), expected), as_float);
+  }
+  const std::array<bool, 3> all{true, true, true}, none{false, false, false};
+  EXPECT_EQ(split_mesh_axes(*comm, mesh, all).at(0)->size(), 12);
+  EXPECT_EQ(split_mesh_axes(*comm, mesh, none).size(), 12u);  // every rank alone
+}
+
+TEST(MeshAxisSplit, BadMeshesAreInvalidArgumentNamingTheValue) {
+  auto comm = make_in_process_communicator(8);
+  const std::array<int, 2> wrong_size{3, 3}, zero{0, 8};
+  const std::array<int, 1> flat{8};
+  const std::array<bool, 2> keep{true, false};
+  try {
+    split_mesh_axes(*comm, wrong_size, keep);
+    ADD_FAILURE() << "no error";
+  } catch (const InvalidArgumentError& e) {
+    EXPECT_NE(std::string(e.what()).find("mesh [3, 3] has 9 positions but the group has 8 ranks"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(split_mesh_axes(*comm, zero, keep), InvalidArgumentError);
+  EXPECT_THROW(split_mesh_axes(*comm, flat, keep), InvalidArgumentError);
+  EXPECT_THROW(mesh_subgroup_color(flat, std::array<bool, 1>{true}, 8), InvalidArgumentError);
 }
 
 TEST(CommunicatorSplit, BadSpansAreInvalidArgument) {

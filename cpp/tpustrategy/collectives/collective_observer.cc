@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tpustrategy/collectives/communicator.h"
+#include "tpustrategy/collectives/observing_communicator.h"
 
 namespace tpustrategy {
 namespace {
@@ -43,68 +44,6 @@ void remove(const std::shared_ptr<CollectiveObserver>& observer) {
   r.observers = std::move(next);
   r.count.store(static_cast<int>(r.observers->size()), std::memory_order_release);
 }
-
-// Forwards every call to the backend after telling the observers.
-class ObservedCommunicator final : public Communicator, public NotifiesObservers {
- public:
-  explicit ObservedCommunicator(std::shared_ptr<Communicator> inner) : inner_(std::move(inner)) {}
-
-  std::string_view backend() const override { return inner_->backend(); }
-  int size() const override { return inner_->size(); }
-  std::span<const int> local_ranks() const override { return inner_->local_ranks(); }
-  int process_index() const override { return inner_->process_index(); }
-  int process_count() const override { return inner_->process_count(); }
-
-  void all_reduce(DType dtype, std::span<const void* const> in, std::int64_t count, CollectiveOp op,
-                  void* output) override {
-    notify(CollectiveKind::kAllReduce, dtype, count, in.size(), op);
-    inner_->all_reduce(dtype, in, count, op, output);
-  }
-  void all_gather(DType dtype, std::span<const void* const> in, std::int64_t count, void* output) override {
-    notify(CollectiveKind::kAllGather, dtype, count, in.size());
-    inner_->all_gather(dtype, in, count, output);
-  }
-  void reduce_scatter(DType dtype, std::span<const void* const> in, std::int64_t count, CollectiveOp op,
-                      std::span<void* const> out) override {
-    notify(CollectiveKind::kReduceScatter, dtype, count, in.size(), op);
-    inner_->reduce_scatter(dtype, in, count, op, out);
-  }
-  void broadcast(DType dtype, std::span<const void* const> in, std::int64_t count, int root,
-                 std::span<void* const> out) override {
-    notify(CollectiveKind::kBroadcast, dtype, count, in.size(), CollectiveOp::kSum, root);
-    inner_->broadcast(dtype, in, count, root, out);
-  }
-  void all_to_all(DType dtype, std::span<const void* const> in, std::int64_t count,
-                  std::span<void* const> out) override {
-    notify(CollectiveKind::kAllToAll, dtype, count, in.size());
-    inner_->all_to_all(dtype, in, count, out);
-  }
-  void collective_permute(DType dtype, std::span<const void* const> in, std::int64_t count,
-                          std::span<const std::pair<int, int>> pairs, std::span<void* const> out) override {
-    notify(CollectiveKind::kCollectivePermute, dtype, count, in.size());
-    inner_->collective_permute(dtype, in, count, pairs, out);
-  }
-  void barrier() override {
-    notify(CollectiveKind::kBarrier, DType::kBool, 0, local_ranks().size());
-    inner_->barrier();
-  }
-  std::map<int, std::shared_ptr<Communicator>> split(std::span<const int> color_of_rank,
-                                                     std::span<const int> key_of_rank) const override {
-    auto groups = inner_->split(color_of_rank, key_of_rank);
-    for (auto& [color, group] : groups) group = observed(std::move(group));
-    return groups;
-  }
-
- private:
-  void notify(CollectiveKind kind, DType dtype, std::int64_t count, std::size_t num_local,
-              CollectiveOp op = CollectiveOp::kSum, int root = -1) const {
-    if (registry().count.load(std::memory_order_acquire) == 0) return;
-    CollectiveEvent event{kind, inner_->backend(), dtype, count, op, inner_->size(), static_cast<int>(num_local), root};
-    notify_collective_observers(event);
-  }
-
-  std::shared_ptr<Communicator> inner_;
-};
 
 }  // namespace
 
@@ -148,7 +87,7 @@ bool collective_observers_registered() { return registry().count.load(std::memor
 std::shared_ptr<Communicator> observed(std::shared_ptr<Communicator> backend) {
   if (!backend) return backend;
   if (dynamic_cast<NotifiesObservers*>(backend.get()) != nullptr) return backend;
-  return std::make_shared<ObservedCommunicator>(std::move(backend));
+  return std::make_shared<ObservingCommunicator<Communicator>>(std::move(backend));
 }
 
 }  // namespace tpustrategy

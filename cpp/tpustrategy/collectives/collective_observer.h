@@ -63,8 +63,8 @@ void notify_collective_observers(const CollectiveEvent& event);
 std::shared_ptr<Communicator> observed(std::shared_ptr<Communicator> backend);
 
 // Marks a Communicator whose calls already notify the observers (observed() does not wrap it again).
-// A backend with an interface richer than Communicator's (MPI: abort, timeouts) derives its own
-// observing wrapper from it and notifies through notify_collective_observers().
+// A backend with an interface richer than Communicator's (MPI: abort, timeouts) derives its wrapper
+// from ObservingCommunicator<ItsInterface> (observing_communicator.h), which derives from this.
 class NotifiesObservers {
  public:
   virtual ~NotifiesObservers() = default;

@@ -87,15 +87,6 @@ void check_group(const char* where, const Communicator& comm, std::span<const Te
   }
 }
 
-// Collectives whose local outputs differ per participant are built for groups within this process.
-void check_group_in_process(const char* where, const Communicator& comm, std::span<const Tensor> inputs) {
-  check_group(where, comm, inputs);
-  if (comm.size() != static_cast<int>(inputs.size())) {
-    fail<UnimplementedError>(where, "is not built for a group that spans processes ({} participants, {} here)",
-                             comm.size(), inputs.size());
-  }
-}
-
 }  // namespace
 
 std::vector<Tensor> all_reduce_tensors(std::span<const Tensor> inputs, CollectiveOp op,
@@ -222,10 +213,12 @@ std::vector<Tensor> reduce_scatter_tensors(std::span<const Tensor> inputs, Colle
 std::vector<Tensor> reduce_scatter_tensors(Communicator& comm, std::span<const Tensor> inputs, CollectiveOp op,
                                            std::span<const DevicePtr> destinations) {
   check_same_dtype_and_shape("reduce_scatter", inputs);
-  check_group_in_process("reduce_scatter", comm, inputs);
-  const auto n = static_cast<std::int64_t>(inputs.size());
-  if (static_cast<std::int64_t>(destinations.size()) != n) {
-    fail<InvalidArgumentError>("reduce_scatter", "needs one destination per replica ({}), got {}", n,
+  check_group("reduce_scatter", comm, inputs);
+  // The local participants get their pieces; the group (maybe spanning processes) sets the piece size.
+  const auto local = static_cast<std::int64_t>(inputs.size());
+  const auto n = static_cast<std::int64_t>(comm.size());
+  if (static_cast<std::int64_t>(destinations.size()) != local) {
+    fail<InvalidArgumentError>("reduce_scatter", "needs one destination per local replica ({}), got {}", local,
                                destinations.size());
   }
   const Tensor& first = inputs[0];
@@ -237,7 +230,7 @@ std::vector<Tensor> reduce_scatter_tensors(Communicator& comm, std::span<const T
   piece[0] /= n;
   std::vector<Tensor> out;
   std::vector<void*> out_pointers;
-  for (std::int64_t j = 0; j < n; ++j) {
+  for (std::int64_t j = 0; j < local; ++j) {
     out.push_back(Tensor::empty(first.dtype(), piece, destinations[static_cast<std::size_t>(j)]));
     out_pointers.push_back(out.back().mutable_raw_data());
   }

@@ -39,8 +39,8 @@ std::vector<Tensor> all_gather_tensors(std::span<const Tensor> inputs, std::int6
 std::vector<Tensor> all_gather_tensors(Communicator& comm, std::span<const Tensor> inputs, std::int64_t axis,
                                        std::span<const DevicePtr> destinations);
 
-// Participant j receives op over i of inputs[i]'s j-th slice along axis 0 (dim 0 divisible by n),
-// placed on destinations[j] (one destination per participant).
+// The participant of group rank r receives op over every participant's r-th slice along axis 0 (dim 0
+// divisible by comm.size()); local participant j's piece is placed on destinations[j].
 std::vector<Tensor> reduce_scatter_tensors(std::span<const Tensor> inputs, CollectiveOp op,
                                            std::span<const DevicePtr> destinations);
 std::vector<Tensor> reduce_scatter_tensors(Communicator& comm, std::span<const Tensor> inputs, CollectiveOp op,

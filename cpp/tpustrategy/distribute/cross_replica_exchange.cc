@@ -15,10 +15,6 @@ void check_participants(const char* where, const Communicator& comm, std::span<c
     fail<InvalidArgumentError>(where, "{} tensors given for a group with {} local participants", inputs.size(),
                                comm.local_ranks().size());
   }
-  if (comm.size() != static_cast<int>(inputs.size())) {
-    fail<UnimplementedError>(where, "is not built for a group that spans processes ({} participants, {} here)",
-                             comm.size(), inputs.size());
-  }
   if (destinations.size() != inputs.size()) {
     fail<InvalidArgumentError>(where, "needs one destination per participant ({}), got {}", inputs.size(),
                                destinations.size());
@@ -43,7 +39,9 @@ std::vector<Tensor> all_to_all_tensors(Communicator& comm, std::span<const Tenso
   if (rank == 0) fail<InvalidArgumentError>("all_to_all", "input must have rank >= 1, got a scalar");
   const int split = normalize_axis(split_dimension, rank, "all_to_all");
   const int concat = normalize_axis(concat_dimension, rank, "all_to_all");
-  const auto n = static_cast<std::int64_t>(inputs.size());
+  // n pieces, one per participant of the group (which may span processes); the local participants'
+  // inputs are split and their results assembled here.
+  const auto n = static_cast<std::int64_t>(comm.size());
   if (first.shape()[static_cast<std::size_t>(split)] % n != 0) {
     fail<InvalidArgumentError>("all_to_all", "input dimension {} of shape {} is not divisible by split_count {}", split,
                                shape_to_string(first.shape()), n);

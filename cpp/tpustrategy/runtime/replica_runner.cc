@@ -72,6 +72,9 @@ RendezvousKernel group_kernel(std::shared_ptr<Communicator> comm) {
         break;
       case CollectiveKind::kMergeCall:
         break;
+      case CollectiveKind::kSplit:
+      case CollectiveKind::kAbort:  // the MPI backend's own messages, never a replica's call
+        fail<InternalError>("run_replicas", "{} is not a replica collective", collective_kind_name(desc.kind));
     }
     return {};
   };

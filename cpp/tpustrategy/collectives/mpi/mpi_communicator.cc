@@ -437,7 +437,7 @@ void MpiCommunicatorImpl::collective_permute(DType dtype, std::span<const void* 
   std::vector<int> flat;
   for (const auto& [s, t] : pairs) flat.insert(flat.end(), {s, t});
   const std::uint64_t pairs_hash = hash_ints(0xcbf29ce484222325ULL + pairs.size(), flat);
-  open(where, {CollectiveKind::kPermute, static_cast<std::int32_t>(dtype), count, -1, -1, pairs_hash}, [&] {
+  open(where, {CollectiveKind::kCollectivePermute, static_cast<std::int32_t>(dtype), count, -1, -1, pairs_hash}, [&] {
     check_locals(where, dtype, local_inputs.size(), count, local_inputs);
     check_locals(where, dtype, local_outputs.size(), count,
                  {const_cast<const void* const*>(local_outputs.data()), local_outputs.size()});

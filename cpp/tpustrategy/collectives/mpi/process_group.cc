@@ -20,30 +20,6 @@ namespace {
 constexpr int kHeaderTag = 7;
 constexpr std::uint32_t kMagic = 0x54505553;  // "TPUS"
 
-std::string kind_name(CollectiveKind kind) {
-  switch (kind) {
-    case CollectiveKind::kAllReduce:
-      return "all_reduce";
-    case CollectiveKind::kAllGather:
-      return "all_gather";
-    case CollectiveKind::kReduceScatter:
-      return "reduce_scatter";
-    case CollectiveKind::kBroadcast:
-      return "broadcast";
-    case CollectiveKind::kAllToAll:
-      return "all_to_all";
-    case CollectiveKind::kPermute:
-      return "collective_permute";
-    case CollectiveKind::kBarrier:
-      return "barrier";
-    case CollectiveKind::kSplit:
-      return "split";
-    case CollectiveKind::kAbort:
-      return "abort";
-  }
-  return "unknown";
-}
-
 bool same(const CollectiveDescriptor& a, const CollectiveDescriptor& b) {
   return a.kind == b.kind && a.dtype == b.dtype && a.count == b.count && a.op == b.op && a.root == b.root &&
          a.detail == b.detail;
@@ -71,7 +47,7 @@ struct ProcessGroup::Header {
 };
 
 std::string describe(const CollectiveDescriptor& what) {
-  std::string text = kind_name(what.kind);
+  std::string text(collective_kind_name(what.kind));
   std::vector<std::string> parts;
   if (what.dtype >= 0) parts.push_back(std::string(dtype_name(static_cast<DType>(what.dtype))));
   if (what.kind != CollectiveKind::kBarrier && what.kind != CollectiveKind::kSplit &&

@@ -19,19 +19,9 @@
 #include <string>
 #include <vector>
 
-namespace tpustrategy::detail {
+#include "tpustrategy/collectives/collective_kind.h"
 
-enum class CollectiveKind : std::int32_t {
-  kAllReduce = 1,
-  kAllGather,
-  kReduceScatter,
-  kBroadcast,
-  kAllToAll,
-  kPermute,
-  kBarrier,
-  kSplit,
-  kAbort,
-};
+namespace tpustrategy::detail {
 
 // What a process is about to do. Fields that do not apply stay at their defaults.
 struct CollectiveDescriptor {
