@@ -7,8 +7,9 @@ and MirroredStrategy alternately), each making a variable and running one step. 
 HBM in use on every TPU core (``tf.config.experimental.get_memory_info``) are sampled at intervals; a
 least-squares slope over the samples after warm-up says whether they are flat.
 
-Prints one JSON line per phase. ``flat`` is true when HBM returns to the same bytes at every sample
-and RSS grows by less than ``--rss-tolerance-mib`` over the phase (after warm-up).
+Prints one JSON line per phase: the RSS slope (bytes per step / strategy, after warm-up), RSS max - min
+(after warm-up and overall), HBM min / max and slope. ``flat`` is true when HBM returns to the same bytes
+at every sample and RSS grows by less than ``--rss-tolerance-mib`` over the phase (after warm-up).
 
 Usage: python benchmarks/bench_soak.py [--tiny] [--steps N] [--strategies N] [--samples N]
 """
@@ -61,6 +62,8 @@ def summarise(phase: str, unit: str, samples: list[tuple[int, int, int]], second
         "rss_end_mib": round(samples[-1][1] / 2**20, 2),
         "rss_slope_bytes_per_unit": round(rss_slope, 3),
         "rss_growth_after_warmup_mib": round(rss_growth / 2**20, 3),
+        "rss_max_minus_min_after_warmup_mib": round((max(rss) - min(rss)) / 2**20, 3),
+        "rss_max_minus_min_mib": round((max(s[1] for s in samples) - min(s[1] for s in samples)) / 2**20, 3),
         "hbm_bytes_min": min(hbm),
         "hbm_bytes_max": max(hbm),
         "hbm_slope_bytes_per_unit": round(slope([s[0] for s in samples], hbm), 6),

@@ -137,6 +137,20 @@ def test_tpu_strategy_split_over_processes_matches_single_process(processes, sin
     assert replicas[0]["int_mean"] == [7.5, 1.0]  # TF's truediv for integer MEAN
     assert replicas[3]["cross_replica_sum"] == [120.0, 16.0]
     assert replicas[3]["grouped_sum"] == [28.0, 8.0] and replicas[12]["grouped_sum"] == [92.0, 8.0]
+    # all_to_all, collective_permute and reduce_scatter across processes (equal to the single process above;
+    # and the values): replica t gets row t of every replica s, [100 s + t, t], in replica order.
+    for t in (0, 5, 15):
+        assert replicas[t]["all_to_all"] == [[v for s in range(16) for v in (100.0 * s + t, float(t))]]
+    # Group [15, 14, ..., 8], split_count 8: replica 12 is its 4th member, so it gets piece 3 (rows 6 and 7) of
+    # each member, members in group order.
+    assert replicas[12]["grouped_all_to_all"] == [[100.0 * s + k, float(k)] for s in range(15, 7, -1) for k in (6, 7)]
+    assert [r["ring_permute"] for r in replicas] == [[float((t - 1) % 16), 1.0] for t in range(16)]
+    zeros = [0.0, 0.0]
+    assert [r["partial_permute"] for r in replicas] == [
+        {15: [0.0, 1.0], 1: [15.0, 1.0], 9: [5.0, 1.0]}.get(t, zeros) for t in range(16)]
+    # Rows 2r, 2r+1 of the SUM over replicas s of [s + k]: 120 + 16 k.
+    assert [r["reduce_scatter"] for r in replicas] == [[[120.0 + 16 * k] for k in (2 * t, 2 * t + 1)]
+                                                       for t in range(16)]
     for result in per_process:  # one MPI all-reduce per process, seen by the collective hook point
         assert result["observed"] == single_process_reference["observed"] == {"all_reduce": 1}
 

@@ -436,16 +436,3 @@ TEST(FailurePaths, AMissingProcessIsADeadlineNotAHang) {
 
 }  // namespace
 }  // namespace tpustrategy
-
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  tpustrategy::mpi_initialize();
-  if (tpustrategy::mpi_world_size() < 2) {
-    std::fprintf(stderr, "test_mpi_communicator needs at least 2 processes (mpirun -n 2)\n");
-    tpustrategy::mpi_finalize();
-    return 1;
-  }
-  const int status = RUN_ALL_TESTS();
-  tpustrategy::mpi_finalize();
-  return status;
-}

@@ -279,16 +279,3 @@ TEST(MpiMeshAxes, RowsAndColumnsOfTwoDimensionalMeshes) {
 
 }  // namespace
 }  // namespace tpustrategy
-
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  tpustrategy::mpi_initialize();
-  if (tpustrategy::mpi_world_size() < 2) {
-    std::fprintf(stderr, "test_mpi_cross_replica needs at least 2 processes (mpirun -n 2)\n");
-    tpustrategy::mpi_finalize();
-    return 1;
-  }
-  const int status = RUN_ALL_TESTS();
-  tpustrategy::mpi_finalize();
-  return status;
-}

@@ -10,6 +10,7 @@ import numpy as np
 
 import tpustrategy as tf
 from tpustrategy import _core
+from tpustrategy.tpu import tpu_ops
 
 
 def step(context, scale):
@@ -71,13 +72,25 @@ def program(strategy):
             "num_replicas": strategy.num_replicas_in_sync, "observed": counter.counts}
 
 
+GROUPS = [list(range(8)), list(range(15, 7, -1))]  # two groups of 8 (with 4 processes each spans two), one backwards
+
+
 def tpu_step():
     rid = tf.distribute.get_replica_context().replica_id_in_sync_group
     x = tf.constant([float(rid), 1.0])
+    rows = tf.constant([[100.0 * rid + k, k] for k in range(16)])  # [16, 2]: row k goes to replica k
     return {
         "cross_replica_sum": tf.tpu.cross_replica_sum(x),
-        # Two groups of 8 (with 4 processes each spans two of them), the second listed backwards.
-        "grouped_sum": tf.tpu.cross_replica_sum(x, group_assignment=[list(range(8)), list(range(15, 7, -1))]),
+        "grouped_sum": tf.tpu.cross_replica_sum(x, group_assignment=GROUPS),
+        "all_to_all": tf.tpu.all_to_all(rows, concat_dimension=1, split_dimension=0, split_count=16),
+        "grouped_all_to_all": tf.tpu.all_to_all(rows, concat_dimension=0, split_dimension=0, split_count=8,
+                                                group_assignment=GROUPS),
+        "ring_permute": tf.tpu.collective_permute(x, [[r, (r + 1) % 16] for r in range(16)]),
+        "partial_permute": tf.tpu.collective_permute(x, [[0, 15], [15, 1], [5, 9]]),
+        # TF has no public replica-context reduce_scatter: the engine's own synchronisation point, as the
+        # strategy runs it (the Rendezvous, then the Communicator).
+        "reduce_scatter": tpu_ops._run_collective(
+            "reduce_scatter", tf.constant([[float(rid + k)] for k in range(32)]), "reduce_scatter", op="SUM"),
     }
 
 
