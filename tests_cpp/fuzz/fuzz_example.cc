@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,17 @@ using Kind = Feature::Kind;
 
 void check(bool ok) {
   if (!ok) std::abort();
+}
+
+// The parser's result, or nothing when it rejects the input with InvalidArgumentError (any other
+// exception escapes and fails the harness).
+template <typename Parse>
+auto parsed_or_rejected(Parse&& parse) -> std::optional<decltype(parse())> {
+  try {
+    return parse();
+  } catch (const InvalidArgumentError&) {
+    return std::nullopt;
+  }
 }
 
 bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
@@ -59,12 +71,9 @@ std::size_t column_size(const ParsedColumn& column) {
 }
 
 void check_example(std::string_view bytes) {
-  Example example;
-  try {
-    example = parse_example_proto(bytes);
-  } catch (const InvalidArgumentError&) {
-    return;
-  }
+  const auto parsed = parsed_or_rejected([&] { return parse_example_proto(bytes); });
+  if (!parsed) return;
+  const Example& example = *parsed;
   const std::string once = serialize_example(example);
   check(serialize_example(parse_example_proto(once)) == once);
 
@@ -102,13 +111,9 @@ void check_example(std::string_view bytes) {
 }
 
 void check_sequence_example(std::string_view bytes) {
-  SequenceExample example;
-  try {
-    example = parse_sequence_example_proto(bytes);
-  } catch (const InvalidArgumentError&) {
-    return;
-  }
-  const std::string once = serialize_sequence_example(example);
+  const auto example = parsed_or_rejected([&] { return parse_sequence_example_proto(bytes); });
+  if (!example) return;
+  const std::string once = serialize_sequence_example(*example);
   check(serialize_sequence_example(parse_sequence_example_proto(once)) == once);
 }
 
@@ -116,16 +121,12 @@ void check_fixed_config(std::string_view bytes) {
   static const std::vector<FeatureConfig> config = fixed_config();
   // Two copies in one batch: row bookkeeping across examples.
   const std::vector<std::string_view> batch{bytes, bytes};
-  std::vector<ParsedColumn> columns;
-  try {
-    columns = parse_examples(batch, config);
-  } catch (const InvalidArgumentError&) {
-    return;
-  }
-  check(columns.size() == config.size());
+  const auto columns = parsed_or_rejected([&] { return parse_examples(batch, config); });
+  if (!columns) return;
+  check(columns->size() == config.size());
   for (std::size_t c = 0; c < config.size(); ++c) {
     const FeatureConfig& cfg = config[c];
-    const ParsedColumn& col = columns[c];
+    const ParsedColumn& col = (*columns)[c];
     check(col.dtype == cfg.dtype);
     if (cfg.var_len) {
       check(col.row_lengths.size() == batch.size() && col.row_lengths[0] == col.row_lengths[1]);
