@@ -32,8 +32,9 @@ def render_planes(
     for z in range(shown):
         z_note = ""
         if size_z > 1:
-            z_note = f"  (z links join each chip to the same (x,y) on z={z - 1 if z else size_z - 1 if wrap_z else '-'}"
-            z_note += f" and z={z + 1 if z + 1 < size_z else 0 if wrap_z else '-'})"
+            neighbours = sorted({(z - 1) % size_z if (z > 0 or wrap_z) else z, (z + 1) % size_z
+                                 if (z + 1 < size_z or wrap_z) else z} - {z})
+            z_note = f"  (z links join each chip to the same (x,y) on z={' and z='.join(map(str, neighbours))})"
         lines.append(f"z = {z}{z_note}")
         header = "      " + " " * (1 if wrap_x else 0)
         header += "".join(f"x={x}".center(width) + " " * gap for x in range(size_x))

@@ -7,7 +7,7 @@ import enum
 import numpy as np
 
 from tpustrategy import _core
-from tpustrategy.tpu import _mesh_html
+from tpustrategy._pictures import assignment_picture
 from tpustrategy.tpu.topology import Topology
 
 
@@ -151,8 +151,13 @@ class DeviceAssignment:
             lines.append(f"  ... {self.num_replicas - shown} more replicas")
         return "\n".join(lines)
 
+    def __str__(self) -> str:
+        """The picture: each core labelled with the replica and logical core it runs, replicas listed."""
+        return assignment_picture.assignment_text(self)
+
     def _repr_html_(self) -> str:
-        return _mesh_html.device_assignment_html(self)
+        """Jupyter: cores coloured by replica (distinct for any count), host borders, ICI links, a legend."""
+        return assignment_picture.assignment_html(self)
 
 
 # Longer listings are unreadable in a terminal; the HTML picture shows every replica.

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from tpustrategy import _core
-from tpustrategy.tpu import _mesh_html
+from tpustrategy._pictures import topology_picture
 
 
 def _coordinates_tuple(device_coordinates) -> tuple[int, ...]:
@@ -108,5 +108,10 @@ class Topology:
             f"num_tpus_per_task={self.num_tpus_per_task}{extra})"
         )
 
+    def __str__(self) -> str:
+        """The picture: one grid per z-plane, chips with host and TPU ordinals, ICI links, a legend."""
+        return topology_picture.topology_text(self)
+
     def _repr_html_(self) -> str:
-        return _mesh_html.topology_html(self)
+        """Jupyter: chips with coordinates, cores coloured by host, HBM per core, ICI links, host borders."""
+        return topology_picture.topology_html(self)
