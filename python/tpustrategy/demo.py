@@ -30,7 +30,7 @@ def print_presets() -> None:
 
 def print_topology(slice_name: str, max_planes: int | None = None) -> None:
     """The topology picture of ``slice_name`` (activates no slice: the preset's own topology)."""
-    topology = tps.tpu.experimental.Topology(serialized=_core.slice_topology(slice_name).serialized())
+    topology = tps.tpu.experimental.Topology._of_slice(slice_name)
     print(topology_text(topology, max_planes))
 
 

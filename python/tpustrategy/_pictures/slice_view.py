@@ -1,9 +1,10 @@
 """What a slice picture needs to know about a Topology: where each core is, its host, HBM and the ICI wraparound.
 
-A Topology from ``initialize_tpu_system`` or ``Topology`` built by hand carries no generation, so the ICI
-wraparound and the HBM per core come from the slice preset with the same mesh and device placement: the
-active slice first, else the first preset of that mesh shape (``preset`` says which; None when no preset
-matches, and then no wraparound is drawn and HBM is unknown).
+A Topology from ``initialize_tpu_system`` or a resolver's metadata knows its slice preset (hence the generation's
+ICI wraparound and HBM per core). One built by hand or from serialized bytes does not, and different generations
+share meshes (v2-8 and v3-8), so the preset is guessed: the active slice if its mesh and device placement are the
+same, else the first preset that matches (``preset`` says which; None when none does, and then no wraparound is
+drawn and HBM is unknown).
 """
 
 from __future__ import annotations
@@ -74,7 +75,8 @@ def slice_view(topology) -> SliceView:
     """The picture's view of a ``tpustrategy.tpu.experimental.Topology``."""
     mesh = tuple(int(v) for v in topology.mesh_shape)
     coordinates = np.asarray(topology.device_coordinates)
-    preset = _matching_preset(mesh, coordinates)
+    named = getattr(topology, "_slice_name", None)
+    preset = _core.find_slice_preset(named) if named else _matching_preset(mesh, coordinates)
     live = {}
     if preset is not None and preset.name == _core.active_slice().name:
         for device in _core.list_devices("TPU"):

@@ -14,8 +14,8 @@ import html
 import numpy as np
 
 from tpustrategy import _core
-from tpustrategy.framework.tensor_shape import TensorShape
 from tpustrategy._pictures import palette, sharding_picture, slice_svg
+from tpustrategy.framework.tensor_shape import TensorShape
 
 
 class ShardedTensor:

@@ -29,6 +29,8 @@ class Topology:
         minor dimension 4, negative or out-of-mesh coordinates.
     """
 
+    _slice_name: str | None = None  # the preset this topology was made from, if any (the pictures use it)
+
     def __init__(self, serialized=None, mesh_shape=None, device_coordinates=None):
         if serialized:
             self._impl = _core.Topology.from_serialized(bytes(serialized))
@@ -44,6 +46,13 @@ class Topology:
     def _from_core(cls, impl: _core.Topology) -> Topology:
         topology = cls.__new__(cls)
         topology._impl = impl
+        return topology
+
+    @classmethod
+    def _of_slice(cls, slice_name: str) -> Topology:
+        """The topology of a slice preset, remembering the preset (for its generation's ICI and HBM)."""
+        topology = cls._from_core(_core.slice_topology(slice_name))
+        topology._slice_name = _core.find_slice_preset(slice_name).name
         return topology
 
     @property
