@@ -28,3 +28,17 @@ def test_notebook_executes(path, tmp_path):
     client.execute()
     errors = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_uses_public_apis_and_shipped_documents(path):
+    notebook = nbformat.read(path, as_version=4)
+    code = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code")
+    assert "_core" not in code.replace("per_core", ""), "notebooks teach the public API, not tpustrategy._core"
+    text = "\n".join(cell.source for cell in notebook.cells)
+    root = pathlib.Path(__file__).parent.parent
+    import re
+
+    for cited in re.findall(r"\b([A-Z][A-Z_]+\.md|[\w/]+\.md)\b", text) + re.findall(r"\b(SEMANTICS|ARCHITECTURE)\b", text):
+        name = cited if cited.endswith(".md") else f"{cited}.md"
+        assert list(root.rglob(name)), f"{path.name} cites {cited}, which the project does not ship"
