@@ -36,7 +36,7 @@ main_suite() {
 sanitizer_build() {  # sanitizer_build DIR SANITIZERS SUITES
   cmake -S . -B "$1" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
     -DTPUSTRATEGY_SANITIZE="$2" -DTPUSTRATEGY_TEST_SUITES="$3" \
-    -DTPUSTRATEGY_BUILD_PYTHON=OFF -DTPUSTRATEGY_BUILD_BENCHMARKS=OFF >/dev/null
+    -DTPUSTRATEGY_BUILD_PYTHON=OFF -DTPUSTRATEGY_BUILD_BENCHMARKS=OFF -DTPUSTRATEGY_BUILD_SHARED=OFF >/dev/null
   cmake --build "$1" -j "$JOBS"
 }
 
@@ -73,7 +73,7 @@ fuzz_suite() {
   cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
     -DCMAKE_CXX_COMPILER=clang++ -DTPUSTRATEGY_BUILD_FUZZERS=ON -DTPUSTRATEGY_FUZZ_SECONDS="$FUZZ_SECONDS" \
     -DTPUSTRATEGY_SANITIZE=address,undefined -DTPUSTRATEGY_BUILD_TESTS=OFF \
-    -DTPUSTRATEGY_BUILD_PYTHON=OFF -DTPUSTRATEGY_BUILD_BENCHMARKS=OFF >/dev/null
+    -DTPUSTRATEGY_BUILD_PYTHON=OFF -DTPUSTRATEGY_BUILD_BENCHMARKS=OFF -DTPUSTRATEGY_BUILD_SHARED=OFF >/dev/null
   cmake --build build-fuzz --target fuzzers -j "$JOBS"
   # One harness at a time: each gets the whole budget of CPU.
   ASAN_OPTIONS=halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
