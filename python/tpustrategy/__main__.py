@@ -13,6 +13,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 _PROG = "tpustrategy"
 
@@ -51,7 +52,7 @@ def _parser() -> _Parser:
     return parser
 
 
-def _slice_preset(name: str):
+def _slice_preset(name: str) -> Any:
     """The preset named ``name``; ValueError with the preset list otherwise."""
     from tpustrategy import _core
 

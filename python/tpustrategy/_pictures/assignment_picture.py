@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 from collections import defaultdict
+from typing import Any
 
 from tpustrategy._pictures import palette, slice_svg, slice_text
 from tpustrategy._pictures.slice_view import slice_view
@@ -14,7 +15,7 @@ from tpustrategy._pictures.slice_view import slice_view
 _LEGEND_MAX_REPLICAS = 64
 
 
-def _placement(assignment):
+def _placement(assignment: Any) -> tuple[dict[tuple[int, ...], list[tuple[int, int]]], dict[int, set[int]]]:
     """(replica, logical core) per physical position, and the z-planes of each replica."""
     users: dict[tuple[int, ...], list[tuple[int, int]]] = defaultdict(list)
     planes: dict[int, set[int]] = defaultdict(set)
@@ -27,7 +28,7 @@ def _placement(assignment):
     return users, planes
 
 
-def _header(assignment) -> str:
+def _header(assignment: Any) -> str:
     mesh = [int(v) for v in assignment.topology.mesh_shape]
     return (
         f"DeviceAssignment: {assignment.num_replicas} replica(s) x {assignment.num_cores_per_replica} logical "
@@ -35,7 +36,7 @@ def _header(assignment) -> str:
     )
 
 
-def _replica_text(assignment, replica: int, planes: set[int]) -> str:
+def _replica_text(assignment: Any, replica: int, planes: set[int]) -> str:
     chips = []
     for logical in range(assignment.num_cores_per_replica):
         x, y, z, core = (int(v) for v in assignment.core_assignment[replica, logical])
@@ -44,7 +45,7 @@ def _replica_text(assignment, replica: int, planes: set[int]) -> str:
     return f"replica {replica}: {' '.join(chips)}{span}"
 
 
-def assignment_text(assignment, max_planes: int | None = 4) -> str:
+def assignment_text(assignment: Any, max_planes: int | None = 4) -> str:
     view = slice_view(assignment.topology)
     users, planes = _placement(assignment)
 
@@ -67,14 +68,14 @@ def assignment_text(assignment, max_planes: int | None = 4) -> str:
     return "\n".join(lines)
 
 
-def assignment_html(assignment, max_planes: int = 8) -> str:
+def assignment_html(assignment: Any, max_planes: int = 8) -> str:
     topology = assignment.topology
     view = slice_view(topology)
     users, planes = _placement(assignment)
     colours = palette.distinct_colours(assignment.num_replicas)
     hosts = palette.distinct_colours(max(view.num_tasks, 1))
 
-    def core_style(position):
+    def core_style(position: tuple[int, int, int, int]) -> tuple[str, str, str, str]:
         info = view.cores[position]
         device = f"h{info.task} TPU:{info.ordinal}" if info.task >= 0 else "missing"
         here = users.get(position, [])

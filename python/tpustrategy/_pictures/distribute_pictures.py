@@ -6,6 +6,7 @@ nothing is placed on a replica's device)."""
 from __future__ import annotations
 
 import html
+from typing import Any
 
 import numpy as np
 
@@ -39,13 +40,14 @@ def _table(header: list[str], rows: list[list[str]], colours: list[str] | None =
     return f'<table class="tps-table"><tr>{head}</tr>{"".join(body)}</table>'
 
 
-def strategy_html(strategy) -> str:
+def strategy_html(strategy: Any) -> str:
     """Replicas → the cores each runs on → their hosts, with one colour per replica."""
     extended = strategy.extended
     n = strategy.num_replicas_in_sync
     local = list(extended._local_replica_ids()) if hasattr(extended, "_local_replica_ids") else list(range(n))
     colours = palette.distinct_colours(len(local))
-    rows, hosts = [], set()
+    rows: list[list[str]] = []
+    hosts: set[int] = set()
     for replica in local[:_MAX_ROWS]:
         names = extended._devices_of_replica(replica)
         tasks = set()
@@ -73,7 +75,7 @@ def strategy_html(strategy) -> str:
     )
 
 
-def _summary(value) -> str:
+def _summary(value: Any) -> str:
     """``float32[4, 2] = [[0. 1.] ...]`` for tensors; type names for anything else; nests leaf by leaf."""
     from tpustrategy import nest  # lazy: nest imports the framework, which this module does not need to load
 
@@ -94,7 +96,7 @@ def _summary(value) -> str:
     return html.escape(f"{dtype}{list(array.shape)} = {text}")
 
 
-def _device_of(value) -> str:
+def _device_of(value: Any) -> str:
     from tpustrategy import nest  # lazy: see _summary
 
     for leaf in nest.flatten(value):
@@ -104,7 +106,7 @@ def _device_of(value) -> str:
     return "-"
 
 
-def values_html(values) -> str:
+def values_html(values: Any) -> str:
     """One row per replica: the device of its component and a summary of the value."""
     components = values.values
     colours = palette.distinct_colours(len(components))
@@ -117,7 +119,7 @@ def values_html(values) -> str:
     )
 
 
-def _rows_of(element) -> int | None:
+def _rows_of(element: Any) -> int | None:
     from tpustrategy.data import _structure  # lazy: the data package is not needed to draw anything else
 
     for leaf in _structure.flatten(element):
@@ -126,7 +128,7 @@ def _rows_of(element) -> int | None:
     return None
 
 
-def preview_batch_sizes(dataset, steps: int = _PREVIEW_STEPS) -> list[list[int | None]]:
+def preview_batch_sizes(dataset: Any, steps: int = _PREVIEW_STEPS) -> list[list[int | None]]:
     """Per step (at most ``steps``), the batch size each replica would get (None: exhausted / unbatched).
 
     Runs a fresh host-side pass over each input worker's pipeline (the same cut rules as iteration, without
@@ -135,7 +137,7 @@ def preview_batch_sizes(dataset, steps: int = _PREVIEW_STEPS) -> list[list[int |
     from tpustrategy.framework import device_scope  # lazy: see _rows_of
 
     workers = dataset._workers
-    table = [[None] * workers.num_replicas for _ in range(steps)]
+    table: list[list[int | None]] = [[None] * workers.num_replicas for _ in range(steps)]
     for worker, pipeline in enumerate(dataset._pipelines):
         replica_ids = workers.replica_ids[worker]
         with device_scope.device_scope(pipeline.host_device):
@@ -159,7 +161,7 @@ def preview_batch_sizes(dataset, steps: int = _PREVIEW_STEPS) -> list[list[int |
     return table
 
 
-def dataset_html(dataset) -> str:
+def dataset_html(dataset: Any) -> str:
     """The element spec, then a table of the next steps' per-replica batch sizes."""
     n = dataset._workers.num_replicas
     try:

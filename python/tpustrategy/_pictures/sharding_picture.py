@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 from collections import defaultdict
+from typing import Any
 
 from tpustrategy._pictures import palette, slice_svg
 
@@ -31,14 +32,17 @@ def _shown_dims(shape: tuple[int, ...], split: list[int]) -> tuple[int | None, i
     return chosen[0], chosen[1]
 
 
-def _tiles(tensor):
+TileKey = tuple[tuple[tuple[int, int, int], ...], tuple[int, int], tuple[int, int]]
+
+
+def _tiles(tensor: Any) -> tuple[tuple[int, ...], int | None, int | None, dict[TileKey, list[int]]]:
     """Rectangles: (panel key, row range, column range) -> logical cores, from the layout's offsets and limits."""
     shape = tensor._shape_tuple
     rows = tensor.layout()
     split = [d for d in range(len(shape)) if _split_count(rows, d) > 1]
     row_dim, col_dim = _shown_dims(shape, split)
     panel_dims = [d for d in split if d not in (row_dim, col_dim)]
-    tiles: dict[tuple, list[int]] = defaultdict(list)
+    tiles: dict[TileKey, list[int]] = defaultdict(list)
     for r in rows:
         if r["offset"] is None:
             continue
@@ -50,11 +54,11 @@ def _tiles(tensor):
     return shape, row_dim, col_dim, tiles
 
 
-def _split_count(rows, dim: int) -> int:
+def _split_count(rows: list[dict[str, Any]], dim: int) -> int:
     return len({(r["offset"][dim], r["limit"][dim]) for r in rows if r["offset"] is not None})
 
 
-def geometric_html(tensor) -> str:
+def geometric_html(tensor: Any) -> str:
     """The tiles as proportional rectangles (one SVG per panel), coloured per tile, and a legend."""
     shape, row_dim, col_dim, tiles = _tiles(tensor)
     sharding = tensor.sharding
@@ -65,7 +69,7 @@ def geometric_html(tensor) -> str:
     n_rows = shape[row_dim] if row_dim is not None else 1
     n_cols = shape[col_dim] if col_dim is not None else 1
     height = max(40, min(_WIDTH, round(_WIDTH * n_rows / max(n_cols, 1)))) if row_dim is not None else 48
-    panels: dict[tuple, list] = defaultdict(list)
+    panels: dict[tuple[tuple[int, int, int], ...], list[TileKey]] = defaultdict(list)
     for key in keys:
         panels[key[0]].append(key)
     parts = []
@@ -113,11 +117,11 @@ def geometric_html(tensor) -> str:
     return f'{slice_svg.STYLE}<div class="tps-pic tps-sharding">{legend}{"".join(parts)}</div>'
 
 
-def geometric_text(tensor) -> str:
+def geometric_text(tensor: Any) -> str:
     """Terminal version: one line per tile row, tiles as ``|cores a,b  [r0:r1, c0:c1]|``."""
     shape, row_dim, col_dim, tiles = _tiles(tensor)
     lines = []
-    by_row: dict[tuple, list] = defaultdict(list)
+    by_row: dict[tuple[Any, tuple[int, int]], list[tuple[tuple[int, int], list[int]]]] = defaultdict(list)
     for (panel, row_range, col_range), cores in sorted(tiles.items()):
         by_row[(panel, row_range)].append((col_range, cores))
     for (panel, row_range), cells in sorted(by_row.items()):

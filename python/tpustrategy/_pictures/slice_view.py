@@ -10,6 +10,7 @@ drawn and HBM is unknown).
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 
@@ -58,7 +59,7 @@ class SliceView:
         return f"ICI wraparound on {', '.join(axes)}" if axes else "no ICI wraparound (open mesh)"
 
 
-def _matching_preset(mesh: tuple[int, ...], coordinates: np.ndarray):
+def _matching_preset(mesh: tuple[int, ...], coordinates: np.ndarray) -> Any:
     active = _core.active_slice()
     candidates = [active] + [p for p in _core.slice_presets() if p.name != active.name]
     for preset in candidates:
@@ -71,9 +72,10 @@ def _matching_preset(mesh: tuple[int, ...], coordinates: np.ndarray):
     return None
 
 
-def slice_view(topology) -> SliceView:
+def slice_view(topology: Any) -> SliceView:
     """The picture's view of a ``tpustrategy.tpu.experimental.Topology``."""
-    mesh = tuple(int(v) for v in topology.mesh_shape)
+    x, y, z, c = (int(v) for v in topology.mesh_shape)
+    mesh = (x, y, z, c)
     coordinates = np.asarray(topology.device_coordinates)
     named = getattr(topology, "_slice_name", None)
     preset = _core.find_slice_preset(named) if named else _matching_preset(mesh, coordinates)
@@ -97,7 +99,8 @@ def slice_view(topology) -> SliceView:
                     limit = info["limit"] if info else (per_core if task >= 0 else None)
                     current = info["current"] if info else None
                     cores[position] = CoreInfo(position, task, ordinal, limit, current)
-    wraparound = tuple(bool(w) for w in preset.wraparound) if preset is not None else (False, False, False)
+    wx, wy, wz = (bool(w) for w in preset.wraparound) if preset is not None else (False, False, False)
+    wraparound = (wx, wy, wz)
     return SliceView(mesh, cores, wraparound, int(coordinates.shape[0]), preset.name if preset else None)
 
 

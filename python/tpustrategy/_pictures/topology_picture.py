@@ -5,6 +5,7 @@ borders, and a legend."""
 from __future__ import annotations
 
 import html
+from typing import Any
 
 from tpustrategy._pictures import palette, slice_svg, slice_text
 from tpustrategy._pictures.slice_view import SliceView, format_bytes, slice_view
@@ -16,7 +17,7 @@ def _core_shade(colour: str, core: int) -> str:
     return palette.shade(colour, 10 * core - 5) if core else palette.shade(colour, -8)
 
 
-def _summary(view: SliceView, topology) -> str:
+def _summary(view: SliceView, topology: Any) -> str:
     x, y, z = view.chip_mesh
     name = f" {view.preset}" if view.preset else ""
     devices = int(topology.device_coordinates.shape[0] * topology.device_coordinates.shape[1])
@@ -41,7 +42,7 @@ def _hbm_text(view: SliceView) -> str:
     return f"HBM per core: {format_bytes(max(limits, key=lambda v: v or 0))}, lowered: {', '.join(lowered)}"
 
 
-def topology_text(topology, max_planes: int | None = None) -> str:
+def topology_text(topology: Any, max_planes: int | None = None) -> str:
     """The terminal picture (``python -m tpustrategy topology SLICE``)."""
     view = slice_view(topology)
 
@@ -60,11 +61,11 @@ def topology_text(topology, max_planes: int | None = None) -> str:
     return "\n".join(lines)
 
 
-def topology_html(topology, max_planes: int = 8) -> str:
+def topology_html(topology: Any, max_planes: int = 8) -> str:
     view = slice_view(topology)
     hosts = palette.distinct_colours(max(view.num_tasks, 1))
 
-    def core_style(position):
+    def core_style(position: tuple[int, int, int, int]) -> tuple[str, str, str, str]:
         info = view.cores[position]
         if info.task < 0:
             return palette.UNUSED, "missing", "", f"no device at {position}"

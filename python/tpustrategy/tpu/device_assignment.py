@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from typing import Any
 
 import numpy as np
 
@@ -19,7 +20,7 @@ class DeviceOrderMode(enum.IntEnum):
     MESH = 2
 
 
-def _shape_argument(value, name: str):
+def _shape_argument(value: Any, name: str) -> list[int] | None:
     """None stays None (the core defaults to ones); anything else must be a flat sequence of ints."""
     if value is None:
         return None
@@ -41,7 +42,7 @@ class DeviceAssignment:
         position outside the mesh.
     """
 
-    def __init__(self, topology: Topology, core_assignment):
+    def __init__(self, topology: Topology, core_assignment: Any) -> None:
         if not isinstance(topology, Topology):
             raise ValueError(f"topology must be a Topology object, got {type(topology)}")
         self._topology = topology
@@ -56,9 +57,9 @@ class DeviceAssignment:
 
     @staticmethod
     def build(
-        topology,
-        computation_shape=None,
-        computation_stride=None,
+        topology: Topology | bytes,
+        computation_shape: Any = None,
+        computation_stride: Any = None,
         num_replicas: int = 1,
         device_order_mode: DeviceOrderMode = DeviceOrderMode.AUTO,
     ) -> DeviceAssignment:
@@ -111,7 +112,8 @@ class DeviceAssignment:
 
     def coordinates(self, replica: int, logical_core: int) -> tuple[int, int, int, int]:
         """The mesh coordinates ``(x, y, z, core)`` of ``logical_core`` of ``replica``."""
-        return tuple(self._impl.coordinates(replica, logical_core))
+        x, y, z, core = self._impl.coordinates(replica, logical_core)
+        return x, y, z, core
 
     def lookup_replicas(self, task_id: int, logical_core: int) -> list[int]:
         """Sorted replicas whose ``logical_core`` runs on task ``task_id`` (none → ValueError)."""

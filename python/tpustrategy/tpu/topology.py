@@ -6,13 +6,15 @@ TensorFlow's argument handling (``np.asarray(..., int32)``) and adds the text an
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from tpustrategy import _core
 from tpustrategy._pictures import topology_picture
 
 
-def _coordinates_tuple(device_coordinates) -> tuple[int, ...]:
+def _coordinates_tuple(device_coordinates: Any) -> tuple[int, ...]:
     return tuple(int(c) for c in np.asarray(device_coordinates).ravel())
 
 
@@ -31,7 +33,7 @@ class Topology:
 
     _slice_name: str | None = None  # the preset this topology was made from, if any (the pictures use it)
 
-    def __init__(self, serialized=None, mesh_shape=None, device_coordinates=None):
+    def __init__(self, serialized: bytes | None = None, mesh_shape: Any = None, device_coordinates: Any = None) -> None:
         if serialized:
             self._impl = _core.Topology.from_serialized(bytes(serialized))
             return
@@ -82,25 +84,25 @@ class Topology:
     def num_tpus_per_task(self) -> int:
         return self._impl.num_tpus_per_task
 
-    def task_ordinal_at_coordinates(self, device_coordinates) -> int:
+    def task_ordinal_at_coordinates(self, device_coordinates: Any) -> int:
         """The task (host) of the device at ``[x, y, z, core]``; -1 if no device is there."""
         return self._impl.task_ordinal_at_coordinates(_coordinates_tuple(device_coordinates))
 
-    def tpu_device_ordinal_at_coordinates(self, device_coordinates) -> int:
+    def tpu_device_ordinal_at_coordinates(self, device_coordinates: Any) -> int:
         """The per-task TPU ordinal of the device at ``[x, y, z, core]``; -1 if no device is there."""
         return self._impl.tpu_device_ordinal_at_coordinates(_coordinates_tuple(device_coordinates))
 
-    def cpu_device_name_at_coordinates(self, device_coordinates, job: str | None = None) -> str:
+    def cpu_device_name_at_coordinates(self, device_coordinates: Any, job: str | None = None) -> str:
         return self._impl.cpu_device_name_at_coordinates(_coordinates_tuple(device_coordinates), job)
 
-    def tpu_device_name_at_coordinates(self, device_coordinates, job: str | None = None) -> str:
+    def tpu_device_name_at_coordinates(self, device_coordinates: Any, job: str | None = None) -> str:
         return self._impl.tpu_device_name_at_coordinates(_coordinates_tuple(device_coordinates), job)
 
     def serialized(self) -> bytes:
         """The ``TopologyProto`` bytes; ``Topology(serialized=t.serialized())`` round-trips byte for byte."""
         return self._impl.serialized()
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, Topology):
             return NotImplemented
         return self._impl == other._impl
