@@ -186,6 +186,9 @@ def test_sharded_tensor_geometric_view_tiles_to_scale():
     assert widths == {90.0}  # 360 px over 4 equal column tiles
     assert [re.search(rf">core {k}<", page) is not None for k in range(4)] == [True] * 4
     assert "<table" in page and 'class="tps-legend"' in page  # the per-core table beside it
+    text = str(split)
+    assert text.startswith(repr(split))
+    assert "| cores 0 dim 1[0:3] | cores 1 dim 1[3:6] | cores 2 dim 1[6:9] | cores 3 dim 1[9:12] |" in text
 
 
 def test_sharded_tensor_uneven_tiles_and_replication():
@@ -261,6 +264,18 @@ def test_dataset_preview_matches_iteration_and_consumes_nothing(name, rows, batc
     table = re.findall(r"<tr><td>(\d+)</td>((?:<td>[-\d]+</td>)+)</tr>", page)
     shown = [[0 if v == "-" else int(v) for v in re.findall(r"<td>([-\d]+)</td>", cells)] for _, cells in table]
     assert shown == expected[: len(shown)] and len(shown) == min(3, len(expected))
+
+
+def test_dataset_from_function_preview_matches_iteration():
+    strategy = tpu_strategy("v4-16")
+    distributed = strategy.distribute_datasets_from_function(
+        lambda ctx: tf.data.Dataset.range(10 * ctx.input_pipeline_id, 10 * ctx.input_pipeline_id + 5).batch(2))
+    page = distributed._repr_html_()
+    table = re.findall(r"<tr><td>(\d+)</td>((?:<td>[-\d]+</td>)+)</tr>", page)
+    shown = [[v for v in re.findall(r"<td>([-\d]+)</td>", cells)] for _, cells in table]
+    # Each host's 4 replicas take turns on its stream of batches 2, 2, 1: step 0 = 2, 2, 1, exhausted.
+    assert shown[0] == ["2", "2", "1", "-"] * 2
+    assert len(list(distributed)) >= 1
 
 
 def test_memory_report_bar_per_core():

@@ -143,6 +143,10 @@ class ShardedTensor:
             lines.append(f"  logical {row['logical_device']} -> {where}: {what}")
         return "\n".join(lines)
 
+    def __str__(self) -> str:
+        """The repr, then the tiles as rows of the tensor (as ``visualize_array_sharding`` prints them)."""
+        return f"{self!r}\n{sharding_picture.geometric_text(self)}"
+
     def _repr_html_(self) -> str:
         """The geometric view (tiles to scale, labelled with their logical cores) beside the per-core table."""
         return (
