@@ -22,8 +22,8 @@ int main() {
   tpustrategy::run_replicas(num_replicas, [&](tpustrategy::ReplicaCtx& ctx) {
     const int replica = ctx.replica_id();
     // Replica r contributes r + 1, so every replica receives 1 + 2 + ... + 8 = 36.
-    const std::vector<float> total = ctx.all_reduce(std::vector<float>{static_cast<float>(replica + 1)},
-                                                    CollectiveOp::kSum);
+    const std::vector<float> total =
+        ctx.all_reduce(std::vector<float>{static_cast<float>(replica + 1)}, CollectiveOp::kSum);
     sums[static_cast<std::size_t>(replica)] = total[0];
     const std::lock_guard<std::mutex> lock(print_mutex);
     std::printf("replica %d on %s: all_reduce(SUM) = %g\n", replica, assignment.tpu_device(replica).c_str(),
