@@ -21,3 +21,20 @@ def default_slice():
 @pytest.fixture
 def tpu0():
     return tps.config.list_logical_devices("TPU")[0].name
+
+
+# Shared parameterisations with readable ids (``-k v4-32`` / ``-k 16-replicas`` select one), instead of copies of
+# the same lists per test file. A test asks for ``slice_name`` or ``num_replicas`` and runs once per value.
+SLICE_NAMES = ["v2-8", "v3-8", "v3-32", "v4-8", "v4-32", "v4-128", "v5e-16", "v5p-128"]
+REPLICA_COUNTS = [1, 2, 8, 16, 32]
+
+
+@pytest.fixture(params=SLICE_NAMES, ids=SLICE_NAMES)
+def slice_name(request) -> str:
+    """A slice preset: one per generation and host count (one host, several hosts, a wrapped torus)."""
+    return request.param
+
+
+@pytest.fixture(params=REPLICA_COUNTS, ids=[f"{n}-replicas" for n in REPLICA_COUNTS])
+def num_replicas(request) -> int:
+    return request.param

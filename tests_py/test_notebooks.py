@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import re
 
 import pytest
 
@@ -28,3 +29,16 @@ def test_notebook_executes(path, tmp_path):
     client.execute()
     errors = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_uses_public_apis_and_shipped_documents(path):
+    notebook = nbformat.read(path, as_version=4)
+    code = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code")
+    assert "_core" not in code.replace("per_core", ""), "notebooks teach the public API, not tpustrategy._core"
+    text = "\n".join(cell.source for cell in notebook.cells)
+    root = pathlib.Path(__file__).parent.parent
+    cited_documents = re.findall(r"\b([\w/]+\.md)\b", text) + re.findall(r"\b(SEMANTICS|ARCHITECTURE)\b", text)
+    for cited in cited_documents:
+        name = cited if cited.endswith(".md") else f"{cited}.md"
+        assert list(root.rglob(name)), f"{path.name} cites {cited}, which the project does not ship"

@@ -7,9 +7,9 @@ cd "$(dirname "$0")/.."
 
 PYTHON="${PYTHON:-python3}"
 # clang + libclang-rt-14-dev (libFuzzer, its sanitizer runtimes) and zlib for the fuzz stage of tools/test.sh;
-# Open MPI for the multi-process Communicator.
+# Open MPI for the multi-process Communicator; clang-tidy for the lint stage.
 APT_PACKAGES=(libeigen3-dev libfmt-dev libgtest-dev g++ ccache libopenblas-dev clang libclang-rt-14-dev zlib1g-dev
-              libopenmpi-dev openmpi-bin)
+              libopenmpi-dev openmpi-bin clang-tidy)
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do

@@ -5,15 +5,18 @@
 #   * the threaded GoogleTest suites built with TSan in build-tsan/;
 #   * the libFuzzer harnesses (clang, ASan + UBSan) in build-fuzz/, each run for FUZZ_SECONDS over the
 #     checked-in seed corpus (tests_cpp/fuzz/corpus/).
-# Fails when any test fails, any sanitizer reports, or no test ran. Prints each stage's wall time.
-# Knobs: BUILD_DIR (default build), SANITIZERS=0 skips the sanitizer stages, FUZZ=0 the fuzz stage,
-# FUZZ_SECONDS (default 20). Extra arguments go to the first ctest run.
+#   * the lint stage (tools/lint.sh): ruff, mypy --strict on the listed modules, clang-tidy over cpp/ with the
+#     release build's compile commands.
+# Fails when any test fails, any sanitizer reports, any lint finding, or no test ran. Prints each stage's wall time.
+# Knobs: BUILD_DIR (default build), SANITIZERS=0 skips the sanitizer stages, FUZZ=0 the fuzz stage, LINT=0 the
+# lint stage, FUZZ_SECONDS (default 20). Extra arguments go to the first ctest run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/bootstrap.sh
 BUILD_DIR="${BUILD_DIR:-build}"
 SANITIZERS="${SANITIZERS:-1}"
 FUZZ="${FUZZ:-1}"
+LINT="${LINT:-1}"
 FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
 JOBS="$(nproc)"
 declare -a TIMES=()
@@ -36,7 +39,7 @@ main_suite() {
 sanitizer_build() {  # sanitizer_build DIR SANITIZERS SUITES
   cmake -S . -B "$1" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
     -DTPUSTRATEGY_SANITIZE="$2" -DTPUSTRATEGY_TEST_SUITES="$3" \
-    -DTPUSTRATEGY_BUILD_PYTHON=OFF -DTPUSTRATEGY_BUILD_BENCHMARKS=OFF >/dev/null
+    -DTPUSTRATEGY_BUILD_PYTHON=OFF -DTPUSTRATEGY_BUILD_BENCHMARKS=OFF -DTPUSTRATEGY_BUILD_SHARED=OFF >/dev/null
   cmake --build "$1" -j "$JOBS"
 }
 
@@ -73,7 +76,7 @@ fuzz_suite() {
   cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
     -DCMAKE_CXX_COMPILER=clang++ -DTPUSTRATEGY_BUILD_FUZZERS=ON -DTPUSTRATEGY_FUZZ_SECONDS="$FUZZ_SECONDS" \
     -DTPUSTRATEGY_SANITIZE=address,undefined -DTPUSTRATEGY_BUILD_TESTS=OFF \
-    -DTPUSTRATEGY_BUILD_PYTHON=OFF -DTPUSTRATEGY_BUILD_BENCHMARKS=OFF >/dev/null
+    -DTPUSTRATEGY_BUILD_PYTHON=OFF -DTPUSTRATEGY_BUILD_BENCHMARKS=OFF -DTPUSTRATEGY_BUILD_SHARED=OFF >/dev/null
   cmake --build build-fuzz --target fuzzers -j "$JOBS"
   # One harness at a time: each gets the whole budget of CPU.
   ASAN_OPTIONS=halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
@@ -81,6 +84,7 @@ fuzz_suite() {
 }
 
 stage "build + ctest (release, pytest)" main_suite "$@"
+[[ $LINT != 0 ]] && stage "lint (ruff, mypy, clang-tidy)" env BUILD_DIR="$BUILD_DIR" JOBS="$JOBS" bash tools/lint.sh
 if [[ $SANITIZERS != 0 ]]; then
   stage "ASan+UBSan GoogleTest" asan_suite
   stage "TSan threaded GoogleTest" tsan_suite

@@ -17,7 +17,18 @@ from tpustrategy.framework.device_scope import device
 from tpustrategy.framework.tensor import Tensor, TensorSpec, is_tensor
 from tpustrategy.framework.tensor_shape import TensorShape
 
-_core.activate_slice(_os.environ.get("TPUSTRATEGY_SLICE", "v3-8"))
+try:
+    _core.activate_slice(_os.environ.get("TPUSTRATEGY_SLICE", "v3-8"))
+except ValueError as _error:
+    # The command line (`python -m tpustrategy`, the `tpustrategy` script) imports this package before its
+    # main() can catch anything: report a bad TPUSTRATEGY_SLICE there as one line and exit 2, like bad arguments.
+    import sys as _sys
+
+    _argv0 = _os.path.basename(getattr(_sys, "argv", [""])[0] if getattr(_sys, "argv", None) else "")
+    if _argv0 in ("-m", "tpustrategy"):
+        print(f"tpustrategy: error: TPUSTRATEGY_SLICE: {str(_error).splitlines()[0]}", file=_sys.stderr)
+        raise SystemExit(2) from None
+    raise
 
 from tpustrategy.framework.constant import constant, convert_to_tensor  # noqa: E402, I001
 

@@ -6,20 +6,32 @@ import numpy as np
 
 import tpustrategy as tps
 from tpustrategy import _core
+from tpustrategy._pictures.topology_picture import topology_text
 
 _GIB = 1 << 30
 
 
 def print_presets() -> None:
-    print(f"{'slice':<11}{'chip':<5}{'mesh [x,y,z,core]':<20}{'chips':>6}{'hosts':>6}{'devices/host':>13}"
-          f"{'HBM/device':>12}  ICI torus")
+    """One line per slice preset: chips, TF devices (cores), TensorCores, hosts, mesh, HBM per device, ICI."""
+    print(f"{'slice':<11}{'gen':<5}{'chips':>6}{'cores':>7}{'TCs':>7}{'hosts':>6}  {'mesh [x,y,z,core]':<18}"
+          f"{'HBM/core':>10}  ICI torus")
     for p in _core.slice_presets():
+        chip = p.chip
         wraps = "".join(axis for axis, w in zip("xyz", p.wraparound, strict=True) if w)
-        torus = f"wraps {wraps}" if wraps else "no wraparound"
+        torus = f"{chip.ici_torus_dims}D, {chip.ici_links_per_chip} links x {chip.ici_gbps_per_link:g} GB/s, "
+        torus += f"wraps {wraps}" if wraps else "no wraparound"
         if p.twisted:
             torus += ", twisted"
-        print(f"{p.name:<11}{p.generation:<5}{str(list(p.mesh_shape)):<20}{p.num_chips:>6}{p.num_hosts:>6}"
-              f"{p.devices_per_host:>13}{p.chip.hbm_bytes_per_device / _GIB:>8.1f} GiB  {torus}")
+        print(f"{p.name:<11}{p.generation:<5}{p.num_chips:>6}{p.num_devices:>7}"
+              f"{p.num_chips * chip.tensorcores_per_chip:>7}{p.num_hosts:>6}  {str(list(p.mesh_shape)):<18}"
+              f"{chip.hbm_bytes_per_device / _GIB:>6.1f} GiB  {torus}")
+    print("cores: TF devices (TPU:n); TCs: TensorCores (v4/v5p chips join two into one megacore device)")
+
+
+def print_topology(slice_name: str, max_planes: int | None = None) -> None:
+    """The topology picture of ``slice_name`` (activates no slice: the preset's own topology)."""
+    topology = tps.tpu.experimental.Topology._of_slice(slice_name)
+    print(topology_text(topology, max_planes))
 
 
 def print_slice() -> None:

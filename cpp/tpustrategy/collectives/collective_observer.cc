@@ -22,7 +22,7 @@ struct Registry {
 };
 
 Registry& registry() {
-  static Registry* r = new Registry();  // never destroyed: observers may unregister during exit
+  static auto* r = new Registry();  // never destroyed: observers may unregister during exit
   return *r;
 }
 

@@ -27,7 +27,7 @@ Buffer::Buffer(void* data, std::int64_t nbytes, DevicePtr device, std::shared_pt
 
 Buffer::~Buffer() {
   if (owner_ == nullptr && data_ != nullptr) {
-    const std::size_t bytes = static_cast<std::size_t>(nbytes_);
+    const auto bytes = static_cast<std::size_t>(nbytes_);
     BufferCache::of(device_).give_back({data_, BufferCache::size_class(bytes)});
   }
   if (device_) device_->release(nbytes_);

@@ -70,7 +70,7 @@ std::size_t BufferCache::size_class(std::size_t nbytes) {
 
 int BufferCache::class_index(std::size_t capacity) {
   if (capacity <= kMinClass) return 0;
-  const int p = std::bit_width(capacity - 1);  // 2^(p-1) < capacity <= 2^p
+  const auto p = static_cast<int>(std::bit_width(capacity - 1));  // 2^(p-1) < capacity <= 2^p
   const std::size_t step = std::size_t{1} << (p - 3);
   const auto j = static_cast<int>((capacity - (std::size_t{1} << (p - 1))) / step);  // 1 ... 4
   return 1 + (p - 7) * 4 + (j - 1);
@@ -125,7 +125,10 @@ BufferCache::Block BufferCache::acquire(std::size_t nbytes) {
     release_cached_buffers();  // under pressure: give every cached block back and retry once
     data = allocate_fresh(capacity);
   }
-  if (data == nullptr) fail<ResourceExhaustedError>("Buffer", "host allocation of {} failed", format_bytes(nbytes));
+  if (data == nullptr) {
+    fail<ResourceExhaustedError>("Buffer", "host allocation of {} failed",
+                                 format_bytes(static_cast<std::int64_t>(nbytes)));
+  }
   return {data, capacity};
 }
 

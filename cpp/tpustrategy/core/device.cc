@@ -56,7 +56,7 @@ void Device::set_capacity(std::int64_t bytes) {
 
 std::string format_bytes(std::int64_t bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
+  auto value = static_cast<double>(bytes);
   int unit = 0;
   while (value >= 1024.0 && unit < 4) {
     value /= 1024.0;

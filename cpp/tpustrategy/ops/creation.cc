@@ -197,7 +197,7 @@ Tensor where(const Tensor& condition) {
   const std::int64_t count = std::count(c, c + n, true);
   const int rank = condition.rank();
   Tensor out = Tensor::empty(DType::kInt64, {count, rank});
-  std::int64_t* p = detail::out_data_of<std::int64_t>(out);
+  auto* p = detail::out_data_of<std::int64_t>(out);
   for (std::int64_t i = 0, row = 0; i < n; ++i) {
     if (!c[i]) continue;
     std::int64_t rem = i;

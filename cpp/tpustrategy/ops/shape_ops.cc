@@ -198,7 +198,7 @@ Tensor concat(const std::vector<Tensor>& values, std::int64_t axis) {
     out_shape[ax] += v.shape()[ax];
   }
   Tensor out = Tensor::empty(first.dtype(), out_shape);
-  const std::int64_t elem = static_cast<std::int64_t>(dtype_size(first.dtype()));
+  const auto elem = static_cast<std::int64_t>(dtype_size(first.dtype()));
   std::int64_t outer = 1;
   for (int d = 0; d < ax; ++d) outer *= out_shape[d];
   std::int64_t out_row = out.num_elements() / std::max<std::int64_t>(outer, 1) * elem;
@@ -393,7 +393,7 @@ Tensor gather(const Tensor& x, const Tensor& indices, std::int64_t axis) {
   const std::int64_t row = inner * static_cast<std::int64_t>(dtype_size(x.dtype()));
   const auto* src = static_cast<const std::uint8_t*>(x.raw_data());
   auto* dst = static_cast<std::uint8_t*>(out.mutable_raw_data());
-  const std::int64_t n = static_cast<std::int64_t>(idx.size());
+  const auto n = static_cast<std::int64_t>(idx.size());
   if (out.num_elements() == 0) return out;
   for (std::int64_t o = 0; o < outer; ++o) {
     for (std::int64_t i = 0; i < n; ++i) {

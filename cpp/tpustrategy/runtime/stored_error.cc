@@ -6,7 +6,7 @@
 
 namespace tpustrategy {
 
-StoredError StoredError::capture(std::exception_ptr error) {
+StoredError StoredError::capture(const std::exception_ptr& error) {
   if (!error) return {};
   try {
     std::rethrow_exception(error);
@@ -38,7 +38,7 @@ StoredError StoredError::capture(std::exception_ptr error) {
   TPUSTRATEGY_CAPTURE(std::exception, Kind::kOther)
 #undef TPUSTRATEGY_CAPTURE
   catch (...) {
-    return StoredError(Kind::kOther, "unknown exception (not derived from std::exception)");
+    return {Kind::kOther, "unknown exception (not derived from std::exception)"};
   }
 }
 

@@ -40,7 +40,7 @@ class StoredError {
   StoredError() = default;
   StoredError(Kind kind, std::string message) : kind_(kind), message_(std::move(message)) {}
   // Inspects `error` (by rethrowing it on the calling thread) and keeps its type and message.
-  static StoredError capture(std::exception_ptr error);
+  static StoredError capture(const std::exception_ptr& error);
 
   explicit operator bool() const { return kind_ != Kind::kNone; }
   Kind kind() const { return kind_; }

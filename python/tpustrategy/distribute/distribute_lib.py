@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 
+from tpustrategy._pictures import distribute_pictures
 from tpustrategy.distribute import cross_replica_ops, input_lib
 from tpustrategy.distribute import distribution_strategy_context as ds_context
 from tpustrategy.distribute.distribute_options import (  # noqa: F401 - re-exported as in TF
@@ -144,6 +145,10 @@ class StrategyBase:
 
     def __repr__(self) -> str:
         return f"<{type(self).__module__}.{type(self).__name__} object at {id(self):#x}>"
+
+    def _repr_html_(self) -> str:
+        """Jupyter: replicas → the cores they run on → hosts."""
+        return distribute_pictures.strategy_html(self)
 
 
 class Strategy(StrategyBase):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from tpustrategy import _core, errors
+from tpustrategy._pictures import distribute_pictures
 from tpustrategy.data import _structure
 from tpustrategy.data.dataset_ops import INFINITE, Dataset
 from tpustrategy.data.iterator_ops import Optional
@@ -87,6 +88,10 @@ class _DistributedDatasetBase:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} element_spec={self.element_spec}>"
+
+    def _repr_html_(self) -> str:
+        """Jupyter: the per-replica batch sizes of the next steps (host-side preview; no iterator advances)."""
+        return distribute_pictures.dataset_html(self)
 
 
 class DistributedDataset(_DistributedDatasetBase):

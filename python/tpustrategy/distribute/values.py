@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from tpustrategy import nest
+from tpustrategy._pictures import distribute_pictures
 from tpustrategy.distribute import distribution_strategy_context as ds_context
 from tpustrategy.framework.constant import convert_to_tensor
 from tpustrategy.framework.operators import TensorOperators
@@ -53,6 +54,10 @@ class DistributedValues:
 
     def __str__(self) -> str:
         return self._format(str)
+
+    def _repr_html_(self) -> str:
+        """Jupyter: one row per replica with its component's device and a summary of its value."""
+        return distribute_pictures.values_html(self)
 
 
 class PerReplica(DistributedValues):

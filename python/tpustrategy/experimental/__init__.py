@@ -11,6 +11,8 @@ would take on a real slice, without running anything::
 
 The model (cpp/tpustrategy/sim/): roofline per op; ring algorithms per torus axis with wraparound only where the
 generation and slice have it; calibrated on the JAX scaling book's v5e measurements (CostParams).
+
+``memory_report()`` gives every core's HBM (current, peak, limit) at once, drawn as a bar chart in Jupyter.
 """
 
 from __future__ import annotations
@@ -24,13 +26,17 @@ from tpustrategy.experimental._cost_model import (
     estimate_op_time,
     slice_bandwidths,
 )
+from tpustrategy.experimental._memory_report import CoreMemory, MemoryReport, memory_report
 
 __all__ = [
     "CollectiveEstimate",
+    "CoreMemory",
     "CostParams",
+    "MemoryReport",
     "StepTimeline",
     "estimate_collective",
     "estimate_collective_time",
     "estimate_op_time",
+    "memory_report",
     "slice_bandwidths",
 ]

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import enum
+from typing import Any
 
 import numpy as np
 
 from tpustrategy import _core
-from tpustrategy.tpu import _mesh_html
+from tpustrategy._pictures import assignment_picture
 from tpustrategy.tpu.topology import Topology
 
 
@@ -19,7 +20,7 @@ class DeviceOrderMode(enum.IntEnum):
     MESH = 2
 
 
-def _shape_argument(value, name: str):
+def _shape_argument(value: Any, name: str) -> list[int] | None:
     """None stays None (the core defaults to ones); anything else must be a flat sequence of ints."""
     if value is None:
         return None
@@ -41,7 +42,7 @@ class DeviceAssignment:
         position outside the mesh.
     """
 
-    def __init__(self, topology: Topology, core_assignment):
+    def __init__(self, topology: Topology, core_assignment: Any) -> None:
         if not isinstance(topology, Topology):
             raise ValueError(f"topology must be a Topology object, got {type(topology)}")
         self._topology = topology
@@ -56,9 +57,9 @@ class DeviceAssignment:
 
     @staticmethod
     def build(
-        topology,
-        computation_shape=None,
-        computation_stride=None,
+        topology: Topology | bytes,
+        computation_shape: Any = None,
+        computation_stride: Any = None,
         num_replicas: int = 1,
         device_order_mode: DeviceOrderMode = DeviceOrderMode.AUTO,
     ) -> DeviceAssignment:
@@ -111,7 +112,8 @@ class DeviceAssignment:
 
     def coordinates(self, replica: int, logical_core: int) -> tuple[int, int, int, int]:
         """The mesh coordinates ``(x, y, z, core)`` of ``logical_core`` of ``replica``."""
-        return tuple(self._impl.coordinates(replica, logical_core))
+        x, y, z, core = self._impl.coordinates(replica, logical_core)
+        return x, y, z, core
 
     def lookup_replicas(self, task_id: int, logical_core: int) -> list[int]:
         """Sorted replicas whose ``logical_core`` runs on task ``task_id`` (none → ValueError)."""
@@ -151,8 +153,13 @@ class DeviceAssignment:
             lines.append(f"  ... {self.num_replicas - shown} more replicas")
         return "\n".join(lines)
 
+    def __str__(self) -> str:
+        """The picture: each core labelled with the replica and logical core it runs, replicas listed."""
+        return assignment_picture.assignment_text(self)
+
     def _repr_html_(self) -> str:
-        return _mesh_html.device_assignment_html(self)
+        """Jupyter: cores coloured by replica (distinct for any count), host borders, ICI links, a legend."""
+        return assignment_picture.assignment_html(self)
 
 
 # Longer listings are unreadable in a terminal; the HTML picture shows every replica.

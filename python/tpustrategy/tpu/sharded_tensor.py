@@ -14,8 +14,8 @@ import html
 import numpy as np
 
 from tpustrategy import _core
+from tpustrategy._pictures import palette, sharding_picture, slice_svg
 from tpustrategy.framework.tensor_shape import TensorShape
-from tpustrategy.tpu import _mesh_html
 
 
 class ShardedTensor:
@@ -143,8 +143,16 @@ class ShardedTensor:
             lines.append(f"  logical {row['logical_device']} -> {where}: {what}")
         return "\n".join(lines)
 
+    def __str__(self) -> str:
+        """The repr, then the tiles as rows of the tensor (as ``visualize_array_sharding`` prints them)."""
+        return f"{self!r}\n{sharding_picture.geometric_text(self)}"
+
     def _repr_html_(self) -> str:
-        return _layout_html(self)
+        """The geometric view (tiles to scale, labelled with their logical cores) beside the per-core table."""
+        return (
+            '<div style="display:flex;gap:16px;align-items:flex-start">'
+            f"<div>{sharding_picture.geometric_html(self)}</div><div>{_layout_html(self)}</div></div>"
+        )
 
 
 # Operators follow the assembled tensor, so annotated values compute exactly as unannotated ones.
@@ -177,6 +185,17 @@ def _format_bytes(count: int) -> str:
     return f"{count / 1024:.1f} KiB" if count < 1 << 20 else f"{count / 2**20:.1f} MiB"
 
 
+_TABLE_STYLE = (
+    "<style>.tps-mesh td{border:1px solid #999;padding:2px 4px;vertical-align:top;font:11px monospace}"
+    ".tps-mesh .tps-core{margin:1px 0;padding:0 3px;border-radius:3px}</style>"
+)
+
+
+def _chip_colour(index: int) -> str:
+    """A light colour per chip (golden-angle hue steps keep neighbouring chips apart)."""
+    return f"hsl({(index * 137.508) % 360:.0f}, 70%, 82%)"
+
+
 def _cell_html(row) -> str:
     title = f"logical {row['logical_device']} on {row['device']}"
     body = (
@@ -187,7 +206,7 @@ def _cell_html(row) -> str:
         body += f"<br>{html.escape(_range_text(row))}<br>{_format_bytes(row['bytes'])}"
     # One colour per chip, so the two cores of a chip (and the tiles they share a chip's HBM for) stand out.
     x, y, z = row["chip"]
-    background = _mesh_html.colour(x + 7 * y + 31 * z) if row["offset"] is not None else _mesh_html._UNUSED
+    background = _chip_colour(x + 7 * y + 31 * z) if row["offset"] is not None else palette.UNUSED
     return f'<div class="tps-core" style="background:{background}" title="{html.escape(title)}">{body}</div>'
 
 
@@ -200,7 +219,7 @@ def _layout_html(tensor: ShardedTensor) -> str:
         f"ShardedTensor shape {list(tensor._shape_tuple)} {tensor.dtype.name}, sharding {sharding}, "
         f"per-core bytes {tensor.bytes_per_device}"
     )
-    parts = [_mesh_html._STYLE, f"<div><b>{html.escape(header)}</b></div>", '<table class="tps-mesh">']
+    parts = [slice_svg.STYLE + _TABLE_STYLE, f"<div><b>{html.escape(header)}</b></div>", '<table class="tps-mesh">']
     if not sharding.is_tiled or sharding.tiled_rank == 0:
         parts.append("<tr>" + "".join(f"<td>{_cell_html(r)}</td>" for r in rows) + "</tr>")
         return "".join(parts) + "</table>"

@@ -6,13 +6,15 @@ TensorFlow's argument handling (``np.asarray(..., int32)``) and adds the text an
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from tpustrategy import _core
-from tpustrategy.tpu import _mesh_html
+from tpustrategy._pictures import topology_picture
 
 
-def _coordinates_tuple(device_coordinates) -> tuple[int, ...]:
+def _coordinates_tuple(device_coordinates: Any) -> tuple[int, ...]:
     return tuple(int(c) for c in np.asarray(device_coordinates).ravel())
 
 
@@ -29,7 +31,9 @@ class Topology:
         minor dimension 4, negative or out-of-mesh coordinates.
     """
 
-    def __init__(self, serialized=None, mesh_shape=None, device_coordinates=None):
+    _slice_name: str | None = None  # the preset this topology was made from, if any (the pictures use it)
+
+    def __init__(self, serialized: bytes | None = None, mesh_shape: Any = None, device_coordinates: Any = None) -> None:
         if serialized:
             self._impl = _core.Topology.from_serialized(bytes(serialized))
             return
@@ -44,6 +48,13 @@ class Topology:
     def _from_core(cls, impl: _core.Topology) -> Topology:
         topology = cls.__new__(cls)
         topology._impl = impl
+        return topology
+
+    @classmethod
+    def _of_slice(cls, slice_name: str) -> Topology:
+        """The topology of a slice preset, remembering the preset (for its generation's ICI and HBM)."""
+        topology = cls._from_core(_core.slice_topology(slice_name))
+        topology._slice_name = _core.find_slice_preset(slice_name).name
         return topology
 
     @property
@@ -73,25 +84,25 @@ class Topology:
     def num_tpus_per_task(self) -> int:
         return self._impl.num_tpus_per_task
 
-    def task_ordinal_at_coordinates(self, device_coordinates) -> int:
+    def task_ordinal_at_coordinates(self, device_coordinates: Any) -> int:
         """The task (host) of the device at ``[x, y, z, core]``; -1 if no device is there."""
         return self._impl.task_ordinal_at_coordinates(_coordinates_tuple(device_coordinates))
 
-    def tpu_device_ordinal_at_coordinates(self, device_coordinates) -> int:
+    def tpu_device_ordinal_at_coordinates(self, device_coordinates: Any) -> int:
         """The per-task TPU ordinal of the device at ``[x, y, z, core]``; -1 if no device is there."""
         return self._impl.tpu_device_ordinal_at_coordinates(_coordinates_tuple(device_coordinates))
 
-    def cpu_device_name_at_coordinates(self, device_coordinates, job: str | None = None) -> str:
+    def cpu_device_name_at_coordinates(self, device_coordinates: Any, job: str | None = None) -> str:
         return self._impl.cpu_device_name_at_coordinates(_coordinates_tuple(device_coordinates), job)
 
-    def tpu_device_name_at_coordinates(self, device_coordinates, job: str | None = None) -> str:
+    def tpu_device_name_at_coordinates(self, device_coordinates: Any, job: str | None = None) -> str:
         return self._impl.tpu_device_name_at_coordinates(_coordinates_tuple(device_coordinates), job)
 
     def serialized(self) -> bytes:
         """The ``TopologyProto`` bytes; ``Topology(serialized=t.serialized())`` round-trips byte for byte."""
         return self._impl.serialized()
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, Topology):
             return NotImplemented
         return self._impl == other._impl
@@ -108,5 +119,10 @@ class Topology:
             f"num_tpus_per_task={self.num_tpus_per_task}{extra})"
         )
 
+    def __str__(self) -> str:
+        """The picture: one grid per z-plane, chips with host and TPU ordinals, ICI links, a legend."""
+        return topology_picture.topology_text(self)
+
     def _repr_html_(self) -> str:
-        return _mesh_html.topology_html(self)
+        """Jupyter: chips with coordinates, cores coloured by host, HBM per core, ICI links, host borders."""
+        return topology_picture.topology_html(self)

@@ -82,7 +82,7 @@ def initialize_tpu_system(cluster_resolver=None) -> Topology:
             "variables on TPU to be lost.",
             slice_name,
         )
-    topology = Topology._from_core(_core.slice_topology(slice_name))
+    topology = Topology._of_slice(slice_name)
     _initialized[slice_name] = topology
     _logger.info("Initialized TPU system %s: %r", slice_name, topology)
     return topology
@@ -106,4 +106,4 @@ def current_topology() -> Topology:
     """The Topology of the active slice: the initialized one if any, else computed from the preset."""
     name = _core.active_slice().name
     topology = _initialized.get(name)
-    return topology if topology is not None else Topology._from_core(_core.slice_topology(name))
+    return topology if topology is not None else Topology._of_slice(name)

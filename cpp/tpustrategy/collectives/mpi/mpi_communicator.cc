@@ -249,7 +249,7 @@ void MpiCommunicatorImpl::all_gather(DType dtype, std::span<const void* const> l
   }
   // Process order equals rank order: gather straight into the output.
   std::vector<std::byte> staging;
-  std::byte* target = static_cast<std::byte*>(output);
+  auto* target = static_cast<std::byte*>(output);
   if (!layout.in_order) {
     staging.resize(static_cast<std::size_t>(size()) * count * esize);
     target = staging.data();

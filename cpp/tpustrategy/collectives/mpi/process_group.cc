@@ -49,12 +49,12 @@ struct ProcessGroup::Header {
 std::string describe(const CollectiveDescriptor& what) {
   std::string text(collective_kind_name(what.kind));
   std::vector<std::string> parts;
-  if (what.dtype >= 0) parts.push_back(std::string(dtype_name(static_cast<DType>(what.dtype))));
+  if (what.dtype >= 0) parts.emplace_back(dtype_name(static_cast<DType>(what.dtype)));
   if (what.kind != CollectiveKind::kBarrier && what.kind != CollectiveKind::kSplit &&
       what.kind != CollectiveKind::kAbort) {
     parts.push_back(fmt::format("{} elements", what.count));
   }
-  if (what.op >= 0) parts.push_back(std::string(collective_op_name(static_cast<CollectiveOp>(what.op))));
+  if (what.op >= 0) parts.emplace_back(collective_op_name(static_cast<CollectiveOp>(what.op)));
   if (what.root >= 0) parts.push_back(fmt::format("root {}", what.root));
   if (what.detail != 0) {
     const char* name = what.kind == CollectiveKind::kSplit ? "colours" : "pairs";
@@ -111,6 +111,7 @@ void ProcessGroup::throw_if_broken(const char* where) const {
 
 void ProcessGroup::fail_deadline(const char* where, const std::string& what, const std::vector<int>& missing) {
   std::vector<std::string> names;
+  names.reserve(missing.size());
   for (int p : missing) names.push_back(layout_.describe_process(p));
   broken_ = fmt::format("{} waited {} s at {} for {}", layout_.describe_process(layout_.self), timeout_seconds_, what,
                         fmt::join(names, ", "));

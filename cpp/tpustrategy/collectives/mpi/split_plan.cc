@@ -50,7 +50,7 @@ std::vector<std::vector<int>> plan_split_rounds(const std::vector<Subgroup>& sub
       busy.emplace_back(process_count, 0);
     }
     rounds[round].push_back(i);
-    for (int p = 0; p < process_count; ++p) busy[round][p] = busy[round][p] || g.processes[p];
+    for (int p = 0; p < process_count; ++p) busy[round][p] = static_cast<char>(busy[round][p] || g.processes[p]);
   }
   return rounds;
 }

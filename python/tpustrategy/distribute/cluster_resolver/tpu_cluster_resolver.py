@@ -124,7 +124,7 @@ class TPUClusterResolver(ClusterResolver):
             num_cores=preset.num_devices,
             num_hosts=preset.num_hosts,
             num_of_cores_per_host=preset.devices_per_host,
-            topology=Topology._from_core(_core.slice_topology(preset.name)),
+            topology=Topology._of_slice(preset.name),
             devices=devices,
         )
 

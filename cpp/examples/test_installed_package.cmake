@@ -1,0 +1,32 @@
+# CTest driver (cmake -P): installs the build tree into a fresh prefix, builds cpp/examples against the installed
+# package only (find_package(tpustrategy CONFIG)), and runs the example on the static and the shared library.
+# Variables: BUILD_DIR, SOURCE_DIR, WORK_DIR, GENERATOR.
+file(REMOVE_RECURSE "${WORK_DIR}")
+foreach(step IN ITEMS install configure build run run_shared)
+  if(step STREQUAL "install")
+    set(command ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${WORK_DIR}/prefix")
+  elseif(step STREQUAL "configure")
+    set(command ${CMAKE_COMMAND} -S "${SOURCE_DIR}/cpp/examples" -B "${WORK_DIR}/build" -G "${GENERATOR}"
+        -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix")
+  elseif(step STREQUAL "build")
+    set(command ${CMAKE_COMMAND} --build "${WORK_DIR}/build" -j 1)
+  elseif(step STREQUAL "run")
+    set(command "${WORK_DIR}/build/all_reduce_on_a_slice")
+  else()
+    set(command "${WORK_DIR}/build/all_reduce_on_a_slice_shared")
+  endif()
+  execute_process(COMMAND ${command} RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message(STATUS "[${step}] ${out}")
+  if(NOT result EQUAL 0)
+    message(FATAL_ERROR "[${step}] failed (${result}):\n${out}\n${err}")
+  endif()
+  if(step MATCHES "^run" AND NOT out MATCHES "v3-8: 8 replicas, every all_reduce\\(SUM\\) = 36")
+    message(FATAL_ERROR "[${step}] unexpected output:\n${out}")
+  endif()
+endforeach()
+# Only the installed tree was used: the example's cache must not point into the source or build tree.
+file(READ "${WORK_DIR}/build/CMakeCache.txt" cache)
+string(REGEX MATCH "tpustrategy_DIR:PATH=[^\n]*" found "${cache}")
+if(NOT found MATCHES "${WORK_DIR}/prefix")
+  message(FATAL_ERROR "the example found tpustrategy outside the install prefix: ${found}")
+endif()
