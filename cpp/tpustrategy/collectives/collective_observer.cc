@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "tpustrategy/collectives/collective_members.h"
 #include "tpustrategy/collectives/communicator.h"
 
 namespace tpustrategy {
@@ -19,6 +20,8 @@ struct Registry {
       std::make_shared<const std::vector<std::shared_ptr<CollectiveObserver>>>();
   std::atomic<int> count{0};
 };
+
+thread_local std::span<const int> tl_members;
 
 Registry& registry() {
   static Registry* r = new Registry();  // never destroyed: observers may unregister during exit
@@ -47,7 +50,14 @@ void remove(const std::shared_ptr<CollectiveObserver>& observer) {
 // Forwards every call to the backend after telling the observers.
 class ObservedCommunicator final : public Communicator, public NotifiesObservers {
  public:
-  explicit ObservedCommunicator(std::shared_ptr<Communicator> inner) : inner_(std::move(inner)) {}
+  // `members`: the ranks of the root communicator this group holds (empty: 0 .. size-1, a root itself).
+  explicit ObservedCommunicator(std::shared_ptr<Communicator> inner, std::vector<int> members = {})
+      : inner_(std::move(inner)), members_(std::move(members)) {
+    if (members_.empty()) {
+      members_.resize(static_cast<std::size_t>(inner_->size()));
+      for (std::size_t r = 0; r < members_.size(); ++r) members_[r] = static_cast<int>(r);
+    }
+  }
 
   std::string_view backend() const override { return inner_->backend(); }
   int size() const override { return inner_->size(); }
@@ -91,7 +101,24 @@ class ObservedCommunicator final : public Communicator, public NotifiesObservers
   std::map<int, std::shared_ptr<Communicator>> split(std::span<const int> color_of_rank,
                                                      std::span<const int> key_of_rank) const override {
     auto groups = inner_->split(color_of_rank, key_of_rank);
-    for (auto& [color, group] : groups) group = observed(std::move(group));
+    for (auto& [color, group] : groups) {
+      std::shared_ptr<Communicator> backend = group;
+      if (auto* observed_group = dynamic_cast<ObservedCommunicator*>(group.get())) {
+        backend = observed_group->inner_;  // re-wrapped below with the members
+      } else if (dynamic_cast<NotifiesObservers*>(group.get()) != nullptr) {
+        continue;  // a backend's own observing wrapper (MPI): members 0 .. size-1 of the subgroup
+      }
+      // The subgroup's ranks in split's order: by (key, rank) among the ranks of its colour.
+      std::vector<int> ranks;
+      for (std::size_t r = 0; r < color_of_rank.size(); ++r)
+        if (color_of_rank[r] == color) ranks.push_back(static_cast<int>(r));
+      std::stable_sort(ranks.begin(), ranks.end(), [&](int a, int b) { return key_of_rank[a] < key_of_rank[b]; });
+      std::vector<int> members;
+      members.reserve(ranks.size());
+      for (int r : ranks) members.push_back(r < static_cast<int>(members_.size()) ? members_[r] : r);
+      if (static_cast<int>(members.size()) != group->size()) members.clear();  // unknown layout: 0 .. size-1
+      group = std::make_shared<ObservedCommunicator>(std::move(backend), std::move(members));
+    }
     return groups;
   }
 
@@ -100,10 +127,18 @@ class ObservedCommunicator final : public Communicator, public NotifiesObservers
               CollectiveOp op = CollectiveOp::kSum, int root = -1) const {
     if (registry().count.load(std::memory_order_acquire) == 0) return;
     CollectiveEvent event{kind, inner_->backend(), dtype, count, op, inner_->size(), static_cast<int>(num_local), root};
-    notify_collective_observers(event);
+    const std::span<const int> saved = std::exchange(tl_members, std::span<const int>(members_));
+    try {
+      notify_collective_observers(event);
+    } catch (...) {
+      tl_members = saved;
+      throw;
+    }
+    tl_members = saved;
   }
 
   std::shared_ptr<Communicator> inner_;
+  std::vector<int> members_;
 };
 
 }  // namespace
@@ -142,6 +177,8 @@ void notify_collective_observers(const CollectiveEvent& event) {
   }
   for (const auto& observer : *snapshot) observer->on_collective(event);
 }
+
+std::span<const int> observed_collective_members() { return tl_members; }
 
 bool collective_observers_registered() { return registry().count.load(std::memory_order_acquire) != 0; }
 
