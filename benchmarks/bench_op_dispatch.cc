@@ -84,8 +84,11 @@ int main(int argc, char** argv) {
   sim::StepRecorder::stop();
   (void)sim::StepRecorder::take();
   fmt::print("{:<12} {:>10}\n", "case", "ns/call");
-  for (auto [name, v] : {std::pair{"kernel", kernel}, {"dispatch", dispatch}, {"idle_tape", idle},
-                         {"recording", recording}, {"profiling", profiling}}) {
+  for (auto [name, v] : {std::pair{"kernel", kernel},
+                         {"dispatch", dispatch},
+                         {"idle_tape", idle},
+                         {"recording", recording},
+                         {"profiling", profiling}}) {
     fmt::print("{:<12} {:>10.1f}\n", name, v);
   }
   fmt::print(

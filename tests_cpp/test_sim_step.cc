@@ -64,10 +64,10 @@ TEST(StepEstimate, EqualsRooflinePlusCollectiveOnTheRecordedSlice) {
   const StepEstimate e = estimate_step(data_parallel_step(4), preset);
   ASSERT_EQ(e.num_replicas, 4);
   const ChipSpec& chip = chip_spec(preset);
-  const double op = op_time(chip, OpUnit::kMxu, 2.0 * 1024 * 1024 * 1024, 3.0 * 1024 * 1024 * 2,
-                            MxuDType::kBFloat16).seconds;
-  const double ar = collective_time(chip, CollectiveKind::kAllReduce, 1e6, axes_by_name(geometry_of(preset), "xy"))
-                        .seconds;
+  const double op =
+      op_time(chip, OpUnit::kMxu, 2.0 * 1024 * 1024 * 1024, 3.0 * 1024 * 1024 * 2, MxuDType::kBFloat16).seconds;
+  const double ar =
+      collective_time(chip, CollectiveKind::kAllReduce, 1e6, axes_by_name(geometry_of(preset), "xy")).seconds;
   EXPECT_NEAR(e.summary.step_time, op + ar, 1e-12);
   ASSERT_EQ(e.ops.size(), 1u);
   EXPECT_EQ(e.ops[0].count, 4);

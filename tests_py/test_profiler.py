@@ -72,7 +72,8 @@ def test_profile_writes_a_valid_trace_with_ops_and_collectives(tmp_path):
     for step in range(2):
         with tf.profiler.experimental.Trace("train", step_num=step, _r=1):
             _step(strategy)
-    path = tf.profiler.experimental.stop()
+    assert tf.profiler.experimental.stop() is None  # as TF
+    path = tf.profiler.experimental.last_trace_path()
     assert path is not None and os.path.exists(path)
     (found,) = glob.glob(str(tmp_path / "plugins" / "profile" / "*" / "*.trace.json.gz"))
     assert found == path
@@ -136,6 +137,7 @@ def test_profiler_options_and_untraced_runs(tmp_path):
     with tf.profiler.experimental.Trace("outer", step_num=5):
         with tf.profiler.experimental.Trace("inner"):  # nested: part of the outer step
             _step(strategy)
-    path = tf.profiler.experimental.stop()
+    tf.profiler.experimental.stop()
+    path = tf.profiler.experimental.last_trace_path()
     events = [e for e in _load(path)["traceEvents"] if e["ph"] == "X" and e["cat"] == "step"]
     assert [e["name"] for e in events] == ["step", "outer 5"]

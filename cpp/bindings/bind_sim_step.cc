@@ -43,8 +43,7 @@ unit ('mxu' or 'vector'). Collectives: name = kind, group [(replica, logical cor
                              })
       .def_readonly("count", &StepEvent::count)
       .def("__repr__", [](const StepEvent& e) {
-        if (e.collective)
-          return fmt::format("StepEvent({}, group of {}, {} bytes)", e.name, e.group.size(), e.bytes);
+        if (e.collective) return fmt::format("StepEvent({}, group of {}, {} bytes)", e.name, e.group.size(), e.bytes);
         return fmt::format("StepEvent({} on replica {} core {}, {} flops, {} bytes)", e.name, e.slot.replica,
                            e.slot.logical_core, e.flops, e.bytes);
       });
@@ -77,8 +76,8 @@ Filled by the runtime recorder (record_start / record_take) or by hand (add_op /
           "Appends an op (FLOPs, bytes and unit derived from its name and shapes).")
       .def(
           "add_collective",
-          [](StepRecord& r, const std::string& kind, const std::vector<std::pair<int, int>>& group,
-             std::int64_t count, py::handle dtype) {
+          [](StepRecord& r, const std::string& kind, const std::vector<std::pair<int, int>>& group, std::int64_t count,
+             py::handle dtype) {
             std::vector<CoreSlot> slots;
             for (const auto& p : group) slots.push_back(slot_from(p));
             const DType d = dtype.is_none() ? DType::kFloat32 : dtype_from_py(dtype).value_or(DType::kFloat32);

@@ -35,8 +35,8 @@ std::vector<int> placement(const EstimateOptions& options, int replicas, int cor
     return core_of;
   }
   if (core_of.size() < slots)
-    fail<ValueError>(kWhere, "core_of_slot has {} entries for {} replicas x {} logical cores", core_of.size(),
-                     replicas, cores_per_replica);
+    fail<ValueError>(kWhere, "core_of_slot has {} entries for {} replicas x {} logical cores", core_of.size(), replicas,
+                     cores_per_replica);
   core_of.resize(slots);
   std::vector<char> seen(static_cast<std::size_t>(num_cores), 0);
   for (int core : core_of) {
@@ -108,9 +108,10 @@ StepEstimate estimate_step(const StepRecord& record, const SlicePreset& preset, 
       groups.push_back(std::move(g));
     } else {
       if (replicas % recorded != 0)
-        fail<ValueError>(kWhere, "event {} ({}) runs over {} of the {} recorded replicas; it can be repeated only on "
-                         "a multiple of {} replicas, not {}", index, e.name, e.group.size(), recorded, recorded,
-                         replicas);
+        fail<ValueError>(kWhere,
+                         "event {} ({}) runs over {} of the {} recorded replicas; it can be repeated only on "
+                         "a multiple of {} replicas, not {}",
+                         index, e.name, e.group.size(), recorded, recorded, replicas);
       for (int block = 0; block < replicas / recorded; ++block) {
         std::vector<int> g;
         for (const CoreSlot& s : e.group) g.push_back(core(block * recorded + s.replica, s.logical_core));
@@ -149,7 +150,8 @@ StepEstimate estimate_step(const StepRecord& record, const SlicePreset& preset, 
   }
   out.summary = timeline.summarize();
   for (auto& [name, stat] : op_stats) out.ops.push_back(std::move(stat));
-  std::stable_sort(out.ops.begin(), out.ops.end(), [](const OpStat& a, const OpStat& b) { return a.seconds > b.seconds; });
+  std::stable_sort(out.ops.begin(), out.ops.end(),
+                   [](const OpStat& a, const OpStat& b) { return a.seconds > b.seconds; });
   std::stable_sort(out.collectives.begin(), out.collectives.end(),
                    [](const CollectiveStat& a, const CollectiveStat& b) {
                      return a.seconds * a.instances > b.seconds * b.instances;

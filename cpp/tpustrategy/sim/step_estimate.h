@@ -47,8 +47,8 @@ struct CollectiveStat {
   int event = 0;  // index into the record's events
   std::string kind;
   int group_size = 0;
-  int instances = 0;  // groups it ran as on the target
-  double bytes = 0;   // as collective_time takes it
+  int instances = 0;   // groups it ran as on the target
+  double bytes = 0;    // as collective_time takes it
   double seconds = 0;  // one instance
   double algbw = 0, busbw = 0;
   int hops = 0;
@@ -67,12 +67,11 @@ struct StepEstimate {
   int num_replicas = 0;
   int cores_per_replica = 1;
   StepSummary summary;
-  std::vector<OpStat> ops;                   // by name, most time first
-  std::vector<CollectiveStat> collectives;   // per recorded collective, most time first
-  std::vector<TimedEvent> timeline;          // keep_timeline only, in add order
+  std::vector<OpStat> ops;                  // by name, most time first
+  std::vector<CollectiveStat> collectives;  // per recorded collective, most time first
+  std::vector<TimedEvent> timeline;         // keep_timeline only, in add order
 };
 
-StepEstimate estimate_step(const StepRecord& record, const SlicePreset& preset,
-                           const EstimateOptions& options = {});
+StepEstimate estimate_step(const StepRecord& record, const SlicePreset& preset, const EstimateOptions& options = {});
 
 }  // namespace tpustrategy::sim

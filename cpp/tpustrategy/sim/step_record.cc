@@ -72,8 +72,8 @@ int StepRecord::logical_cores_per_replica() const {
   return n;
 }
 
-void StepRecord::add_op(CoreSlot slot, std::string_view name, std::vector<Shape> inputs,
-                        std::vector<Shape> outputs, DType dtype) {
+void StepRecord::add_op(CoreSlot slot, std::string_view name, std::vector<Shape> inputs, std::vector<Shape> outputs,
+                        DType dtype) {
   if (slot.replica < -1 || slot.logical_core < 0)
     fail<ValueError>("StepRecord::add_op", "bad core slot (replica {}, logical core {}) for op '{}'", slot.replica,
                      slot.logical_core, name);

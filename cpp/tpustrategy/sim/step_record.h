@@ -34,13 +34,13 @@ struct CoreSlot {
 
 struct StepEvent {
   bool collective = false;
-  CoreSlot slot;      // op: where it ran; collective: the member that reported it (the last to arrive)
-  std::string name;   // op: TF's op name ("BatchMatMulV2"); collective: its kind ("all_reduce")
+  CoreSlot slot;                     // op: where it ran; collective: the member that reported it (the last to arrive)
+  std::string name;                  // op: TF's op name ("BatchMatMulV2"); collective: its kind ("all_reduce")
   std::vector<Shape> input_shapes;   // ops
   std::vector<Shape> output_shapes;  // ops
   DType dtype = DType::kFloat32;     // op: the first output's; collective: the buffer's
-  double flops = 0;  // op: 2 m n k for matmuls, one per output element otherwise
-  double bytes = 0;  // op: HBM bytes read and written; collective: as collective_time takes it
+  double flops = 0;                  // op: 2 m n k for matmuls, one per output element otherwise
+  double bytes = 0;                  // op: HBM bytes read and written; collective: as collective_time takes it
   OpUnit unit = OpUnit::kVector;
   CollectiveKind kind = CollectiveKind::kAllReduce;  // collectives
   std::vector<CoreSlot> group;                       // collectives: every member, in rank order
@@ -48,7 +48,7 @@ struct StepEvent {
 };
 
 struct StepRecord {
-  std::string name;          // the step's name (profiler Trace name), "" if none
+  std::string name;  // the step's name (profiler Trace name), "" if none
   std::int64_t step_num = -1;
   std::vector<StepEvent> events;
 
@@ -57,8 +57,7 @@ struct StepRecord {
   // 1 + the largest logical core in any slot.
   int logical_cores_per_replica() const;
   // Appends an op with the FLOPs and bytes the model derives from its name and shapes (op_event).
-  void add_op(CoreSlot slot, std::string_view name, std::vector<Shape> inputs, std::vector<Shape> outputs,
-              DType dtype);
+  void add_op(CoreSlot slot, std::string_view name, std::vector<Shape> inputs, std::vector<Shape> outputs, DType dtype);
   // Appends a collective; `bytes` as collective_time takes it (all_gather: the gathered array; others: the
   // per-member buffer).
   void add_collective(CollectiveKind kind, std::vector<CoreSlot> group, DType dtype, std::int64_t count,

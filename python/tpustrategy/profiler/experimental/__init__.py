@@ -7,11 +7,19 @@ process per simulated host, one track per simulated TPU core, each op and collec
 group and simulated duration). Open it in https://ui.perfetto.dev or chrome://tracing.
 
 Steps: each outermost ``Trace(name, step_num=...)`` delimits one step; what runs outside any Trace between two of
-them forms an unnamed step. Steps are laid end to end in simulated time.
+them forms an unnamed step. Steps are laid end to end in simulated time. stop() returns None as in TF;
+``last_trace_path()`` (not in TF) and ``Profile.path`` give the file written.
 """
 
 from __future__ import annotations
 
-from tpustrategy.profiler.experimental._profiler import Profile, ProfilerOptions, Trace, start, stop
+from tpustrategy.profiler.experimental._profiler import (
+    Profile,
+    ProfilerOptions,
+    Trace,
+    last_trace_path,
+    start,
+    stop,
+)
 
-__all__ = ["Profile", "ProfilerOptions", "Trace", "start", "stop"]
+__all__ = ["Profile", "ProfilerOptions", "Trace", "last_trace_path", "start", "stop"]

@@ -15,6 +15,7 @@ from tpustrategy.profiler.experimental._trace_writer import write_trace
 _sim = _core.sim
 _lock = threading.Lock()
 _session: _Session | None = None
+_last_path: str | None = None
 
 
 class ProfilerOptions(NamedTuple):
@@ -56,13 +57,23 @@ def start(logdir: str, options: ProfilerOptions | None = None) -> None:
         _session = _Session(logdir)
 
 
-def stop(save: bool = True) -> str | None:
-    """Stops the profiler and, with save=True, writes the trace; returns its path (None when nothing is saved).
+def stop(save: bool = True) -> None:
+    """Stops the profiler and, with save=True, writes the trace under the logdir given to start() (returns None,
+    as TF; ``Profile.path`` and ``last_trace_path()`` give the file).
 
     Raises:
       UnavailableError: no profiler is running.
     """
-    global _session
+    _stop(save)
+
+
+def last_trace_path() -> str | None:
+    """The file the last stop(save=True) wrote (None before any)."""
+    return _last_path
+
+
+def _stop(save: bool) -> str | None:
+    global _session, _last_path
     with _lock:
         if _session is None:
             raise errors.UnavailableError(None, None, "Cannot export profiling results. No profiler is running.")
@@ -71,7 +82,8 @@ def stop(save: bool = True) -> str | None:
         session.cut()
     if not save:
         return None
-    return _save(session)
+    _last_path = _save(session)
+    return _last_path
 
 
 def _save(session: _Session) -> str:
@@ -128,4 +140,4 @@ class Profile:
         return self
 
     def __exit__(self, *exc) -> None:
-        self.path = stop()
+        self.path = _stop(True)
