@@ -11,15 +11,6 @@ namespace {
 
 constexpr const char* kWhere = "estimate_step";
 
-std::vector<Coordinate> device_coordinates(const SlicePreset& preset) {
-  const Topology topology = make_topology(preset);
-  std::vector<Coordinate> result;
-  result.reserve(static_cast<std::size_t>(topology.num_tasks()) * topology.num_tpus_per_task());
-  for (int task = 0; task < topology.num_tasks(); ++task)
-    for (int d = 0; d < topology.num_tpus_per_task(); ++d) result.push_back(topology.device_coordinate(task, d));
-  return result;
-}
-
 MxuDType mxu_dtype_of(DType dtype) {
   if (dtype == DType::kBFloat16 || dtype == DType::kFloat16) return MxuDType::kBFloat16;
   return MxuDType::kFloat32;  // f32 (and everything else) as one bf16 pass at XLA's default precision
@@ -53,8 +44,9 @@ StepEstimate estimate_step(const StepRecord& record, const SlicePreset& preset, 
   validate(options.params);
   StepEstimate out;
   out.slice = preset.name;
-  const SliceGeometry geometry = geometry_of(preset);
-  std::vector<Coordinate> coordinates = device_coordinates(preset);
+  StepTimeline timeline(preset, options.params);
+  const SliceGeometry& geometry = timeline.geometry();
+  const std::vector<Coordinate>& coordinates = timeline.core_coordinates();
   out.num_cores = static_cast<int>(coordinates.size());
   const int recorded = std::max(record.num_replicas(), 1);
   const int per_replica = std::max(record.logical_cores_per_replica(), 1);
@@ -70,7 +62,6 @@ StepEstimate estimate_step(const StepRecord& record, const SlicePreset& preset, 
     return core_of[static_cast<std::size_t>(replica) * per_replica + logical_core];
   };
 
-  StepTimeline timeline(geometry, coordinates, options.params);
   std::map<std::string, OpStat> op_stats;
   const int num_events = static_cast<int>(record.events.size());
   for (int index = 0; index < num_events; ++index) {
