@@ -144,6 +144,8 @@ def test_hand_built_records_and_bad_input():
     with pytest.raises(TypeError, match="StepRecord"):
         tpx.estimate_step("not a record")
     assert record.num_events == 2  # unchanged by the failed calls
+    with pytest.raises(TypeError, match="estimate_step"):
+        tpx.StepReport(record, "garbage", tpx.CostParams.calibrated())
 
 
 def test_record_step_refuses_a_second_recording():

@@ -136,6 +136,12 @@ class StepReport:
     collectives (with nccl-tests' algbw / busbw), and what_if() to re-estimate the same record elsewhere."""
 
     def __init__(self, record, estimate, params):
+        """Made by estimate_step (record: StepRecord, estimate: _core.sim.StepEstimate, params: CostParams)."""
+        for value, kind, what in ((record, _sim.StepRecord, "record"), (estimate, _sim.StepEstimate, "estimate"),
+                                  (params, _sim.CostParams, "params")):
+            if not isinstance(value, kind):
+                raise TypeError(f"StepReport: {what} must be a {kind.__name__}, got {type(value).__name__} "
+                                "(use tpustrategy.experimental.estimate_step)")
         self.record = record
         self.params = params
         self._estimate = estimate
