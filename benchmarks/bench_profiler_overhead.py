@@ -5,8 +5,9 @@ then one all-reduce of the [32, 64] result (about 10 ops and one collective per 
 Cases, interleaved in one process, median per step:
   off  -- no recording (the hooks are not installed: one atomic load per op and per collective);
   on   -- the recorder installed (what tf.profiler.experimental.start does), the record taken after every step.
-With --baseline PYTHONPATH (e.g. main's python/ tree, a build without the hooks) the 'off' case also runs, in
-fresh processes interleaved with this tree's, under that tree: the same-run baseline for the 'off' overhead.
+With --baseline PYTHONPATH (a tree without the hooks whose _core is built, e.g. `git worktree add /tmp/base
+<merge-base>` + `cmake --build build --target _core` there; pass /tmp/base/python) the 'off' case also runs in
+fresh processes, three rounds alternating with this tree's: the same-run baseline for the 'off' overhead.
 
 Usage: python benchmarks/bench_profiler_overhead.py [--tiny] [--steps N] [--repeats N] [--baseline PATH]
 """
