@@ -2,7 +2,8 @@
 
 Median wall time of: every collective kind over every axis set of v4-8192 (4096 chips); one all-reduce whose group
 lists all 4096 devices by coordinates; a data-parallel step on StepTimeline (4096 cores x 20 layers of matmuls, one
-all-reduce over every core per layer: 81,920 op records and 20 collectives); the same on the 8960-chip v5p pod.
+all-reduce over every core per layer: 81,920 op records and 20 collectives); a recorded 8-replica step (20 layers)
+re-estimated on the whole preset with estimate_step (the what-if path); the same on the 8960-chip v5p pod.
 Baseline in the same run: building the preset's Topology (an existing query of the same size).
 Prints one JSON line per case.
 
@@ -40,6 +41,14 @@ def main() -> None:
     from tpustrategy import _core
     from tpustrategy import experimental as tpx
 
+    record = tpx.StepRecord(name="recorded")
+    for _ in range(layers):
+        for replica in range(8):
+            record.add_op("BatchMatMulV2", [[1024, 4096], [4096, 4096]], [[1024, 4096]], dtype="bfloat16",
+                          replica=replica)
+            record.add_op("Relu", [[1024, 4096]], [[1024, 4096]], dtype="bfloat16", replica=replica)
+        record.add_collective("all_reduce", [(r, 0) for r in range(8)], 4096 * 4096, dtype="bfloat16")
+
     for name in slices:
         preset = _core.find_slice_preset(name)
         n = preset.num_hosts * preset.devices_per_host
@@ -64,9 +73,15 @@ def main() -> None:
                 t.add_collective("grads", "all_reduce", everyone, 4096 * 4096 * 2)
             return t.summarize().step_time
 
+        def recorded_step_what_if(name=name):
+            # A recorded 8-replica step (per layer: matmul, relu per replica, one all-reduce) re-estimated on the
+            # whole preset: replica t runs recorded replica t mod 8's program, every all-reduce spans every core.
+            return tpx.estimate_step(record, name).step_time
+
         baseline = _median_s(lambda name=name: _core.slice_topology(name), repeats)
         for case, fn in [("every_collective_x18", every_collective), ("group_by_coordinates", group_by_coordinates),
-                         (f"step_timeline_{layers}_layers", data_parallel_step)]:
+                         (f"step_timeline_{layers}_layers", data_parallel_step),
+                         (f"recorded_step_what_if_{layers}_layers", recorded_step_what_if)]:
             seconds = _median_s(fn, repeats)
             print(json.dumps({"slice": name, "devices": n, "case": case, "median_s": round(seconds, 6),
                               "baseline_topology_s": round(baseline, 6), "under_1s": seconds < 1.0}))

@@ -17,7 +17,8 @@ def test_bench_sim_estimate_tiny_prints_every_case():
     out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_sim_estimate.py"), "--tiny"],
                          capture_output=True, text=True, env=env, timeout=120, check=True).stdout
     results = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
-    assert [r["case"] for r in results] == ["every_collective_x18", "group_by_coordinates", "step_timeline_2_layers"]
+    assert [r["case"] for r in results] == ["every_collective_x18", "group_by_coordinates", "step_timeline_2_layers",
+                                               "recorded_step_what_if_2_layers"]
     for r in results:
         assert r["slice"] == "v4-32" and r["devices"] == 16
         assert r["median_s"] > 0 and r["baseline_topology_s"] > 0 and r["under_1s"]

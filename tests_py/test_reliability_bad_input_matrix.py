@@ -44,6 +44,8 @@ MATRIX = textwrap.dedent(
     # Names that are not API calls taking user arguments, or whose purpose is to change global state.
     SKIP = {
         "tpustrategy.print",  # prints its arguments (fine, just noisy)
+        "tpustrategy.profiler.experimental.start",  # starts the process-wide profiler (any path is a logdir)
+        "tpustrategy.profiler.experimental.stop",  # writes the trace under the logdir given to start
     }
 
     def public_names(module):

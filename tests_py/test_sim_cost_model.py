@@ -16,8 +16,10 @@ from tpustrategy import experimental as tpx
 def test_public_names():
     assert tps.experimental is tpx
     memory = {"CoreMemory", "MemoryReport", "memory_report"}  # tpx.memory_report (tests_py/test_pictures.py)
-    assert set(tpx.__all__) - memory == {"CollectiveEstimate", "CostParams", "StepTimeline", "estimate_collective",
-                                "estimate_collective_time", "estimate_op_time", "slice_bandwidths"}
+    assert set(tpx.__all__) - memory == {
+        "CollectiveEstimate", "CollectiveTime", "CostParams", "OpTime", "StepRecord", "StepReport", "StepTimeline",
+        "estimate_collective", "estimate_collective_time", "estimate_op_time", "estimate_step", "record_step",
+        "slice_bandwidths"}
 
 
 def test_scaling_book_v5e_all_gather_anchor():

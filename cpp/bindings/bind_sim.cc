@@ -263,6 +263,7 @@ void init_sim(py::module_& root) {
   bind_params(m);
   bind_costs(m);
   bind_timeline(m);
+  init_sim_step(m);
 }
 
 }  // namespace tpustrategy::bindings

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "tpustrategy/autodiff/dispatch.h"
+#include "tpustrategy/autodiff/op_trace_hook.h"
 #include "tpustrategy/ops/cast.h"
 #include "tpustrategy/ops/creation.h"
 #include "tpustrategy/ops/matmul.h"
@@ -22,44 +23,60 @@ Tensor record1(std::string_view name, std::vector<Tensor> inputs, Tensor out, Ma
 
 OpAttrs no_attrs() { return {}; }
 
+// An op that no tape records: only the profiler hook sees it.
+Tensor traced(std::string_view name, std::initializer_list<const Tensor*> inputs, Tensor out) {
+  trace_op(name, inputs, out);
+  return out;
+}
+
+constexpr std::string_view kReduceNames[] = {"Sum", "Mean", "Max", "Min", "Prod", "Any", "All"};
+
 }  // namespace
 
 Tensor unary(UnaryOp kind, const Tensor& x) {
   Tensor out = tpustrategy::unary(kind, x);
+  trace_op(op_name(kind), {&x}, out);
   if (!recording() || !tracked({&x})) return out;
   return record1(op_name(kind), {x}, std::move(out), no_attrs);
 }
 
 Tensor binary(BinaryOp kind, const Tensor& a, const Tensor& b) {
   Tensor out = tpustrategy::binary(kind, a, b);
+  trace_op(op_name(kind), {&a, &b}, out);
   if (!recording() || !tracked({&a, &b})) return out;
   return record1(op_name(kind), {a, b}, std::move(out), no_attrs);
 }
 
 Tensor cast(const Tensor& x, DType dtype) {
   Tensor out = tpustrategy::cast(x, dtype);
+  trace_op("Cast", {&x}, out);
   if (!recording() || out.id() == x.id()) return out;  // same dtype: the input itself, as TF
   return record1("Cast", {x}, std::move(out), no_attrs);
 }
 
 Tensor reduce(ReduceKind kind, const Tensor& x, const Axes& axes, bool keepdims) {
   Tensor out = tpustrategy::reduce(kind, x, axes, keepdims);
+  trace_op(kReduceNames[static_cast<int>(kind)], {&x}, out);
   if (!recording() || !tracked({&x})) return out;
-  static constexpr std::string_view kNames[] = {"Sum", "Mean", "Max", "Min", "Prod", "Any", "All"};
-  return record1(kNames[static_cast<int>(kind)], {x}, std::move(out),
+  return record1(kReduceNames[static_cast<int>(kind)], {x}, std::move(out),
                  [&] { return OpAttrs{{"axes", axes}, {"keepdims", keepdims}}; });
 }
 
 Tensor argmax(const Tensor& x, std::int64_t axis, DType output_type) {
-  return tpustrategy::argmax(x, axis, output_type);  // integer output: nothing to record
+  Tensor out = tpustrategy::argmax(x, axis, output_type);  // integer output: nothing to record
+  trace_op("ArgMax", {&x}, out);
+  return out;
 }
 
 Tensor argmin(const Tensor& x, std::int64_t axis, DType output_type) {
-  return tpustrategy::argmin(x, axis, output_type);
+  Tensor out = tpustrategy::argmin(x, axis, output_type);
+  trace_op("ArgMin", {&x}, out);
+  return out;
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b) {
   Tensor out = tpustrategy::matmul(a, b, transpose_a, transpose_b);
+  trace_op("BatchMatMulV2", {&a, &b}, out);
   if (!recording() || !tracked({&a, &b})) return out;
   return record1("BatchMatMulV2", {a, b}, std::move(out),
                  [&] { return OpAttrs{{"adj_x", transpose_a}, {"adj_y", transpose_b}}; });
@@ -67,96 +84,112 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
 
 Tensor reshape(const Tensor& x, const std::vector<std::int64_t>& shape) {
   Tensor out = tpustrategy::reshape(x, shape);
+  trace_op("Reshape", {&x}, out);
   if (!recording() || !tracked({&x})) return out;
   return record1("Reshape", {x}, std::move(out), no_attrs);
 }
 
 Tensor expand_dims(const Tensor& x, std::int64_t axis) {
   Tensor out = tpustrategy::expand_dims(x, axis);
+  trace_op("ExpandDims", {&x}, out);
   if (!recording() || !tracked({&x})) return out;
   return record1("ExpandDims", {x}, std::move(out), no_attrs);
 }
 
 Tensor squeeze(const Tensor& x, const std::vector<std::int64_t>& axes) {
   Tensor out = tpustrategy::squeeze(x, axes);
+  trace_op("Squeeze", {&x}, out);
   if (!recording() || !tracked({&x})) return out;
   return record1("Squeeze", {x}, std::move(out), no_attrs);
 }
 
 Tensor transpose(const Tensor& x, const std::vector<std::int64_t>& perm) {
   Tensor out = tpustrategy::transpose(x, perm);
+  trace_op("Transpose", {&x}, out);
   if (!recording() || !tracked({&x})) return out;
   return record1("Transpose", {x}, std::move(out), [&] { return OpAttrs{{"perm", perm}}; });
 }
 
 Tensor concat(const std::vector<Tensor>& values, std::int64_t axis) {
   Tensor out = tpustrategy::concat(values, axis);
+  trace_op("ConcatV2", values, {&out, 1});
   if (!recording()) return out;
   return record1("ConcatV2", values, std::move(out), [&] { return OpAttrs{{"axis", axis}}; });
 }
 
 Tensor stack(const std::vector<Tensor>& values, std::int64_t axis) {
   Tensor out = tpustrategy::stack(values, axis);
+  trace_op("Pack", values, {&out, 1});
   if (!recording()) return out;
   return record1("Pack", values, std::move(out), [&] { return OpAttrs{{"axis", axis}}; });
 }
 
 std::vector<Tensor> unstack(const Tensor& x, std::int64_t axis) {
   std::vector<Tensor> out = tpustrategy::unstack(x, axis);
+  trace_op("Unpack", {x}, out);
   if (!recording()) return out;
   return record_op("Unpack", {x}, std::move(out), OpAttrs{{"axis", axis}});
 }
 
 std::vector<Tensor> split(const Tensor& x, std::int64_t num, std::int64_t axis) {
   std::vector<Tensor> out = tpustrategy::split(x, num, axis);
+  trace_op("Split", {x}, out);
   if (!recording()) return out;
   return record_op("Split", {x}, std::move(out), OpAttrs{{"axis", axis}});
 }
 
 std::vector<Tensor> split_sizes(const Tensor& x, const std::vector<std::int64_t>& sizes, std::int64_t axis) {
   std::vector<Tensor> out = tpustrategy::split_sizes(x, sizes, axis);
+  trace_op("SplitV", {x}, out);
   if (!recording()) return out;
   return record_op("SplitV", {x}, std::move(out), OpAttrs{{"axis", axis}});
 }
 
 Tensor tile(const Tensor& x, const std::vector<std::int64_t>& multiples) {
   Tensor out = tpustrategy::tile(x, multiples);
+  trace_op("Tile", {&x}, out);
   if (!recording() || !tracked({&x})) return out;
   return record1("Tile", {x}, std::move(out), [&] { return OpAttrs{{"multiples", multiples}}; });
 }
 
 Tensor broadcast_to(const Tensor& x, const Shape& shape) {
   Tensor out = tpustrategy::broadcast_to(x, shape);
+  trace_op("BroadcastTo", {&x}, out);
   if (!recording() || !tracked({&x})) return out;
   return record1("BroadcastTo", {x}, std::move(out), no_attrs);
 }
 
 Tensor slice(const Tensor& x, const std::vector<std::int64_t>& begin, const std::vector<std::int64_t>& size) {
   Tensor out = tpustrategy::slice(x, begin, size);
+  trace_op("Slice", {&x}, out);
   if (!recording() || !tracked({&x})) return out;
   return record1("Slice", {x}, std::move(out), [&] { return OpAttrs{{"begin", begin}}; });
 }
 
 Tensor gather(const Tensor& x, const Tensor& indices, std::int64_t axis) {
   Tensor out = tpustrategy::gather(x, indices, axis);
+  trace_op("GatherV2", {&x, &indices}, out);
   if (!recording()) return out;
   return record1("GatherV2", {x, indices}, std::move(out), [&] { return OpAttrs{{"axis", axis}}; });
 }
 
 Tensor get_item(const Tensor& x, const std::vector<IndexItem>& items) {
   Tensor out = tpustrategy::get_item(x, items);
+  trace_op("StridedSlice", {&x}, out);
   if (!recording() || !tracked({&x})) return out;
   return record1("StridedSlice", {x}, std::move(out), [&] { return OpAttrs{{"items", items}}; });
 }
 
 Tensor pad(const Tensor& x, const std::vector<std::int64_t>& paddings) {
   Tensor out = tpustrategy::pad(x, paddings);
+  trace_op("Pad", {&x}, out);
   if (!recording() || !tracked({&x})) return out;
   return record1("Pad", {x}, std::move(out), [&] { return OpAttrs{{"paddings", paddings}}; });
 }
 
 Tensor unsorted_segment_sum(const Tensor& data, const Tensor& segment_ids, std::int64_t num_segments) {
   Tensor out = tpustrategy::unsorted_segment_sum(data, segment_ids, num_segments);
+  trace_op("UnsortedSegmentSum", {&data, &segment_ids}, out);
   if (!recording()) return out;
   return record1("UnsortedSegmentSum", {data, segment_ids}, std::move(out), no_attrs);
 }
@@ -169,40 +202,45 @@ Tensor strided_slice_grad(const Tensor& updates, const Shape& shape, const std::
   }
   Tensor out = plan.empty ? Tensor::zeros(updates.dtype(), shape)
                           : strided_scatter(updates, shape, plan.strides, plan.base);
+  trace_op("StridedSliceGrad", {&updates}, out);
   if (!recording()) return out;
   return record1("StridedSliceGrad", {updates}, std::move(out), [&] { return OpAttrs{{"items", items}}; });
 }
 
 Tensor fill(const Shape& shape, const Tensor& value) {
   Tensor out = tpustrategy::fill(shape, value);
+  trace_op("Fill", {&value}, out);
   if (!recording()) return out;
   return record1("Fill", {value}, std::move(out), no_attrs);
 }
 
-Tensor zeros(const Shape& shape, DType dtype) { return tpustrategy::zeros(shape, dtype); }
-Tensor ones(const Shape& shape, DType dtype) { return tpustrategy::ones(shape, dtype); }
-Tensor zeros_like(const Tensor& x) { return tpustrategy::zeros_like(x); }
-Tensor ones_like(const Tensor& x) { return tpustrategy::ones_like(x); }
+Tensor zeros(const Shape& shape, DType dtype) { return traced("Zeros", {}, tpustrategy::zeros(shape, dtype)); }
+Tensor ones(const Shape& shape, DType dtype) { return traced("Ones", {}, tpustrategy::ones(shape, dtype)); }
+Tensor zeros_like(const Tensor& x) { return traced("ZerosLike", {&x}, tpustrategy::zeros_like(x)); }
+Tensor ones_like(const Tensor& x) { return traced("OnesLike", {&x}, tpustrategy::ones_like(x)); }
 
 Tensor range(const Tensor& start, const Tensor& limit, const Tensor& delta) {
-  return tpustrategy::range(start, limit, delta);  // TF registers no gradient for Range
+  return traced("Range", {&start, &limit, &delta}, tpustrategy::range(start, limit, delta));  // no gradient in TF
 }
 
 Tensor one_hot(const Tensor& indices, std::int64_t depth, const Tensor& on_value, const Tensor& off_value,
                std::int64_t axis) {
-  return tpustrategy::one_hot(indices, depth, on_value, off_value, axis);  // not differentiable in TF
+  return traced("OneHot", {&indices, &on_value, &off_value},
+                tpustrategy::one_hot(indices, depth, on_value, off_value, axis));  // not differentiable in TF
 }
 
 Tensor where(const Tensor& condition, const Tensor& x, const Tensor& y) {
   Tensor out = tpustrategy::where(condition, x, y);
+  trace_op("SelectV2", {&condition, &x, &y}, out);
   if (!recording()) return out;
   return record1("SelectV2", {condition, x, y}, std::move(out), no_attrs);
 }
 
-Tensor where(const Tensor& condition) { return tpustrategy::where(condition); }
+Tensor where(const Tensor& condition) { return traced("Where", {&condition}, tpustrategy::where(condition)); }
 
 Tensor identity(const Tensor& x) {
   Tensor out = tpustrategy::identity(x);
+  trace_op("Identity", {&x}, out);
   if (!recording() || !tracked({&x})) return out;
   return record1("Identity", {x}, std::move(out), no_attrs);
 }
@@ -215,12 +253,14 @@ Tensor stop_gradient(const Tensor& x) {
 
 Tensor softmax(const Tensor& logits, std::int64_t axis) {
   Tensor out = tpustrategy::softmax(logits, axis);
+  trace_op("Softmax", {&logits}, out);
   if (!recording() || !tracked({&logits})) return out;
   return record1("Softmax", {logits}, std::move(out), [&] { return OpAttrs{{"axis", axis}}; });
 }
 
 Tensor log_softmax(const Tensor& logits, std::int64_t axis) {
   Tensor out = tpustrategy::log_softmax(logits, axis);
+  trace_op("LogSoftmax", {&logits}, out);
   if (!recording() || !tracked({&logits})) return out;
   return record1("LogSoftmax", {logits}, std::move(out), [&] { return OpAttrs{{"axis", axis}}; });
 }

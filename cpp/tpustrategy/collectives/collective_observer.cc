@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "tpustrategy/collectives/collective_members.h"
 #include "tpustrategy/collectives/communicator.h"
 #include "tpustrategy/collectives/observing_communicator.h"
 
@@ -21,8 +22,10 @@ struct Registry {
   std::atomic<int> count{0};
 };
 
+thread_local std::span<const int> tl_members;
+
 Registry& registry() {
-  static auto* r = new Registry();  // never destroyed: observers may unregister during exit
+  static Registry* r = new Registry();  // never destroyed: observers may unregister during exit
   return *r;
 }
 
@@ -80,6 +83,26 @@ void notify_collective_observers(const CollectiveEvent& event) {
     snapshot = r.observers;
   }
   for (const auto& observer : *snapshot) observer->on_collective(event);
+}
+
+std::span<const int> observed_collective_members() { return tl_members; }
+
+ObservedMembersScope::ObservedMembersScope(std::span<const int> members)
+    : saved_(std::exchange(tl_members, members)) {}
+
+ObservedMembersScope::~ObservedMembersScope() { tl_members = saved_; }
+
+std::vector<int> subgroup_members(std::span<const int> parent_members, std::span<const int> color_of_rank,
+                                  std::span<const int> key_of_rank, int color, int group_size) {
+  std::vector<int> ranks;
+  for (std::size_t r = 0; r < color_of_rank.size(); ++r)
+    if (color_of_rank[r] == color) ranks.push_back(static_cast<int>(r));
+  std::stable_sort(ranks.begin(), ranks.end(), [&](int a, int b) { return key_of_rank[a] < key_of_rank[b]; });
+  std::vector<int> members;
+  members.reserve(ranks.size());
+  for (int r : ranks) members.push_back(r < static_cast<int>(parent_members.size()) ? parent_members[r] : r);
+  if (static_cast<int>(members.size()) != group_size) members.clear();  // unknown layout: 0 .. size-1
+  return members;
 }
 
 bool collective_observers_registered() { return registry().count.load(std::memory_order_acquire) != 0; }

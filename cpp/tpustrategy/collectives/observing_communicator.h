@@ -11,7 +11,9 @@
 #include <span>
 #include <string_view>
 #include <utility>
+#include <vector>
 
+#include "tpustrategy/collectives/collective_members.h"
 #include "tpustrategy/collectives/collective_observer.h"
 #include "tpustrategy/collectives/communicator.h"
 
@@ -20,7 +22,15 @@ namespace tpustrategy {
 template <typename Base>
 class ObservingCommunicator : public Base, public NotifiesObservers {
  public:
-  explicit ObservingCommunicator(std::shared_ptr<Base> inner) : inner_(std::move(inner)) {}
+  // `members`: the ranks of the root communicator this group holds, for observers
+  // (collective_members.h); empty: 0 .. size-1, a root itself.
+  explicit ObservingCommunicator(std::shared_ptr<Base> inner, std::vector<int> members = {})
+      : inner_(std::move(inner)), members_(std::move(members)) {
+    if (members_.empty()) {
+      members_.resize(static_cast<std::size_t>(inner_->size()));
+      for (std::size_t r = 0; r < members_.size(); ++r) members_[r] = static_cast<int>(r);
+    }
+  }
 
   std::string_view backend() const override { return inner_->backend(); }
   int size() const override { return inner_->size(); }
@@ -64,15 +74,26 @@ class ObservingCommunicator : public Base, public NotifiesObservers {
   std::map<int, std::shared_ptr<Communicator>> split(std::span<const int> color_of_rank,
                                                      std::span<const int> key_of_rank) const override {
     auto groups = inner_->split(color_of_rank, key_of_rank);
-    for (auto& [color, group] : groups) group = observe_subgroup(std::move(group));
+    for (auto& [color, group] : groups) {
+      const int group_size = group->size();
+      group = observe_subgroup(std::move(group),
+                               subgroup_members(members_, color_of_rank, key_of_rank, color, group_size));
+    }
     return groups;
   }
 
  protected:
   const std::shared_ptr<Base>& inner() const { return inner_; }
-  // Wraps a subgroup split off this one (default: the plain observing wrapper).
-  virtual std::shared_ptr<Communicator> observe_subgroup(std::shared_ptr<Communicator> group) const {
-    return observed(std::move(group));
+  // Wraps a subgroup split off this one, whose members (ranks of the root) are `members` (default: the
+  // plain observing wrapper).
+  virtual std::shared_ptr<Communicator> observe_subgroup(std::shared_ptr<Communicator> group,
+                                                         std::vector<int> members) const {
+    if (auto* wrapped = dynamic_cast<ObservingCommunicator<Communicator>*>(group.get())) {
+      group = wrapped->inner_;  // a backend's split hands back observed groups: re-wrapped with the members
+    } else if (!group || dynamic_cast<NotifiesObservers*>(group.get()) != nullptr) {
+      return group;
+    }
+    return std::make_shared<ObservingCommunicator<Communicator>>(std::move(group), std::move(members));
   }
 
  private:
@@ -81,10 +102,15 @@ class ObservingCommunicator : public Base, public NotifiesObservers {
     if (!collective_observers_registered()) return;
     const CollectiveEvent event{kind,         inner_->backend(), dtype, count, op, inner_->size(),
                                 static_cast<int>(num_local), root};
+    const ObservedMembersScope scope(members_);
     notify_collective_observers(event);
   }
 
+  template <typename>
+  friend class ObservingCommunicator;
+
   std::shared_ptr<Base> inner_;
+  std::vector<int> members_;
 };
 
 }  // namespace tpustrategy

@@ -73,6 +73,8 @@ class StepTimeline {
   double record_start(int record) const;
   double record_end(int record) const;
   const SliceGeometry& geometry() const { return geometry_; }
+  // Mesh coordinates [x, y, z, core] of every core, by core id.
+  const std::vector<Coordinate>& core_coordinates() const { return coordinates_; }
 
   StepSummary summarize() const;
 

@@ -6,7 +6,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['BusBandwidth', 'CollectiveCost', 'CostParams', 'CriticalStep', 'OpCost', 'RingAxis', 'StepSummary', 'StepTimeline', 'aggregate_ici_bandwidth', 'bisection_bandwidth', 'bus_bandwidth', 'collective_time', 'dcn_all_reduce_time', 'group_axes', 'host_transfer_time', 'latency_bound_threshold_bytes', 'op_time', 'slice_axes']
+__all__: list[str] = ['BusBandwidth', 'CollectiveCost', 'CollectiveStat', 'CostParams', 'CriticalStep', 'OpCost', 'OpStat', 'RingAxis', 'StepEstimate', 'StepEvent', 'StepRecord', 'StepSummary', 'StepTimeline', 'TimedEvent', 'aggregate_ici_bandwidth', 'bisection_bandwidth', 'bus_bandwidth', 'collective_time', 'dcn_all_reduce_time', 'estimate_step', 'group_axes', 'host_transfer_time', 'latency_bound_threshold_bytes', 'op_time', 'record_active', 'record_num_events', 'record_start', 'record_stop', 'record_take', 'slice_axes']
 class CostParams:
     """
     Calibration of the cost model: efficiencies against the data-sheet peaks and fixed costs. The defaults are
@@ -201,6 +201,175 @@ class StepTimeline:
     @property
     def num_records(self) -> int:
         ...
+class StepEvent:
+    """
+    One recorded op or collective. Ops: slot (replica, logical core), name, input/output shapes, dtype, flops, bytes,
+    unit ('mxu' or 'vector'). Collectives: name = kind, group [(replica, logical core), ...], count per member, bytes.
+    """
+    def __repr__(self) -> str:
+        ...
+    @property
+    def bytes(self) -> float:
+        ...
+    @property
+    def collective(self) -> bool:
+        ...
+    @property
+    def count(self) -> int:
+        ...
+    @property
+    def dtype(self) -> str:
+        ...
+    @property
+    def flops(self) -> float:
+        ...
+    @property
+    def group(self) -> list[tuple[int, int]]:
+        ...
+    @property
+    def input_shapes(self) -> list[list[int]]:
+        ...
+    @property
+    def name(self) -> str:
+        ...
+    @property
+    def output_shapes(self) -> list[list[int]]:
+        ...
+    @property
+    def slot(self) -> tuple[int, int]:
+        ...
+    @property
+    def unit(self) -> str:
+        ...
+class StepRecord:
+    """
+    What one step did, per replica and logical core, in program order (cpp/tpustrategy/sim/step_record.h).
+    Filled by the runtime recorder (record_start / record_take) or by hand (add_op / add_collective).
+    """
+    def __init__(self, *, name: str = '', step_num: typing.SupportsInt | typing.SupportsIndex = -1) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    def add_collective(self, kind: str, group: collections.abc.Sequence[tuple[typing.SupportsInt | typing.SupportsIndex, typing.SupportsInt | typing.SupportsIndex]], count: typing.SupportsInt | typing.SupportsIndex, *, dtype: typing.Any = 'float32') -> None:
+        """
+        Appends a collective over group [(replica, logical core), ...] of `count` elements per member.
+        """
+    def add_op(self, name: str, inputs: collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]], outputs: collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]], *, dtype: typing.Any = 'float32', replica: typing.SupportsInt | typing.SupportsIndex = 0, logical_core: typing.SupportsInt | typing.SupportsIndex = 0) -> None:
+        """
+        Appends an op (FLOPs, bytes and unit derived from its name and shapes).
+        """
+    @property
+    def events(self) -> list[StepEvent]:
+        ...
+    @property
+    def logical_cores_per_replica(self) -> int:
+        ...
+    @property
+    def name(self) -> str:
+        ...
+    @property
+    def num_events(self) -> int:
+        ...
+    @property
+    def num_replicas(self) -> int:
+        ...
+    @property
+    def step_num(self) -> int:
+        ...
+class OpStat:
+    """
+    One op name's simulated time summed over every core.
+    """
+    @property
+    def bytes(self) -> float:
+        ...
+    @property
+    def count(self) -> int:
+        ...
+    @property
+    def flops(self) -> float:
+        ...
+    @property
+    def name(self) -> str:
+        ...
+    @property
+    def seconds(self) -> float:
+        ...
+class CollectiveStat:
+    """
+    One recorded collective on the target slice.
+    """
+    @property
+    def algbw(self) -> float:
+        ...
+    @property
+    def busbw(self) -> float:
+        ...
+    @property
+    def bytes(self) -> float:
+        ...
+    @property
+    def event(self) -> int:
+        ...
+    @property
+    def group_size(self) -> int:
+        ...
+    @property
+    def hops(self) -> int:
+        ...
+    @property
+    def instances(self) -> int:
+        ...
+    @property
+    def kind(self) -> str:
+        ...
+    @property
+    def latency_bound(self) -> bool:
+        ...
+    @property
+    def seconds(self) -> float:
+        ...
+class TimedEvent:
+    @property
+    def core(self) -> int:
+        ...
+    @property
+    def end(self) -> float:
+        ...
+    @property
+    def event(self) -> int:
+        ...
+    @property
+    def start(self) -> float:
+        ...
+class StepEstimate:
+    """
+    Simulated time of a recorded step on a slice preset.
+    """
+    @property
+    def collectives(self) -> list[CollectiveStat]:
+        ...
+    @property
+    def cores_per_replica(self) -> int:
+        ...
+    @property
+    def num_cores(self) -> int:
+        ...
+    @property
+    def num_replicas(self) -> int:
+        ...
+    @property
+    def ops(self) -> list[OpStat]:
+        ...
+    @property
+    def slice(self) -> str:
+        ...
+    @property
+    def summary(self) -> StepSummary:
+        ...
+    @property
+    def timeline(self) -> tuple[list[int], list[int], list[float], list[float]]:
+        ...
 def aggregate_ici_bandwidth(slice: str) -> float:
     """
     Sum over chips of their ICI links' one-way rate, bytes/s (the 'all-reduce bandwidth').
@@ -232,6 +401,25 @@ def dcn_all_reduce_time(generation: str, bytes_per_chip: typing.SupportsFloat | 
     """
     Seconds for an all-reduce across slices over DCN, each chip exchanging its own share.
     """
+def estimate_step(record: StepRecord, slice: str, *, params: CostParams = ..., num_replicas: typing.SupportsInt | typing.SupportsIndex = 0, core_of_slot: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] = [], keep_timeline: bool = False) -> StepEstimate:
+    """
+    Simulated time of a recorded step on a slice preset (cpp/tpustrategy/sim/step_estimate.h).
+    
+    Args:
+      record: a StepRecord.
+      slice: the target preset's name.
+      params: CostParams.
+      num_replicas: target replicas (0: every core / logical cores per replica); replica t runs recorded replica
+        t mod R's program.
+      core_of_slot: target core of (replica t, logical core l) at t * C + l (default: the preset's device order).
+      keep_timeline: also return one (event, core, start, end) entry per op and collective member.
+    
+    Returns:
+      StepEstimate.
+    
+    Raises:
+      ValueError: unknown slice, replicas that do not fit, bad core_of_slot, a subgroup that cannot be repeated.
+    """
 def group_axes(slice: str, members: collections.abc.Sequence[typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"]]) -> list[RingAxis]:
     """
     RingAxis list of the box that members [x, y, z, core] span.
@@ -261,6 +449,22 @@ def op_time(generation: str, unit: str, flops: typing.SupportsFloat | typing.Sup
     
     Raises:
       ValueError: unknown generation, unit or dtype; negative or non-finite flops/bytes.
+    """
+def record_active() -> bool:
+    ...
+def record_num_events() -> int:
+    ...
+def record_start() -> None:
+    """
+    Starts recording every op and collective into the process-wide record (FailedPreconditionError if already recording).
+    """
+def record_stop() -> None:
+    """
+    Stops recording; the events stay until record_take().
+    """
+def record_take(name: str = '', step_num: typing.SupportsInt | typing.SupportsIndex = -1) -> StepRecord:
+    """
+    The events recorded since start or the last take, as a StepRecord (moved out).
     """
 def slice_axes(slice: str, axes: str) -> list[RingAxis]:
     """

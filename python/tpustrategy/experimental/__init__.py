@@ -8,6 +8,10 @@ would take on a real slice, without running anything::
     tpx.estimate_collective_time("all_gather", 34e6, slice="v5e-32", axes="x")  # one mesh axis
     tpx.estimate_op_time(flops=2 * 8192**3, bytes=3 * 8192**2 * 2, slice="v6e-8")
     tpx.StepTimeline("v4-8192")  # per-core timeline of one step, fed with records
+    with tpx.record_step() as rec:  # record what strategy.run does, per replica and logical core
+        strategy.run(step_fn, args=(batch,))
+    report = tpx.estimate_step(rec.record)          # StepReport on the active slice
+    report.what_if("v5e-256")                       # the same per-replica program on another slice
 
 The model (cpp/tpustrategy/sim/): roofline per op; ring algorithms per torus axis with wraparound only where the
 generation and slice have it; calibrated on the JAX scaling book's v5e measurements (CostParams).
@@ -17,6 +21,7 @@ generation and slice have it; calibrated on the JAX scaling book's v5e measureme
 
 from __future__ import annotations
 
+from tpustrategy import _core
 from tpustrategy.experimental._cost_model import (
     CollectiveEstimate,
     CostParams,
@@ -27,16 +32,31 @@ from tpustrategy.experimental._cost_model import (
     slice_bandwidths,
 )
 from tpustrategy.experimental._memory_report import CoreMemory, MemoryReport, memory_report
+from tpustrategy.experimental._step_report import (
+    CollectiveTime,
+    OpTime,
+    StepReport,
+    estimate_step,
+    record_step,
+)
+
+StepRecord = _core.sim.StepRecord
 
 __all__ = [
     "CollectiveEstimate",
+    "CollectiveTime",
     "CoreMemory",
     "CostParams",
     "MemoryReport",
+    "OpTime",
+    "StepRecord",
+    "StepReport",
     "StepTimeline",
     "estimate_collective",
     "estimate_collective_time",
     "estimate_op_time",
+    "estimate_step",
     "memory_report",
+    "record_step",
     "slice_bandwidths",
 ]

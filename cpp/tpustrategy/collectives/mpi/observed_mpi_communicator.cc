@@ -2,6 +2,7 @@
 
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "tpustrategy/collectives/observing_communicator.h"
 
@@ -21,7 +22,9 @@ class ObservedMpiCommunicator final : public ObservingCommunicator<MpiCommunicat
   }
 
  protected:
-  std::shared_ptr<Communicator> observe_subgroup(std::shared_ptr<Communicator> group) const override {
+  // MPI subgroups are observed with members 0 .. size-1 of the subgroup.
+  std::shared_ptr<Communicator> observe_subgroup(std::shared_ptr<Communicator> group,
+                                                 std::vector<int> /*members*/) const override {
     auto mpi = std::dynamic_pointer_cast<MpiCommunicator>(group);
     return mpi ? observed_mpi(std::move(mpi)) : observed(std::move(group));
   }
