@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import collections
 
-import numpy as np
 import pytest
 
 import tpustrategy as tf
@@ -228,8 +227,9 @@ def test_mirrored_worker_devices_are_canonical():
         tf.distribute.get_strategy().extended.worker_devices  # noqa: B018
 
 
-@pytest.mark.parametrize("make", [ms2, lambda: tf.distribute.TPUStrategy(), lambda: tf.distribute.OneDeviceStrategy("TPU:0"),
-                                  tf.distribute.get_strategy], ids=["mirrored", "tpu", "one_device", "default"])
+@pytest.mark.parametrize("make", [ms2, lambda: tf.distribute.TPUStrategy(),
+                                  lambda: tf.distribute.OneDeviceStrategy("TPU:0"), tf.distribute.get_strategy],
+                         ids=["mirrored", "tpu", "one_device", "default"])
 def test_replica_id_is_an_int32_tensor_inside_run(make):
     # As TF (distribute_lib.ReplicaContext.replica_id_in_sync_group): a fresh int32 scalar on the replica's device.
     strategy = make()

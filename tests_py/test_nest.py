@@ -147,13 +147,11 @@ def test_unsortable_dict_keys():
         nest.pack_sequence_as({1: "a", "b": 2}, [1, 2])
 
 
-def test_expand_composites_is_refused_clearly():
-    for call in (lambda: nest.flatten([1], expand_composites=True),
-                 lambda: nest.map_structure(abs, [1], expand_composites=True),
-                 lambda: nest.pack_sequence_as([1], [1], expand_composites=True),
-                 lambda: nest.assert_same_structure([1], [1], expand_composites=True)):
-        with pytest.raises(NotImplementedError, match="expand_composites=True is not supported"):
-            call()
+def test_expand_composites_without_composites_is_the_plain_behaviour():
+    assert nest.flatten([1, (2,)], expand_composites=True) == [1, 2]
+    assert nest.map_structure(abs, [-1], expand_composites=True) == [1]
+    assert nest.pack_sequence_as([1], [5], expand_composites=True) == [5]
+    nest.assert_same_structure([1], [2], expand_composites=True)
 
 
 def test_round_trip_of_a_typical_run_argument():

@@ -154,5 +154,6 @@ def test_replica_id_is_a_fresh_int32_tensor_on_the_replica_device(strategy):
     assert [v.device for v in values] == list(strategy.extended.worker_devices)
     assert not any(bool(v) for v in strategy.experimental_local_results(same))  # made at each read, as in TF
     # The id indexes Python sequences and tensors, as an EagerTensor does.
-    picked = strategy.run(lambda: tf.constant([10, 20, 30, 40, 50, 60, 70, 80])[_rid()] + [1, 2, 3, 4, 5, 6, 7, 8][_rid()])
+    tens, ones = tf.constant([10, 20, 30, 40, 50, 60, 70, 80]), [1, 2, 3, 4, 5, 6, 7, 8]
+    picked = strategy.run(lambda: tens[_rid()] + ones[_rid()])
     assert [int(v) for v in _local(strategy, picked)] == [11 * (i + 1) for i in range(n)]

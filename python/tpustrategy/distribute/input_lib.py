@@ -152,7 +152,7 @@ class DistributedIterator:
     def __next__(self):
         value = self._next_step(dummies=self._dataset._enable_get_next_as_optional)
         if value is _END:
-            raise StopIteration
+            raise errors.EndOfSequence
         return value
 
     def get_next(self, name=None):
