@@ -156,6 +156,11 @@ class Strategy(StrategyBase):
         cross_replica_ops.reject_indexed_slices(value, "gather")
         return self._extended._gather_to(value, axis, [cross_replica_ops.current_device()])
 
+    def group(self, value, name=None):
+        """``Strategy.group``: groups the ops of `value` into one op; eager ops have already run, so None, as
+        TF's eager group gives."""
+        return None
+
     def experimental_distribute_values_from_function(self, value_fn):
         """``value_fn(ValueContext(i, N))`` on each replica's device, always wrapped in PerReplica."""
         return self._extended._distribute_values_from_function(value_fn)

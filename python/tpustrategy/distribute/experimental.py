@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tpustrategy.distribute.collective_util import (
     CollectiveCommunication,
+    CollectiveHints,
     CommunicationImplementation,
     CommunicationOptions,
 )
@@ -13,6 +14,7 @@ from tpustrategy.distribute.tpu_strategy import TPUStrategy
 # TF exports ValueContext only here (tf.distribute.experimental.ValueContext); it is also kept at tf.distribute.
 __all__ = [
     "CollectiveCommunication",
+    "CollectiveHints",
     "CommunicationImplementation",
     "CommunicationOptions",
     "TPUStrategy",

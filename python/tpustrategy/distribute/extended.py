@@ -302,7 +302,28 @@ class StrategyExtendedV1(StrategyExtendedV2):
         return reader() if reader is not None else _as_tensor(v)
 
     def non_slot_devices(self, var_list):
+        """Where state that belongs to no variable (e.g. an optimizer's step) lives: every replica device."""
         return self.worker_devices
+
+    def update_non_slot(self, colocate_with, fn, args=(), kwargs=None, group=True):
+        """Calls ``fn(*select_replica(i, args))`` once per device of `colocate_with` (what ``non_slot_devices``
+        returned), on that device and in its update context; returns Mirrored (a tuple when `group` is False)."""
+        require_cross_replica(self)
+        assert isinstance(colocate_with, tuple), "colocate_with must be what non_slot_devices returned"  # TF's check
+        if not callable(fn):
+            raise TypeError(f"update_non_slot: `fn` must be callable, got {type(fn).__name__}: {fn!r}")
+        kwargs = kwargs or {}
+        results = []
+        for i, device in enumerate(colocate_with):
+            token = update_replica_id.set(i)
+            try:
+                with device_scope.device(device):
+                    results.append(fn(*values_lib.select_replica(i, tuple(args)), **values_lib.select_replica(i, kwargs)))
+            finally:
+                update_replica_id.reset(token)
+        if not group:
+            return tuple(results)
+        return values_lib.regroup(results, wrap_class=values_lib.Mirrored)
 
     def experimental_make_numpy_dataset(self, numpy_input, session=None):
         """A dataset of the rows of `numpy_input` (copied to the host; lists of arrays are stacked)."""
