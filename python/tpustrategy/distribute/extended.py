@@ -318,7 +318,8 @@ class StrategyExtendedV1(StrategyExtendedV2):
             token = update_replica_id.set(i)
             try:
                 with device_scope.device(device):
-                    results.append(fn(*values_lib.select_replica(i, tuple(args)), **values_lib.select_replica(i, kwargs)))
+                    results.append(fn(*values_lib.select_replica(i, tuple(args)),
+                                      **values_lib.select_replica(i, kwargs)))
             finally:
                 update_replica_id.reset(token)
         if not group:
