@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tpustrategy.io.parsing import FixedLenFeature, VarLenFeature, parse_example, parse_single_example
+from tpustrategy.io.tensor_proto import parse_tensor, serialize_tensor
 from tpustrategy.io.tf_record import TFRecordCompressionType, TFRecordOptions, TFRecordWriter, tf_record_iterator
 
 __all__ = [
@@ -13,5 +14,7 @@ __all__ = [
     "VarLenFeature",
     "parse_example",
     "parse_single_example",
+    "parse_tensor",
+    "serialize_tensor",
     "tf_record_iterator",
 ]
