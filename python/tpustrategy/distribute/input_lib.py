@@ -77,8 +77,9 @@ class _DistributedDatasetBase:
 
     @property
     def cardinality(self):
-        """The cardinality of the input dataset (of the first per-host dataset for ``distribute_datasets_from_function``)
-        as TF's property gives it: a numpy int64, INFINITE (-1) or UNKNOWN (-2) where not known."""
+        """The cardinality of the input dataset (of the first host's dataset for
+        ``distribute_datasets_from_function``), as TF's property gives it: a numpy int64, INFINITE (-1) or
+        UNKNOWN (-2) where not known."""
         return self._cardinality
 
     def reduce(self, initial_state, reduce_fn):
