@@ -94,3 +94,31 @@ def test_boolean_mask_indexing():
     v = tf.Variable([1.0, 2.0, 3.0])
     assert v[v > 1.5].numpy().tolist() == [2.0, 3.0]
     assert tf.boolean_mask(t, [True, False, True, False]).numpy().tolist() == [1, 3]
+
+
+def _example(values):
+    feature = {"a": tf.train.Feature(int64_list=tf.train.Int64List(value=values))} if values is not None else {}
+    return tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString()
+
+
+def test_fixed_len_sequence_feature():
+    sequence = tf.io.FixedLenSequenceFeature
+    batch = tf.io.parse_example([_example([1, 2, 3]), _example([4]), _example(None)],
+                                {"a": sequence([], tf.int64, allow_missing=True)})["a"]
+    assert batch.dtype == tf.int64 and batch.numpy().tolist() == [[1, 2, 3], [4, 0, 0], [0, 0, 0]]
+    pairs = tf.io.parse_example([_example([1, 2, 3, 4]), _example([5, 6])],
+                                {"a": sequence([2], tf.int64, allow_missing=True, default_value=-1)})["a"]
+    assert pairs.numpy().tolist() == [[[1, 2], [3, 4]], [[5, 6], [-1, -1]]]
+    single = tf.io.parse_single_example(_example([1, 2, 3, 4]), {"a": sequence([2], tf.int64, allow_missing=True)})
+    assert single["a"].numpy().tolist() == [[1, 2], [3, 4]]
+    assert tuple(tf.io.parse_single_example(_example(None), {"a": sequence([2], tf.int64, allow_missing=True)})
+                 ["a"].shape) == (0, 2)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Key: a, Index: 0. Number of int64 values is not a "
+                                                             r"multiple of stride length. Saw 3 values"):
+        tf.io.parse_example([_example([1, 2, 3])], {"a": sequence([2], tf.int64, allow_missing=True)})
+    with pytest.raises(tf.errors.InvalidArgumentError, match="should be divisible by 2, found 3"):
+        tf.io.parse_single_example(_example([1, 2, 3]), {"a": sequence([2], tf.int64, allow_missing=True)})
+    with pytest.raises(ValueError, match="requires allow_missing to be True"):
+        tf.io.parse_example([_example([1])], {"a": sequence([], tf.int64)})
+    assert repr(sequence([], tf.int64)) == \
+        "FixedLenSequenceFeature(shape=[], dtype=tf.int64, allow_missing=False, default_value=None)"
