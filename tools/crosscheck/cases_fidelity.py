@@ -283,3 +283,22 @@ def fixed_len_sequence_feature(tf):
             "stride": error_of(lambda: tf.io.parse_example([example([1, 2, 3])],
                                                            {"a": sequence([2], tf.int64, allow_missing=True)})),
             "not allow_missing": error_of(lambda: tf.io.parse_example([example([1])], {"a": sequence([], tf.int64)}))}
+
+
+@case(kinds=(MIRRORED,))
+def central_storage_strategy(tf, strategy):
+    s = tf.distribute.experimental.CentralStorageStrategy(["CPU:0", "CPU:1"])
+    with s.scope():
+        total = tf.Variable(1.0, aggregation=tf.VariableAggregation.SUM)
+        mean = tf.Variable(1.0, aggregation=tf.VariableAggregation.MEAN)
+        plain = tf.Variable(1.0)
+
+    def step():
+        total.assign_add(tf.constant(1.0))
+        mean.assign_add(tf.cast(tf.distribute.get_replica_context().replica_id_in_sync_group, tf.float32) + 1.0)
+        return total.read_value()
+
+    return {"type": type(total).__name__, "parameter_devices": list(s.extended.parameter_devices),
+            "reads": s.run(step), "total": total.numpy(), "mean": mean.numpy(), "times two": s.run(lambda: plain * 2.0),
+            "no aggregation": error_of(lambda: s.run(lambda: plain.assign_add(tf.constant(1.0)))),
+            "synchronization": Repr(str(plain.synchronization)), "repr": Repr(repr(plain))}
