@@ -109,3 +109,40 @@ def test_cluster_spec_cluster_def_round_trip():
     assert rebuilt.as_dict() == {"chief": {300: "c:1"}, "ps": ["h3:3"], "worker": ["h1:1", "h2:2"]}
     assert spec.jobs == ["worker", "ps", "chief"] and rebuilt.jobs == ["chief", "ps", "worker"]
     assert np.array_equal(spec.task_indices("chief"), [300])
+
+
+def test_tpu_strategies_on_subsets_of_the_cores():
+    # TF's tpu_strategy_test (computation on a subset of cores): strategies over core 0 and core 1 run a step
+    # reading a variable of the all-core strategy, from a function and from inside the all-core strategy's scope.
+    resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu="")
+    topology = tf.tpu.experimental.initialize_tpu_system(resolver)
+    all_cores = tf.distribute.TPUStrategy(resolver)
+    with all_cores.scope():
+        v = tf.Variable(0.0, aggregation=tf.VariableAggregation.MEAN)
+    first = tf.distribute.TPUStrategy(
+        resolver, experimental_device_assignment=tf.tpu.experimental.DeviceAssignment.build(topology, num_replicas=1))
+    second = tf.distribute.TPUStrategy(
+        resolver, experimental_device_assignment=tf.tpu.experimental.DeviceAssignment(topology, [[[0, 0, 0, 1]]]))
+
+    @tf.function
+    def train_step():
+        def step_fn():
+            return v + 1.0
+
+        all_cores.run(step_fn)
+        return first.run(step_fn) + second.run(step_fn)
+
+    assert float(train_step()) == 2.0
+    with all_cores.scope():
+        seen = []
+
+        def step_fn():
+            seen.append(tf.distribute.get_strategy() is second)
+            return v + 2.0
+
+        result = second.run(step_fn)
+        assert tf.distribute.get_strategy() is all_cores  # the scope is back
+        assert float(result) == 2.0 and result.device.endswith("TPU:1") and seen == [True]
+        with pytest.raises(RuntimeError, match="Mixing different tf.distribute.Strategy objects"):
+            with second.scope():
+                pass
