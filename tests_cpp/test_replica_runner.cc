@@ -202,6 +202,7 @@ TEST(ReplicaRunnerFailureTest, MismatchedCountDtypeOrKindIsAnError) {
     ctx.all_reduce(std::vector<float>(ctx.replica_id() == 2 ? 5 : 4), CollectiveOp::kSum);
   });
   EXPECT_TRUE(contains(message, "differing: shape")) << message;
+  EXPECT_TRUE(contains(message, "Shape mismatch in the collective")) << message;  // TF's wording
   message = run_expecting<InvalidArgumentError>(2, [](ReplicaCtx& ctx) {
     if (ctx.replica_id() == 0) {
       ctx.all_reduce(std::vector<float>(4), CollectiveOp::kSum);

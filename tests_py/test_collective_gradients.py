@@ -38,7 +38,7 @@ def test_all_reduce_gradient_is_the_all_reduced_output_gradient(strategy, op):
 
     def step():
         ctx = tf.distribute.get_replica_context()
-        r = ctx.replica_id_in_sync_group
+        r = int(ctx.replica_id_in_sync_group)
         x = tf.constant(np.array([1.0, 2.0, 3.0]) * (r + 1))
         w = tf.constant(_weights(r, [3]))
         with tf.GradientTape() as tape:
@@ -62,7 +62,7 @@ def test_all_reduce_of_a_nest_records_one_batched_gradient(strategy):
 
     def step():
         ctx = tf.distribute.get_replica_context()
-        r = ctx.replica_id_in_sync_group
+        r = int(ctx.replica_id_in_sync_group)
         a, b = tf.constant(float(r)), tf.constant([1.0, float(r)])
         with tf.GradientTape() as tape:
             tape.watch([a, b])
@@ -81,7 +81,7 @@ def test_all_gather_gradient_is_this_replicas_slice(strategy):
 
     def step():
         ctx = tf.distribute.get_replica_context()
-        r = ctx.replica_id_in_sync_group
+        r = int(ctx.replica_id_in_sync_group)
         x = tf.constant(np.full([2, 3], r + 1.0))
         w = tf.constant(_weights(r, [2 * n, 3]))
         with tf.GradientTape() as tape:
@@ -101,7 +101,7 @@ def test_ragged_all_gather_gradient_on_mirrored():
 
     def step():
         ctx = tf.distribute.get_replica_context()
-        r = ctx.replica_id_in_sync_group
+        r = int(ctx.replica_id_in_sync_group)
         x = tf.constant(np.ones([2, r + 1]))
         w = tf.constant(_weights(r, [2, total_rows]))
         with tf.GradientTape() as tape:

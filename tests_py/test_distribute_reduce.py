@@ -105,7 +105,7 @@ def test_case_c_all_gather():
     result = strategy.run(lambda: ds.get_replica_context().all_gather(tps.constant([1, 2, 3]), 0))
     assert values_of(result) == [[1, 2, 3, 1, 2, 3]] * 2
     ragged = strategy.run(lambda: ds.get_replica_context().all_gather(
-        tps.constant([1.0] * (1 + ds.get_replica_context().replica_id_in_sync_group)), 0))
+        tps.constant([1.0] * (1 + int(ds.get_replica_context().replica_id_in_sync_group))), 0))
     assert values_of(ragged)[0] == [1.0, 1.0, 1.0]
     with pytest.raises(ValueError, match="rank-0"):
         strategy.run(lambda: ds.get_replica_context().all_gather(tps.constant(1.0), 0))

@@ -79,9 +79,24 @@ def test_fn_returning_none_and_one_replica_unwrapped():
     assert isinstance(result, tps.Tensor)
 
 
-def test_mismatched_result_structures_raise():
-    with pytest.raises((ValueError, TypeError)):
-        ms2().run(lambda: [1] if ds.get_replica_context().replica_id_in_sync_group == 0 else [1, 2])
+def test_mismatched_result_structures_raise_tf_assertion_errors():
+    # TF's regroup asserts: replicas returning nests that differ raise AssertionError (lists, tuples, mappings).
+    def rid():
+        return int(ds.get_replica_context().replica_id_in_sync_group)
+
+    with pytest.raises(AssertionError, match=r"len\(v\) == 2, len\(v0\) == 1"):
+        ms2().run(lambda: [1] if rid() == 0 else [1, 2])
+    with pytest.raises(AssertionError, match="Values to regroup had different lengths"):
+        ms2().run(lambda: (1,) if rid() == 0 else (1, 2))
+    with pytest.raises(AssertionError, match=r"v\[0\].keys: \{'a'\}  v\[i\].keys: \{'b'\}"):
+        ms2().run(lambda: {"a": 1} if rid() == 0 else {"b": 1})
+    with pytest.raises(AssertionError):
+        ms2().run(lambda: [1] if rid() == 0 else (1,))
+    with pytest.raises(AssertionError):
+        ds.TPUStrategy().run(lambda: [tps.constant(1)] if rid() == 0 else [tps.constant(1)] * 2)
+    # A leaf that is a nest on one replica only is not walked (TF regroups from replica 0's structure).
+    mixed = ms2().run(lambda: None if rid() == 0 else [1])
+    assert mixed.values == (None, [1])
 
 
 def test_per_replica_repr_matches_tensorflow():

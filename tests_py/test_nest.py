@@ -147,13 +147,11 @@ def test_unsortable_dict_keys():
         nest.pack_sequence_as({1: "a", "b": 2}, [1, 2])
 
 
-def test_expand_composites_is_refused_clearly():
-    for call in (lambda: nest.flatten([1], expand_composites=True),
-                 lambda: nest.map_structure(abs, [1], expand_composites=True),
-                 lambda: nest.pack_sequence_as([1], [1], expand_composites=True),
-                 lambda: nest.assert_same_structure([1], [1], expand_composites=True)):
-        with pytest.raises(NotImplementedError, match="expand_composites=True is not supported"):
-            call()
+def test_expand_composites_without_composites_is_the_plain_behaviour():
+    assert nest.flatten([1, (2,)], expand_composites=True) == [1, 2]
+    assert nest.map_structure(abs, [-1], expand_composites=True) == [1]
+    assert nest.pack_sequence_as([1], [5], expand_composites=True) == [5]
+    nest.assert_same_structure([1], [2], expand_composites=True)
 
 
 def test_round_trip_of_a_typical_run_argument():
@@ -177,7 +175,7 @@ def test_callers_that_ignore_types_still_require_the_same_dict_keys():
         replica = tps.distribute.get_replica_context().replica_id_in_sync_group
         return {"a" if int(replica) == 0 else "b": tps.constant(1.0)}
 
-    with pytest.raises(ValueError, match="don't have the same set of keys"):
+    with pytest.raises(AssertionError, match="keys"):  # TF's regroup asserts
         strategy.run(keyed_by_replica)
 
     @tps.function(input_signature=[{"a": tps.TensorSpec(shape=[], dtype=tps.float32)}])

@@ -64,7 +64,15 @@ def emit(framework: str, pattern: str, done: set[str]) -> None:
     """
     import importlib
 
-    from crosscheck import cases_autodiff, cases_input, cases_ops, cases_reduce, cases_run, cases_variables  # noqa: F401
+    from crosscheck import (  # noqa: F401
+        cases_autodiff,
+        cases_fidelity,
+        cases_input,
+        cases_ops,
+        cases_reduce,
+        cases_run,
+        cases_variables,
+    )
     from crosscheck.describe import describe
     from crosscheck.registry import make_logical_cpus, ordered_cases, strategy_factory
 

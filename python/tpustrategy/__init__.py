@@ -157,3 +157,11 @@ __all__ = [
     "VariableSynchronization",
 ]
 __all__ += ops.__all__  # the tf.<op> names, listed once in tpustrategy/ops/__init__.py
+
+# ---- tf.debugging, its top-level aliases and tf.control_dependencies (eager; ops/check_ops.py) ----
+from tpustrategy import debugging  # noqa: E402
+from tpustrategy.framework.control_dependencies import control_dependencies  # noqa: E402
+from tpustrategy.ops.check_ops import Assert, assert_equal, assert_greater, assert_less, assert_rank  # noqa: E402
+
+__all__ += ["Assert", "assert_equal", "assert_greater", "assert_less", "assert_rank", "control_dependencies",
+            "debugging"]

@@ -83,6 +83,14 @@ UnavailableError = _error("UnavailableError", UNAVAILABLE, "The runtime is unava
 DataLossError = _error("DataLossError", DATA_LOSS, "Unrecoverable data loss or corruption.")
 UnauthenticatedError = _error("UnauthenticatedError", UNAUTHENTICATED, "The request is not authenticated.")
 
+
+
+class EndOfSequence(StopIteration):  # noqa: N818 - a StopIteration, named for what TF calls it
+    """A tf.data iterator's ``next()`` past the end: a StopIteration (``for`` loops end), which
+    ``tpustrategy.function`` turns into OutOfRangeError when it escapes the function, as TF's traced
+    ``next(iterator)`` raises it."""
+
+
 __all__ = [
     "OpError",
     "CancelledError",

@@ -7,7 +7,9 @@ keeps its template's key order), mapping views and ``attrs`` classes; anything e
 ``None`` and ``DistributedValues`` included.
 
 ``pack_sequence_as`` is Python, as in TensorFlow (dm-tree's is slower: it re-flattens every level).
-``expand_composites=True`` is not supported: tpustrategy has no CompositeTensor types.
+``expand_composites=True`` expands the composite tensors (SparseTensor, IndexedSlices, RaggedTensor: any object
+with ``_composite_components()`` and ``_from_composite_components(components)``) into their component tensors,
+in TF's order, and rebuilds them when packing.
 """
 
 from __future__ import annotations
@@ -58,16 +60,52 @@ def is_nested(structure: Any) -> bool:  # noqa: F811  (the stub _load replaces)
 __all__ = ["assert_same_structure", "flatten", "is_nested", "map_structure", "pack_sequence_as"]
 
 
-def _no_composites(expand_composites: bool) -> None:
-    if expand_composites:
-        raise NotImplementedError("tpustrategy.nest: expand_composites=True is not supported (tpustrategy has no "
-                                  "CompositeTensor types); use the default expand_composites=False")
+def _is_composite(value: Any) -> bool:
+    return hasattr(value, "_composite_components") and not isinstance(value, type)
+
+
+def _expanded(structure: Any) -> Any:
+    """`structure` with each composite tensor replaced by the list of its component tensors."""
+    if _is_composite(structure):
+        return [_expanded(c) for c in structure._composite_components()]
+    if not _is_sequence(structure):
+        return structure
+    return _sequence_like(structure, [_expanded(c) for c in _children(structure)]) \
+        if not isinstance(structure, MappingView) else [_expanded(c) for c in _children(structure)]
+
+
+def _flatten_expanded(structure: Any) -> list:
+    return _flatten(_expanded(structure))
+
+
+def _rebuild_composites(template: Any, flat: list) -> Any:
+    """`flat` (leaves in expanded flatten order) packed into `template`, composites rebuilt from their parts."""
+    expected = len(_flatten_expanded(template))
+    if expected != len(flat):
+        raise ValueError(f"Could not pack sequence. Structure had {expected} atoms, but flat_sequence had {len(flat)} "
+                         "items.")
+    leaves, index = [], 0
+    for leaf in _flatten(template):
+        if _is_composite(leaf):
+            count = len(_flatten_expanded(leaf))
+            leaves.append(_rebuild_one(leaf, flat[index:index + count]))
+            index += count
+        else:
+            leaves.append(flat[index])
+            index += 1
+    return pack_sequence_as(template, leaves)
+
+
+def _rebuild_one(composite: Any, flat: list) -> Any:
+    parts = _rebuild_composites(composite._composite_components(), flat)
+    return composite._from_composite_components(list(parts))
 
 
 def flatten(structure: Any, expand_composites: bool = False) -> list:
-    """The leaves of `structure`, depth first (dict values by sorted key); a leaf flattens to ``[leaf]``."""
+    """The leaves of `structure`, depth first (dict values by sorted key); a leaf flattens to ``[leaf]``.
+    With `expand_composites`, composite tensors flatten to their component tensors."""
     if expand_composites:
-        _no_composites(expand_composites)
+        return _flatten_expanded(structure)
     return _flatten(structure)
 
 
@@ -76,12 +114,22 @@ def assert_same_structure(nest1: Any, nest2: Any, check_types: bool = True, expa
     when sequence types differ (namedtuples of the same name and fields count as the same type) and
     ValueError when dict keys differ; the messages are TensorFlow's."""
     if expand_composites:
-        _no_composites(expand_composites)
+        _assert_same_composite_types(nest1, nest2, check_types)
+        nest1, nest2 = _expanded(nest1), _expanded(nest2)
     try:
         _check_same_structure(nest1, nest2, check_types)
     except (ValueError, TypeError):
         _tree.assert_same_structure(nest1, nest2, check_types)  # raises again, with TF's whole-structure text
         raise
+
+
+def _assert_same_composite_types(nest1: Any, nest2: Any, check_types: bool) -> None:
+    if not check_types:
+        return
+    for a, b in zip(_flatten(nest1), _flatten(nest2), strict=False):
+        if (_is_composite(a) or _is_composite(b)) and type(a) is not type(b):
+            raise TypeError(f"The two structures don't have the same sequence type. Input structure has type "
+                            f"{type(a)}, while shallow structure has type {type(b)}.")
 
 
 def _assert_same_mapping_keys(nest1: Any, nest2: Any) -> None:
@@ -181,8 +229,11 @@ def pack_sequence_as(structure: Any, flat_sequence: Any, expand_composites: bool
       TypeError: `flat_sequence` is not a sequence.
       ValueError: the number of leaves differs from `structure`'s.
     """
-    if expand_composites:
-        _no_composites(expand_composites)
+    if expand_composites and any(_is_composite(leaf) for leaf in _flatten(structure)):
+        if not is_nested(flat_sequence):
+            raise TypeError(f"Attempted to pack value:\n  {_truncate(flat_sequence)}\ninto a structure, but found "
+                            f"incompatible type `{type(flat_sequence)}` instead.")
+        return _rebuild_composites(structure, list(flat_sequence))
     if not is_nested(flat_sequence):
         raise TypeError(f"Attempted to pack value:\n  {_truncate(flat_sequence)}\ninto a structure, but found "
                         f"incompatible type `{type(flat_sequence)}` instead.")
@@ -217,9 +268,12 @@ def map_structure(func: Callable, *structure: Any, **kwargs: Any) -> Any:
     if kwargs:
         raise ValueError("Only valid keyword arguments are `check_types` and `expand_composites`, not: `"
                          + "`, `".join(kwargs) + "`")
-    if expand_composites:
-        _no_composites(expand_composites)
     first = structure[0]
+    if expand_composites:
+        for other in structure[1:]:
+            assert_same_structure(first, other, check_types, expand_composites=True)
+        flats = [flatten(s, expand_composites=True) for s in structure]
+        return pack_sequence_as(first, [func(*leaves) for leaves in zip(*flats, strict=True)], expand_composites=True)
     if len(structure) == 1:
         return pack_sequence_as(first, [func(leaf) for leaf in _flatten(first)])
     for other in structure[1:]:

@@ -170,12 +170,14 @@ std::shared_ptr<Rendezvous::Generation> Rendezvous::join_locked(const char* wher
       const auto kind = merge                       ? StoredError::Kind::kRuntimeError
                         : differing == "structure" ? StoredError::Kind::kValueError
                                                    : StoredError::Kind::kInvalidArgument;
-      fail_locked(*gen, StoredError(kind, fmt::format("[{}] {}: collective mismatch: {} issued {} but {} issued {} "
+      // TF's collectives call a shape difference "Shape mismatch"; programs and TF's tests match on it.
+      const char* what = differing == "shape" ? "Shape mismatch in the collective" : "collective mismatch";
+      fail_locked(*gen, StoredError(kind, fmt::format("[{}] {}: {}: {} issued {} but {} issued {} "
                                                       "(differing: {}); {} waiting. Every replica must make the "
                                                       "same collectives, in the same order, on the same group",
-                                                      where, name_, who(participant), contribution.desc.to_string(),
-                                                      who(gen->first), expected.to_string(), differing, who(parked),
-                                                      parked.size() == 1 ? "was" : "were")));
+                                                      where, name_, what, who(participant),
+                                                      contribution.desc.to_string(), who(gen->first),
+                                                      expected.to_string(), differing, who(parked))));
       throw_gen_error();
     }
   }

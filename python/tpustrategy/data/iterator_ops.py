@@ -47,7 +47,10 @@ class OwnedIterator:
         return self
 
     def __next__(self):
-        return next(self._elements)
+        try:
+            return next(self._elements)
+        except StopIteration:
+            raise errors.EndOfSequence from None
 
     def get_next(self, name=None):
         try:

@@ -4,6 +4,12 @@ from __future__ import annotations
 
 from tpustrategy.distribute import cluster_resolver, experimental
 from tpustrategy.distribute.collective_all_reduce_strategy import MultiWorkerMirroredStrategy
+from tpustrategy.distribute.cross_device_ops import (
+    CrossDeviceOps,
+    HierarchicalCopyAllReduce,
+    NcclAllReduce,
+    ReductionToOneDevice,
+)
 from tpustrategy.distribute.distribute_lib import (
     InputContext,
     InputOptions,
@@ -31,6 +37,10 @@ from tpustrategy.distribute.tpu_strategy import TPUStrategyV2 as TPUStrategy
 from tpustrategy.distribute.values import DistributedValues, Mirrored, PerReplica
 
 __all__ = [
+    "CrossDeviceOps",
+    "HierarchicalCopyAllReduce",
+    "NcclAllReduce",
+    "ReductionToOneDevice",
     "DistributedValues",
     "DistributedVariable",
     "InputContext",

@@ -66,4 +66,21 @@ class CommunicationOptions:
                 f"implementation={self.implementation})")
 
 
-__all__ = ["CollectiveCommunication", "CommunicationImplementation", "CommunicationOptions"]
+class CollectiveHints:
+    """TF's deprecated hints for collectives (``tf.distribute.experimental.CollectiveHints``); the engine accepts
+    them wherever it accepts CommunicationOptions and, like those, they change no result.
+
+    Raises:
+      ValueError: `bytes_per_pack` is negative or `timeout_seconds` is not positive.
+    """
+
+    def __init__(self, bytes_per_pack=0, timeout_seconds=None):
+        if bytes_per_pack < 0:
+            raise ValueError("bytes_per_pack must be non-negative")
+        if timeout_seconds is not None and timeout_seconds <= 0:
+            raise ValueError("timeout_seconds must be positive")
+        self.bytes_per_pack = bytes_per_pack
+        self.timeout_seconds = timeout_seconds
+
+
+__all__ = ["CollectiveCommunication", "CollectiveHints", "CommunicationImplementation", "CommunicationOptions"]

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from tpustrategy import _core
+from tpustrategy import _core, errors, nest
 from tpustrategy.distribute.reduce_util import ReduceOp
 from tpustrategy.distribute.values import DistributedValues, Mirrored
 from tpustrategy.framework import device_scope
+from tpustrategy.framework.indexed_slices import IndexedSlices
 from tpustrategy.ops import math_ops
 
 
@@ -119,6 +120,47 @@ def reduce_with_axis(reduce_op: ReduceOp, value, axis, num_replicas: int):
     count = _core.all_reduce([c for _, c in shares], "SUM", destination)[0]
     with device_scope.device_scope(destination[0]):
         return math_ops.divide(total, math_ops.cast(count, total.dtype))
+
+
+def _dims(shape) -> str:
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def collective_shape_mismatch(i: int, first, other, axis: int) -> str:
+    """TF's collective gather wording (MirroredStrategy, MultiWorkerMirroredStrategy)."""
+    return (f"Shape mismatch in the collective: replica {i} has shape {_dims(other)} but replica 0 has shape "
+            f"{_dims(first)}; gathering along axis {axis} needs equal ranks and equal sizes along every other axis. "
+            "This is likely due to different input shapes at different members of the collective op.")
+
+
+def concat_shape_mismatch(i: int, first, other, axis: int) -> str:
+    """TF's concat wording (TPUStrategy.gather concatenates the components)."""
+    if len(first) != len(other):
+        return f"ConcatOp : Ranks of all input tensors should match: shape[0] = {_dims(first)} vs. shape[{i}] = " \
+               f"{_dims(other)}"
+    d = next(d for d in range(len(first)) if d != axis and first[d] != other[d])
+    return f"ConcatOp : Dimension {d} in both shapes must be equal: shape[0] = {_dims(first)} vs. shape[{i}] = " \
+           f"{_dims(other)}"
+
+
+def check_gather_shapes(tensors: list, axis, describe) -> None:
+    """Components gathered along `axis` must agree in rank and in every other size (InvalidArgumentError, with
+    the wording `describe(i, shape0, shape_i, axis)` gives); scalars cannot be concatenated (ValueError)."""
+    if not tensors:
+        return
+    first = tuple(tensors[0]._shape_tuple)
+    for i, t in enumerate(tensors[1:], start=1):
+        shape = tuple(t._shape_tuple)
+        if len(shape) != len(first) or any(a != b for d, (a, b) in enumerate(zip(first, shape, strict=True))
+                                           if d != axis % max(len(first), 1)):
+            raise errors.InvalidArgumentError(None, None, describe(i, first, shape, axis % max(len(first), 1)))
+
+
+def reject_indexed_slices(value, method: str) -> None:
+    """TF's gathers take dense tensors only (NotImplementedError, as TF words it)."""
+    components = value.values if isinstance(value, DistributedValues) else nest.flatten(value)
+    if any(isinstance(v, IndexedSlices) for v in components):
+        raise NotImplementedError(f"{method} does not support IndexedSlices")
 
 
 def gather_to(value, axis, devices: list):

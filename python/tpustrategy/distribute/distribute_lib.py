@@ -20,7 +20,7 @@ from tpustrategy.distribute.distribute_options import (  # noqa: F401 - re-expor
 )
 from tpustrategy.distribute.extended import StrategyExtendedV1, StrategyExtendedV2, require_cross_replica
 from tpustrategy.distribute.reduce_util import as_reduce_op
-from tpustrategy.distribute.replica_context import ReplicaContext
+from tpustrategy.distribute.replica_context import DefaultReplicaContext, ReplicaContext
 
 StrategyExtended = StrategyExtendedV2
 
@@ -158,7 +158,13 @@ class Strategy(StrategyBase):
         """Concatenates the components of `value` along `axis` onto the current device (cross-replica only)."""
         require_cross_replica(self._extended, "tf.distribute.Strategy.gather method requires cross-replica "
                               "context, use get_replica_context().all_gather() instead")
+        cross_replica_ops.reject_indexed_slices(value, "gather")
         return self._extended._gather_to(value, axis, [cross_replica_ops.current_device()])
+
+    def group(self, value, name=None):
+        """``Strategy.group``: groups the ops of `value` into one op; eager ops have already run, so None, as
+        TF's eager group gives."""
+        return None
 
     def experimental_distribute_values_from_function(self, value_fn):
         """``value_fn(ValueContext(i, N))`` on each replica's device, always wrapped in PerReplica."""
@@ -254,7 +260,7 @@ class _DefaultDistributionStrategy(StrategyV1, Strategy):
 
 
 _default_strategy = _DefaultDistributionStrategy()
-_default_replica_context = ReplicaContext(_default_strategy, replica_id_in_sync_group=0)
+_default_replica_context = DefaultReplicaContext(_default_strategy, replica_id_in_sync_group=0)
 ds_context.set_default_mode(_default_strategy, _default_replica_context)
 
 

@@ -198,6 +198,8 @@ def create_distributed_variable(extended, next_creator, **kwargs):
     if synchronization == VariableSynchronization.NONE:
         raise ValueError("`NONE` variable synchronization mode is not supported with tf.distribute strategy. "
                          "Please change the `synchronization` for variable: " + str(kwargs.get("name")))
+    if synchronization == VariableSynchronization.AUTO:
+        synchronization = VariableSynchronization.ON_WRITE  # as TF resolves it (the components report it too)
     context = ds_context.get_replica_context()
     if context is not None and context._run is not None:
         # Created inside run: replica 0's initial value is used, every replica gets the same variable.

@@ -80,13 +80,13 @@ class StrategyExtendedV2:
         return values_lib.regroup(results)
 
     # In a replica's all_gather, may sizes along the axis differ between replicas? (Not on TPU.)
-    _gather_needs_equal_shapes = False
-
     def _check_gather_components(self, tensors, axis) -> None:
-        """Called per replica before an all_gather (TPU: stricter shape rules)."""
+        """Called per replica before an all_gather."""
 
-    def _check_gather_participants(self, tensors) -> None:
-        """Called once with every replica's tensor before a gather (TPU: equal shapes required)."""
+    def _check_gather_participants(self, tensors, axis) -> None:
+        """Called once with every replica's tensor before ``Strategy.gather``: TF's collective gather rejects
+        ranks or non-axis sizes that differ with InvalidArgumentError "Shape mismatch"."""
+        cross_replica_ops.check_gather_shapes(tensors, axis, cross_replica_ops.collective_shape_mismatch)
 
     def _create_variable(self, next_creator, **kwargs):
         return distributed_variables.create_distributed_variable(self, next_creator, **kwargs)
@@ -219,7 +219,7 @@ class StrategyExtendedV2:
 
     def _gather_to(self, value, axis, devices):
         if isinstance(value, values_lib.DistributedValues):
-            self._check_gather_participants([_as_tensor(v) for v in value.values])
+            self._check_gather_participants([_as_tensor(v) for v in value.values], axis)
             if self._process_slice is not None:
                 return _copies_on(self._process_slice.all_gather(value.values, axis), devices)
         return cross_replica_ops.gather_to(value, axis, devices)
@@ -302,7 +302,29 @@ class StrategyExtendedV1(StrategyExtendedV2):
         return reader() if reader is not None else _as_tensor(v)
 
     def non_slot_devices(self, var_list):
+        """Where state that belongs to no variable (e.g. an optimizer's step) lives: every replica device."""
         return self.worker_devices
+
+    def update_non_slot(self, colocate_with, fn, args=(), kwargs=None, group=True):
+        """Calls ``fn(*select_replica(i, args))`` once per device of `colocate_with` (what ``non_slot_devices``
+        returned), on that device and in its update context; returns Mirrored (a tuple when `group` is False)."""
+        require_cross_replica(self)
+        assert isinstance(colocate_with, tuple), "colocate_with must be what non_slot_devices returned"  # TF's check
+        if not callable(fn):
+            raise TypeError(f"update_non_slot: `fn` must be callable, got {type(fn).__name__}: {fn!r}")
+        kwargs = kwargs or {}
+        results = []
+        for i, device in enumerate(colocate_with):
+            token = update_replica_id.set(i)
+            try:
+                with device_scope.device(device):
+                    results.append(fn(*values_lib.select_replica(i, tuple(args)),
+                                      **values_lib.select_replica(i, kwargs)))
+            finally:
+                update_replica_id.reset(token)
+        if not group:
+            return tuple(results)
+        return values_lib.regroup(results, wrap_class=values_lib.Mirrored)
 
     def experimental_make_numpy_dataset(self, numpy_input, session=None):
         """A dataset of the rows of `numpy_input` (copied to the host; lists of arrays are stacked)."""

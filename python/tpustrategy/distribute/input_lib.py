@@ -74,6 +74,24 @@ class _DistributedDatasetBase:
         if self._enable_get_next_as_optional:
             spec = _structure.map_structure(_relax_batch_dim, spec)
         self._replica_spec = spec
+        self._cardinality = np.int64(cardinality)
+
+    @property
+    def cardinality(self):
+        """The cardinality of the input dataset (of the first host's dataset for
+        ``distribute_datasets_from_function``), as TF's property gives it: a numpy int64, INFINITE (-1) or
+        UNKNOWN (-2) where not known."""
+        return self._cardinality
+
+    def reduce(self, initial_state, reduce_fn):
+        """``state = reduce_fn(state, element)`` over every step of the input, from `initial_state`."""
+        state = initial_state
+        iterator = iter(self)
+        while True:
+            optional = iterator.get_next_as_optional()
+            if not optional.has_value():
+                return state
+            state = reduce_fn(state, optional.get_value())
 
     @property
     def element_spec(self):
@@ -157,7 +175,7 @@ class DistributedIterator:
     def __next__(self):
         value = self._next_step(dummies=self._dataset._enable_get_next_as_optional)
         if value is _END:
-            raise StopIteration
+            raise errors.EndOfSequence
         return value
 
     def get_next(self, name=None):

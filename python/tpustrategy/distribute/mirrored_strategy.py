@@ -53,7 +53,8 @@ class MirroredStrategy(distribute_lib.Strategy):
       devices: device names such as ``["GPU:0", "GPU:1"]`` (simulated devices of those names are
         created as needed). Default: the logical GPUs if configured, else the logical CPUs if the host
         CPU was split (``tpustrategy.config.set_logical_device_configuration``), else ``CPU:0``.
-      cross_device_ops: accepted for compatibility; reductions always use the simulator's collectives.
+      cross_device_ops: a ``tf.distribute.CrossDeviceOps`` (ReductionToOneDevice, NcclAllReduce,
+        HierarchicalCopyAllReduce) or None; every one gives the same results on the simulator's collectives.
     """
 
     def __init__(self, devices=None, cross_device_ops=None):

@@ -2,8 +2,8 @@
 
 Inside ``Strategy.run`` every replica has one, bound to that run's scheduler; ``all_reduce``,
 ``all_gather`` and ``merge_call`` are synchronisation points (see scheduler.py). Replica ids are
-Python ints here (TensorFlow hands out int32 tensors inside ``run``); they convert to tensors wherever
-a tensor is expected.
+int32 scalar tensors made at each read on the replica's device, as TensorFlow's are; the default context
+outside any strategy answers the Python int 0 (TF's ``_DefaultReplicaContext``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from tpustrategy import _core, nest
-from tpustrategy.distribute import collective_gradients
+from tpustrategy.distribute import collective_gradients, cross_replica_ops
 from tpustrategy.distribute import distribution_strategy_context as ds_context
 from tpustrategy.distribute import values as values_lib
 from tpustrategy.distribute.reduce_util import ReduceOp, as_reduce_op
@@ -69,13 +69,15 @@ class ReplicaContext:
 
     @property
     def replica_id_in_sync_group(self):
-        """This replica's index in [0, num_replicas_in_sync).
+        """This replica's index in [0, num_replicas_in_sync): an int32 scalar tensor, made at each read on the
+        current (the replica's) device, as TF makes it (``.numpy()``, arithmetic and ``tf.cast`` work on it).
 
-        A Python int, here and in the default context (SEMANTICS.md §1.4/§2.1 fix the default context's int 0
-        and nothing else). TF hands out an int32 tensor inside Mirrored/TPU replicas; the int converts to the
-        same int32 tensor (``tf.identity(i)``, ``all_reduce``), and indexing / arithmetic give equal values.
+        An id given as a tensor is returned as is; the default context outside any strategy gives the int 0.
         """
-        return self._replica_id_in_sync_group
+        rid = self._replica_id_in_sync_group
+        if rid is None or isinstance(rid, _core.Tensor):
+            return rid
+        return _core.constant(np.int32(rid))
 
     @property
     def devices(self) -> tuple[str, ...]:
@@ -149,6 +151,7 @@ class ReplicaContext:
 
     def all_gather(self, value, axis, options=None):
         """Concatenates the nest `value` across replicas along `axis`, in replica order, on every replica."""
+        cross_replica_ops.reject_indexed_slices(value, "all_gather")
         leaves = [_core.convert_to_tensor(v) for v in nest.flatten(value)]
         for t in leaves:
             if t.ndim == 0:
@@ -159,11 +162,20 @@ class ReplicaContext:
             return nest.pack_sequence_as(value, leaves)
         self._strategy.extended._check_gather_components(leaves, axis)
         structure = _structure_of(value, len(leaves)) if nest.is_nested(value) else ""
-        # Sizes along the axis may differ between replicas (MirroredStrategy), except on TPU.
-        ragged = not self._strategy.extended._gather_needs_equal_shapes
+        # Sizes along the axis may differ between replicas: TF's collectives pad to the longest and slice. (On a
+        # TPU, TF traces one program, so its replicas cannot differ; the simulator gathers them as Mirrored does.)
         results = self._run.collective(self._position, "all_gather", leaves, self._destination_devices(),
-                                       axis=axis, structure=structure, ragged=ragged)
+                                       axis=axis, structure=structure, ragged=True)
         results = collective_gradients.record_all_gather(self, axis, leaves, results)
         return nest.pack_sequence_as(value, results)
+
+
+class DefaultReplicaContext(ReplicaContext):
+    """The replica context outside every strategy: its replica id is the Python int 0 (TF makes no tensor there)."""
+
+    @property
+    def replica_id_in_sync_group(self):
+        return 0
+
 
 __all__ = ["ReduceOp", "ReplicaContext"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 
 from tpustrategy import _core, nest
+from tpustrategy.distribute import cross_replica_ops
 from tpustrategy.distribute import distribution_strategy_context as ds_context
 from tpustrategy.distribute import values as values_lib
 from tpustrategy.distribute.cluster_resolver import ClusterResolver, TPUClusterResolver
@@ -175,12 +176,10 @@ class TPUExtended(StrategyExtendedV1):
                                       "`distribute_datasets_from_function` of tf.distribute.MirroredStrategy")
         return super()._distribute_datasets_from_function(dataset_fn, options)
 
-    _gather_needs_equal_shapes = True
-
-    def _check_gather_participants(self, tensors) -> None:
-        shapes = {tuple(t._shape_tuple) for t in tensors}
-        if len(shapes) > 1:
-            raise ValueError(f"On TPU all replicas must gather tensors of the same shape; got shapes {sorted(shapes)}")
+    def _check_gather_participants(self, tensors, axis) -> None:
+        # TF's TPUStrategy.gather concatenates the components on the host: sizes along `axis` may differ, and
+        # other differences raise what its concat raises.
+        cross_replica_ops.check_gather_shapes(tensors, axis, cross_replica_ops.concat_shape_mismatch)
 
     def call_for_each_replica(self, fn, args=(), kwargs=None):
         """On TPU (the Keras path) `fn` runs once, as replica 0 on its core."""

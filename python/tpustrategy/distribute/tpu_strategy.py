@@ -13,6 +13,7 @@ import logging
 
 from tpustrategy import _core, nest
 from tpustrategy.distribute import distribute_lib
+from tpustrategy.distribute import distribution_strategy_context as ds_context
 from tpustrategy.distribute import values as values_lib
 from tpustrategy.distribute.tpu_extended import TPUExtended
 from tpustrategy.tpu.sharded_tensor import ShardedTensor
@@ -101,6 +102,16 @@ class _TPUStrategyMethods:
         if not isinstance(args, (list, tuple)):
             raise ValueError(f"positional args must be a list or tuple, got {type(args)}")
         fn, args, kwargs = _bind_variable_args(fn, args, kwargs)
+        mode = ds_context.current_mode()
+        if mode.replica_context is None and mode.strategy is not self and ds_context.has_strategy():
+            # Inside another strategy's scope (cross-replica): TF's tpu_run enters no scope of its own, so a
+            # TPUStrategy on a subset of the cores runs there (TF's TPU tests do this); its replicas see it.
+            own = ds_context.cross_replica_mode(self)
+            ds_context.push_mode(own)
+            try:
+                return self._extended._call_for_each_replica(fn, args, kwargs or {})
+            finally:
+                ds_context.pop_mode(own)
         return super().run(fn, args=args, kwargs=kwargs, options=options)
 
     @property

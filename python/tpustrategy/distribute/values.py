@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from collections import abc
 from typing import Any
 
 from tpustrategy import nest
@@ -106,21 +107,34 @@ def contains_distributed_values(structure: Any) -> bool:
 
 
 def regroup(per_replica_results, wrap_class=PerReplica, always_wrap: bool = False):
-    """Merges one result nest per replica into one nest of distributed values.
+    """Merges one result nest per replica into one nest of distributed values, as TF's ``regroup``.
 
-    At each leaf: the same object from every replica comes back unwrapped (a variable stays the
-    variable); the replicas' components of one distributed variable come back as that variable;
-    anything else becomes `wrap_class`. A single replica's result is returned as is unless `always_wrap`.
+    Lists, tuples (namedtuples rebuilt) and mappings are walked; replicas whose nests differ there raise
+    AssertionError with TF's messages. At each other leaf: the same object from every replica comes back
+    unwrapped (a variable stays the variable); the replicas' components of one distributed variable come back
+    as that variable; anything else becomes `wrap_class`. One replica's result is returned as is unless
+    `always_wrap`.
     """
-    per_replica_results = list(per_replica_results)
-    first = per_replica_results[0]
-    if nest.is_nested(first):
-        for other in per_replica_results[1:]:
-            nest.assert_same_structure(first, other, check_types=False)
-            nest._assert_same_mapping_keys(first, other)
-        columns = zip(*(nest.flatten(r) for r in per_replica_results), strict=True)
-        return nest.pack_sequence_as(first, [_regroup_leaf(list(c), wrap_class, always_wrap) for c in columns])
-    return _regroup_leaf(per_replica_results, wrap_class, always_wrap)
+    values = list(per_replica_results)
+    v0 = values[0]
+    if isinstance(v0, list):
+        for v in values[1:]:
+            assert isinstance(v, list)
+            assert len(v) == len(v0), f"len(v) == {len(v)}, len(v0) == {len(v0)}, v: {v}, v0: {v0}"
+        return [regroup([v[i] for v in values], wrap_class, always_wrap) for i in range(len(v0))]
+    if isinstance(v0, tuple):
+        for v in values[1:]:
+            assert isinstance(v, tuple)
+            assert len(v) == len(v0), ("Values to regroup had different lengths: "
+                                       f"len(v) == {len(v)}, len(v0) == {len(v0)}, v: {v}, v0: {v0}")
+        items = tuple(regroup([v[i] for v in values], wrap_class, always_wrap) for i in range(len(v0)))
+        return v0._make(items) if hasattr(v0, "_fields") else items
+    if isinstance(v0, abc.Mapping):
+        for v in values[1:]:
+            assert isinstance(v, abc.Mapping), f"v[0]: {v0!r}  v[i]: {v!r}"
+            assert set(v.keys()) == set(v0.keys()), f"v[0].keys: {set(v0.keys())}  v[i].keys: {set(v.keys())}"
+        return type(v0)({key: regroup([v[key] for v in values], wrap_class, always_wrap) for key in v0})
+    return _regroup_leaf(values, wrap_class, always_wrap)
 
 
 def _regroup_leaf(values: list, wrap_class, always_wrap: bool):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import inspect
 
-from tpustrategy import _core, nest
+from tpustrategy import _core, errors, nest
 from tpustrategy.distribute.values import DistributedValues
 from tpustrategy.framework.tensor import TensorSpec
 
@@ -82,9 +82,13 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None, 
     def decorate(fn):
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            if signature is not None:
-                return fn(*_bind_to_signature(fn, signature, args, dict(kwargs)))
-            return fn(*args, **kwargs)
+            try:
+                if signature is not None:
+                    return fn(*_bind_to_signature(fn, signature, args, dict(kwargs)))
+                return fn(*args, **kwargs)
+            except errors.EndOfSequence:
+                # TF's traced next(iterator) past the end raises OutOfRangeError out of the function.
+                raise errors.OutOfRangeError(None, None, "End of sequence") from None
 
         wrapper.python_function = fn
         wrapper.input_signature = None if signature is None else tuple(signature)

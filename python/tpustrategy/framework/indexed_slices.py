@@ -22,6 +22,13 @@ class IndexedSlices:
     def values(self):
         return self._values
 
+    # tf.nest(expand_composites=True): TF's component order (dense_shape only when known).
+    def _composite_components(self) -> list:
+        return [self._values, self._indices] + ([] if self._dense_shape is None else [self._dense_shape])
+
+    def _from_composite_components(self, components: list):
+        return IndexedSlices(*components)
+
     @property
     def indices(self):
         return self._indices

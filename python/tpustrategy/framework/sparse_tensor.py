@@ -49,8 +49,14 @@ class SparseTensor:
         return TensorShape(np.asarray(self._dense_shape).tolist())
 
     def __repr__(self):
-        return (f"SparseTensor(indices={np.asarray(self._indices).tolist()}, values={np.asarray(self._values)!r}, "
-                f"dense_shape={np.asarray(self._dense_shape).tolist()})")
+        return f"SparseTensor(indices={self._indices}, values={self._values}, dense_shape={self._dense_shape})"
+
+    # tf.nest(expand_composites=True): TF's component order.
+    def _composite_components(self) -> list:
+        return [self._indices, self._values, self._dense_shape]
+
+    def _from_composite_components(self, components: list):
+        return SparseTensor(*components)
 
 
 def to_dense(sp_input, default_value=None, validate_indices=True, name=None):

@@ -41,6 +41,8 @@ Tensor.shape = property(_shape, doc="The shape of this tensor, a TensorShape.")
 Tensor.get_shape = _shape
 Tensor.ref = lambda self: Reference(self)
 Tensor.experimental_ref = Tensor.ref
+# Where the buffer lives: an eager tensor's own device, as in TF.
+Tensor.backing_device = property(lambda self: self.device, doc="The device of this tensor's buffer.")
 Tensor.__array_priority__ = 100
 Tensor.__module__ = "tpustrategy"
 
@@ -94,5 +96,7 @@ class TensorSpec:
 
 
 def is_tensor(x) -> bool:
-    """True for tpustrategy tensors (mirrors ``tf.is_tensor``)."""
-    return isinstance(x, Tensor)
+    """``tf.is_tensor``: True for tensors, variables (distributed ones too) and composite tensors (SparseTensor,
+    IndexedSlices, RaggedTensor); False for numpy arrays, Python values and PerReplica/Mirrored values."""
+    return isinstance(x, Tensor) or getattr(x, "_is_variable", False) or \
+        (hasattr(x, "_composite_components") and not isinstance(x, type))

@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
-from tpustrategy.io.parsing import FixedLenFeature, VarLenFeature, parse_example, parse_single_example
+from tpustrategy.io.parsing import (
+    FixedLenFeature,
+    FixedLenSequenceFeature,
+    VarLenFeature,
+    parse_example,
+    parse_single_example,
+)
+from tpustrategy.io.tensor_proto import parse_tensor, serialize_tensor
 from tpustrategy.io.tf_record import TFRecordCompressionType, TFRecordOptions, TFRecordWriter, tf_record_iterator
 
 __all__ = [
     "FixedLenFeature",
+    "FixedLenSequenceFeature",
     "TFRecordCompressionType",
     "TFRecordOptions",
     "TFRecordWriter",
     "VarLenFeature",
     "parse_example",
     "parse_single_example",
+    "parse_tensor",
+    "serialize_tensor",
     "tf_record_iterator",
 ]

@@ -12,7 +12,7 @@ import collections
 
 import numpy as np
 
-from tpustrategy import _core
+from tpustrategy import _core, errors
 from tpustrategy.data import _structure
 from tpustrategy.framework.sparse_tensor import SparseTensor
 from tpustrategy.framework.tensor import Tensor
@@ -45,7 +45,24 @@ class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
     """A feature with any number of values, parsed into a SparseTensor."""
 
 
+class FixedLenSequenceFeature(collections.namedtuple("FixedLenSequenceFeature",
+                                                     ["shape", "dtype", "allow_missing", "default_value"])):
+    """Any number of values, grouped in items of `shape`: a dense ``[num_items, *shape]`` tensor per Example
+    (batched: padded with `default_value` to the longest Example). Parsed as a VarLenFeature in C++, then
+    densified here. In ``parse_example`` `allow_missing` must be True, as TF requires."""
+
+    def __new__(cls, shape, dtype, allow_missing=False, default_value=None):
+        return super().__new__(cls, shape, dtype, allow_missing, default_value)
+
+
 def _config(key, feature):
+    if isinstance(feature, FixedLenSequenceFeature):
+        if not feature.allow_missing:
+            raise ValueError("Unsupported: FixedLenSequenceFeature requires allow_missing to be True.")
+        shape = TensorShape(feature.shape)
+        if shape.rank is None or not shape.is_fully_defined():
+            raise ValueError(f"All dimensions of shape for feature {key} need to be known but received {shape}.")
+        return (key, _kind_of(feature.dtype), True, [], None)
     if isinstance(feature, VarLenFeature):
         return (key, _kind_of(feature.dtype), True, [], None)
     if not isinstance(feature, FixedLenFeature):
@@ -94,6 +111,9 @@ def _parse(serialized: list, features: dict, batched: bool):
     for key, (values, lengths) in zip(keys, columns, strict=True):
         feature = features[key]
         is_string = values.dtype == object
+        if isinstance(feature, FixedLenSequenceFeature):
+            out[key] = _dense_sequences(key, feature, values, lengths, batched)
+            continue
         if isinstance(feature, VarLenFeature):
             rows = np.repeat(np.arange(n, dtype=np.int64), lengths)
             starts = np.cumsum(lengths) - lengths
@@ -109,6 +129,37 @@ def _parse(serialized: list, features: dict, batched: bool):
         values = values.reshape(shape)
         out[key] = values if is_string else _core.constant(values)
     return out
+
+
+def _dense_sequences(key, feature, values, lengths, batched: bool):
+    """One Example's values as [num_items, *shape]; a batch padded with the default to the longest."""
+    item_shape = [int(d) for d in TensorShape(feature.shape).as_list()]
+    stride = int(np.prod(item_shape)) if item_shape else 1
+    is_string = values.dtype == object
+    kind = "string" if is_string else values.dtype.name
+    for index, length in enumerate(lengths.tolist()):
+        if length % stride:
+            if batched:
+                dims = ",".join(map(str, item_shape))
+                raise errors.InvalidArgumentError(
+                    None, None, f"Name: <unknown>, Key: {key}, Index: {index}. Number of {kind} values is not a "
+                    f"multiple of stride length. Saw {length} values but output shape is: [?,{dims}]")
+            raise errors.InvalidArgumentError(None, None, f"Error while parsing feature with key {key}: number of "
+                                              f"elements should be divisible by {stride}, found {length} instead")
+    items = lengths // stride
+    if not batched:
+        array = values.reshape([int(items[0]), *item_shape])
+        return array if is_string else _core.constant(array)
+    width = int(items.max()) if len(items) else 0
+    default = feature.default_value
+    if default is None:
+        default = b"" if is_string else 0
+    out = np.full([len(items), width * stride], default, dtype=object if is_string else values.dtype)
+    starts = np.cumsum(lengths) - lengths
+    for row, (start, length) in enumerate(zip(starts.tolist(), lengths.tolist(), strict=True)):
+        out[row, :length] = values[start:start + length]
+    out = out.reshape([len(items), width, *item_shape])
+    return out if is_string else _core.constant(out)
 
 
 def parse_example(serialized, features, example_names=None, name=None):

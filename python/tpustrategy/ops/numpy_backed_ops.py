@@ -271,3 +271,17 @@ bitwise_xor = _bitwise(np.bitwise_xor, "bitwise_xor")
 invert = _bitwise(np.invert, "invert")
 left_shift = _bitwise(_shift("left"), "left_shift")
 right_shift = _bitwise(_shift("right"), "right_shift")
+
+
+# Indexing with one boolean mask (a bool tensor or numpy array) is tf.boolean_mask, as TF's __getitem__ makes it;
+# every other index goes to the C++ slicing.
+_slice_tensor = Tensor.__getitem__
+
+
+def _getitem(tensor, key):
+    if (isinstance(key, Tensor) and key.dtype == _core.bool) or (isinstance(key, np.ndarray) and key.dtype == np.bool_):
+        return boolean_mask(tensor, key)
+    return _slice_tensor(tensor, key)
+
+
+Tensor.__getitem__ = _getitem

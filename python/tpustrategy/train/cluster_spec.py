@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from tpustrategy.train.cluster_def import ClusterDef, JobDef
+
 
 def _no_such_job(job_name) -> ValueError:
     return ValueError(f"No such job in cluster: {job_name!r}")
@@ -22,6 +24,9 @@ class ClusterSpec:
     def __init__(self, cluster):
         if isinstance(cluster, ClusterSpec):
             self._cluster_spec = {job: dict(tasks) for job, tasks in cluster._cluster_spec.items()}
+            return
+        if isinstance(cluster, ClusterDef):
+            self._cluster_spec = {job.name: dict(job.tasks) for job in cluster.job}
             return
         if not isinstance(cluster, dict):
             raise TypeError(
@@ -86,6 +91,10 @@ class ClusterSpec:
             else:
                 result[job] = {i: self.task_address(job, i) for i in indices}
         return result
+
+    def as_cluster_def(self) -> ClusterDef:
+        """The ``ClusterDef`` protocol buffer of this cluster (jobs sorted by name, tasks by index)."""
+        return ClusterDef([JobDef(job, tasks) for job, tasks in self._cluster_spec.items()])
 
     @property
     def jobs(self) -> list[str]:

@@ -1,0 +1,161 @@
+"""``tf.distribute.experimental.CentralStorageStrategy``: replicas compute on the compute devices as in
+MirroredStrategy, but each variable lives once, on the parameter device, wrapped in an ``AggregatingVariable``:
+a replica-context write goes through ``merge_call``, reduces the replicas' values with the variable's aggregation
+and updates the one variable once (TF's ``ps_values.AggregatingVariable``).
+"""
+
+from __future__ import annotations
+
+from tpustrategy import nest
+from tpustrategy.distribute import distribute_lib
+from tpustrategy.distribute import distribution_strategy_context as ds_context
+from tpustrategy.distribute import values as values_lib
+from tpustrategy.distribute.extended import require_cross_replica
+from tpustrategy.distribute.mirrored_strategy import MirroredExtended
+from tpustrategy.distribute.reduce_util import ReduceOp
+from tpustrategy.framework import device_scope
+from tpustrategy.framework.operators import TensorOperators
+from tpustrategy.ops import array_ops
+from tpustrategy.variables import VariableAggregation, VariableSynchronization, _as_enum
+
+_NO_AGGREGATION = (
+    "You must specify an aggregation method to update a AggregatingVariable in Replica Context. You can do so by "
+    "passing an explicit value for argument `aggregation` to tf.Variable(..).e.g. `tf.Variable(..., "
+    "aggregation=tf.VariableAggregation.SUM)``tf.VariableAggregation` lists the possible aggregation methods.This "
+    "is required because AggregatingVariable are updated in replica context and the replicas' updates must be "
+    "combined."
+)
+
+
+class AggregatingVariable(TensorOperators):
+    """One variable on the parameter device that aggregates the replicas' writes."""
+
+    _is_variable = True
+
+    def __init__(self, strategy, variable, aggregation):
+        self._distribute_strategy = strategy
+        self._v = variable
+        self._aggregation = aggregation
+        variable._distributed_container = self
+        variable._distribute_strategy = strategy
+
+    def get(self):
+        return self._v
+
+    name = property(lambda self: self._v.name)
+    dtype = property(lambda self: self._v.dtype)
+    shape = property(lambda self: self._v.shape)
+    device = property(lambda self: self._v.device)
+    trainable = property(lambda self: self._v.trainable)
+    synchronization = property(lambda self: self._v.synchronization)
+    aggregation = property(lambda self: self._aggregation)
+
+    def value(self):
+        return array_ops.identity(self._v.value())  # a new tensor per read (per replica), as TF's reads are
+
+    read_value = value
+
+    def _as_tensor(self):
+        return self._v.value()
+
+    def numpy(self):
+        return self._v.numpy()
+
+    def __array__(self, dtype=None, copy=None):
+        import numpy as np
+
+        array = np.asarray(self._v.value())
+        return array.astype(dtype) if dtype is not None else array
+
+    def __repr__(self) -> str:
+        return repr(self._v)
+
+    def assign(self, value, use_locking=None, name=None, read_value=True):
+        return self._update("assign", value)
+
+    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+        return self._update("assign_add", delta)
+
+    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+        return self._update("assign_sub", delta)
+
+    def _update(self, method: str, value):
+        mode = ds_context.current_mode()
+        in_replica = mode.replica_context is not None and mode.strategy is self._distribute_strategy \
+            and ds_context.update_replica_id.get() is None
+        if not in_replica:
+            getattr(self._v, method)(value)
+            return self
+        if self._aggregation == VariableAggregation.NONE:
+            raise ValueError(_NO_AGGREGATION)
+        mode.replica_context.merge_call(_aggregate_and_update, args=(self, method, value))
+        return self
+
+
+def _aggregate_and_update(strategy, variable, method, value):
+    if variable.aggregation == VariableAggregation.ONLY_FIRST_REPLICA:
+        reduced = value.values[0] if isinstance(value, values_lib.DistributedValues) else value
+    else:
+        op = ReduceOp.from_variable_aggregation(variable.aggregation)
+        reduced = strategy.extended._reduce_to(op, value, [variable._v._device])
+    getattr(variable._v, method)(reduced)
+
+
+class CentralStorageExtended(MirroredExtended):
+    def __init__(self, container_strategy, compute_devices, parameter_device):
+        super().__init__(container_strategy, compute_devices)
+        if parameter_device is None:
+            parameter_device = self._devices[0].name if len(self._devices) == 1 else "/device:CPU:0"
+        self._parameter_device_name = parameter_device
+        self._parameter_device = device_scope.resolve_device(parameter_device)
+
+    @property
+    def parameter_devices(self) -> tuple:
+        return (self._parameter_device_name,)
+
+    def non_slot_devices(self, var_list):
+        """TF's parameter-server rule: state is colocated with the first variable by name."""
+        return min(var_list, key=lambda v: v.name)
+
+    def update_non_slot(self, colocate_with, fn, args=(), kwargs=None, group=True):
+        """``fn(*args, **kwargs)`` once, on `colocate_with`'s device in its update context; the result as is
+        (group) or as a tuple of local results per leaf."""
+        require_cross_replica(self)
+        if not callable(fn):
+            raise TypeError(f"update_non_slot: `fn` must be callable, got {type(fn).__name__}: {fn!r}")
+        token = ds_context.update_replica_id.set(0)
+        try:
+            with device_scope.device(getattr(colocate_with, "device", None) or None):
+                result = fn(*args, **(kwargs or {}))
+        finally:
+            ds_context.update_replica_id.reset(token)
+        return result if group else nest.map_structure(self._local_results, result)
+
+    def _create_variable(self, next_creator, **kwargs):
+        synchronization = _as_enum(VariableSynchronization, kwargs.get("synchronization"), "synchronization")
+        aggregation = _as_enum(VariableAggregation, kwargs.get("aggregation"), "aggregation")
+        if synchronization == VariableSynchronization.NONE:
+            raise ValueError("`NONE` variable synchronization mode is not supported with tf.distribute strategy. "
+                             "Please change the `synchronization` for variable: " + str(kwargs.get("name")))
+        context = ds_context.get_replica_context()
+        if context is not None and context._run is not None:
+            return context.merge_call(lambda strategy, per_replica: self._create_variable(
+                next_creator, **values_lib.select_replica(0, per_replica)), args=(kwargs,))
+        with device_scope.device_scope(self._parameter_device):
+            variable = next_creator(**dict(kwargs, synchronization=synchronization, aggregation=aggregation))
+        return AggregatingVariable(self._container_strategy(), variable, aggregation)
+
+
+class CentralStorageStrategy(distribute_lib.Strategy):
+    """Variables on one parameter device, computation replicated on the compute devices.
+
+    Args:
+      compute_devices: device names (default: as MirroredStrategy picks them).
+      parameter_device: where variables live (default: the compute device when there is one, else CPU:0).
+    """
+
+    def __init__(self, compute_devices=None, parameter_device=None):
+        super().__init__(CentralStorageExtended(self, compute_devices, parameter_device))
+
+
+__all__ = ["AggregatingVariable", "CentralStorageStrategy"]

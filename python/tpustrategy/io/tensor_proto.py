@@ -1,0 +1,164 @@
+"""``tf.io.serialize_tensor`` / ``tf.io.parse_tensor``: a tensor as a TensorProto (protobuf wire format).
+
+Written as TF 2.21's eager serialize_tensor writes it (dtype = 1, tensor_shape = 2 with one dim {size = 1} per
+axis, the raw little-endian buffer in tensor_content = 4; byte strings in string_val = 8), so the bytes equal
+TF's; parsing also reads the typed repeated fields (float_val 5, double_val 6, int_val 7, int64_val 10, bool_val
+11, half_val 13), a single value filling the shape, as TF does. Strings are Python bytes here (a string tensor
+is a numpy object array of bytes; Tensor has no string dtype).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tpustrategy import _core, errors
+from tpustrategy.data import _structure
+
+# TF DataType enum values.
+_ENUM = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6, "string": 7, "int64": 9,
+         "bool": 10, "bfloat16": 14, "uint16": 17, "float16": 19, "uint32": 22, "uint64": 23}
+_NAME = {v: k for k, v in _ENUM.items()}
+_TF_NAME = {"float32": "float", "float64": "double", "string": "string", "float16": "half"}
+
+
+def _varint(value: int) -> bytes:
+    value &= (1 << 64) - 1
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _field(number: int, payload: bytes) -> bytes:
+    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+
+
+def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
+    result = shift = 0
+    while True:
+        if pos >= len(data):
+            raise ValueError("truncated varint")
+        byte = data[pos]
+        pos += 1
+        result |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            return result, pos
+
+
+def _fields(data: bytes):
+    """(field number, wire type, value) over a message: varints as ints, length-delimited as bytes."""
+    pos = 0
+    while pos < len(data):
+        key, pos = _read_varint(data, pos)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            value, pos = _read_varint(data, pos)
+        elif wire == 2:
+            length, pos = _read_varint(data, pos)
+            if pos + length > len(data):
+                raise ValueError("truncated field")
+            value, pos = data[pos:pos + length], pos + length
+        elif wire == 5:
+            value, pos = data[pos:pos + 4], pos + 4
+        elif wire == 1:
+            value, pos = data[pos:pos + 8], pos + 8
+        else:
+            raise ValueError(f"unsupported wire type {wire}")
+        yield number, wire, value
+
+
+def _as_array(tensor) -> tuple[np.ndarray, str]:
+    if isinstance(tensor, _core.Tensor):
+        return np.asarray(tensor.numpy()), tensor.dtype.name
+    if isinstance(tensor, (bytes, str)) or (isinstance(tensor, np.ndarray) and tensor.dtype == object):
+        array = np.asarray(tensor, dtype=object)
+        return np.vectorize(lambda v: v.encode() if isinstance(v, str) else v, otypes=[object])(array), "string"
+    t = _core.convert_to_tensor(tensor)
+    return np.asarray(t.numpy()), t.dtype.name
+
+
+def serialize_tensor(tensor, name=None) -> bytes:
+    """The TensorProto bytes of `tensor` (a scalar tf.string value: Python bytes here)."""
+    array, dtype = _as_array(tensor)
+    # Protobuf omits default values: a size-0 dim is an empty Dim, an empty buffer no tensor_content.
+    shape = b"".join(_field(2, _varint(0x08) + _varint(d) if d else b"") for d in array.shape)
+    out = _varint(0x08) + _varint(_ENUM[dtype]) + _field(2, shape)
+    if dtype == "string":
+        return out + b"".join(_field(8, v) for v in array.ravel())
+    content = np.ascontiguousarray(array).astype(array.dtype.newbyteorder("<")).tobytes()
+    return out + (_field(4, content) if content else b"")
+
+
+def _packed(wire: int, value, fmt: str) -> list:
+    if wire == 2:
+        if fmt == "varint":
+            items, pos = [], 0
+            while pos < len(value):
+                item, pos = _read_varint(value, pos)
+                items.append(item)
+            return items
+        return np.frombuffer(value, fmt).tolist()
+    return [value] if fmt == "varint" else np.frombuffer(value, fmt).tolist()
+
+
+def parse_tensor(serialized, out_type, name=None):
+    """The tensor a TensorProto encodes; its dtype must be `out_type` (InvalidArgumentError otherwise)."""
+    if isinstance(serialized, np.ndarray) and serialized.ndim == 0:
+        serialized = serialized.item()
+    if isinstance(serialized, str):
+        serialized = serialized.encode()
+    if not isinstance(serialized, bytes):
+        raise TypeError(f"parse_tensor: `serialized` must be a scalar string (bytes), got {type(serialized).__name__}")
+    want = "string" if out_type is _structure.string or str(out_type) == "tf.string" else _core.DType(out_type).name
+    dtype_enum, dims, content, values = 0, [], None, []
+    try:
+        for number, wire, value in _fields(serialized):
+            if number == 1:
+                dtype_enum = value
+            elif number == 2:
+                for dim_number, _, dim in _fields(value):
+                    if dim_number == 2:
+                        dims.append(next(v for n, _, v in _fields(dim) if n == 1) if dim else 0)
+            elif number == 4:
+                content = value
+            elif number == 8:
+                values.append(bytes(value))
+            elif number in (5, 6, 7, 10, 11, 13):
+                values += _packed(wire, value, {5: "<f4", 6: "<f8"}.get(number, "varint"))
+    except (ValueError, StopIteration) as e:
+        raise errors.InvalidArgumentError(None, None, f"Could not parse `serialized` as TensorProto: {e}") from None
+    got = _NAME.get(dtype_enum, f"enum {dtype_enum}")
+    if got != want:
+        raise errors.InvalidArgumentError(None, None, f"Type mismatch between parsed tensor ({_TF_NAME.get(got, got)}) "
+                                          f"and dtype ({_TF_NAME.get(want, want)})")
+    shape = tuple(int(d) for d in dims)
+    size = int(np.prod(shape)) if shape else 1
+    if want == "string":
+        array = np.empty(size, dtype=object)
+        array[:] = (values * size)[:size] if len(values) == 1 else values
+        array = array.reshape(shape)
+        return array.item() if not shape else array
+    np_dtype = np.dtype(_core.DType(want).as_numpy_dtype) if hasattr(_core.DType(want), "as_numpy_dtype") else None
+    np_dtype = np_dtype or np.asarray(_core.constant(0, want).numpy()).dtype
+    if content is not None:
+        array = np.frombuffer(content, np_dtype.newbyteorder("<")).astype(np_dtype)
+    elif want in ("int64", "uint64", "int32", "int16", "int8", "uint8", "uint16", "uint32"):
+        array = np.array([_signed(v, want) for v in values], dtype=np_dtype)
+    else:
+        array = np.array(values, dtype=np_dtype)
+    if array.size == 0 and content is None:
+        array = np.zeros(size, dtype=np_dtype)  # no values: the dtype's zeros, as TF fills them
+    elif array.size == 1 and size != 1:
+        array = np.full(size, array[0], dtype=np_dtype)
+    if array.size != size:
+        raise errors.InvalidArgumentError(None, None, f"TensorProto has {array.size} values for shape {list(shape)}")
+    return _core.constant(array.reshape(shape), want)
+
+
+def _signed(value: int, dtype: str) -> int:
+    if dtype.startswith("int") and value >= 1 << 63:
+        return value - (1 << 64)
+    return value
