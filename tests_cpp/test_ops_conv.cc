@@ -11,6 +11,7 @@
 #include "tpustrategy/ops/conv.h"
 #include "tpustrategy/ops/pool.h"
 #include "tpustrategy/ops/random.h"
+#include "tpustrategy/ops/shape_ops.h"
 #include "tpustrategy/ops/top_k.h"
 
 namespace tpustrategy {
@@ -52,6 +53,14 @@ std::vector<double> reference_conv(const Tensor& x, const Tensor& f, const Windo
   return out;
 }
 
+// One convolution: input and filter shapes, padding, strides, dilations, explicit paddings.
+struct ConvCase {
+  Shape in, filter;
+  PaddingKind pad;
+  std::array<std::int64_t, 2> s, d;
+  std::array<std::int64_t, 4> pads;
+};
+
 void expect_near_all(const std::vector<double>& a, const std::vector<double>& b, double tol) {
   ASSERT_EQ(a.size(), b.size());
   for (std::size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], tol) << "element " << i;
@@ -77,13 +86,7 @@ TEST(Window, SameValidExplicitSizes) {
 }
 
 TEST(Conv2D, MatchesDefinitionAcrossPaddingStridesDilationsGroups) {
-  struct Case {
-    Shape in, filter;
-    PaddingKind pad;
-    std::array<std::int64_t, 2> s, d;
-    std::array<std::int64_t, 4> pads;
-  };
-  const Case cases[] = {
+  const ConvCase cases[] = {
       {{2, 5, 6, 3}, {3, 3, 3, 4}, PaddingKind::kSame, {1, 1}, {1, 1}, {}},
       {{1, 7, 7, 2}, {3, 2, 2, 3}, PaddingKind::kValid, {2, 3}, {1, 1}, {}},
       {{1, 7, 8, 2}, {3, 3, 2, 2}, PaddingKind::kSame, {1, 1}, {2, 2}, {}},
@@ -92,7 +95,7 @@ TEST(Conv2D, MatchesDefinitionAcrossPaddingStridesDilationsGroups) {
       {{2, 4, 4, 4}, {3, 3, 2, 6}, PaddingKind::kSame, {1, 1}, {1, 1}, {}},   // 2 groups
       {{2, 3, 3, 4}, {1, 1, 4, 5}, PaddingKind::kValid, {1, 1}, {1, 1}, {}},  // 1x1: no im2col
   };
-  for (const Case& c : cases) {
+  for (const ConvCase& c : cases) {
     for (DType dt : {DType::kFloat32, DType::kFloat64}) {
       const Tensor x = cast(uniform(c.in, -1, 1, 3), dt), f = cast(uniform(c.filter, -1, 1, 4), dt);
       const Window2D w = window(c.filter[0], c.filter[1], c.pad, c.in, c.s, c.d, c.pads);
@@ -102,6 +105,26 @@ TEST(Conv2D, MatchesDefinitionAcrossPaddingStridesDilationsGroups) {
       expect_near_all(values(y), reference_conv(x, f, w), dt == DType::kFloat32 ? 1e-5 : 1e-12);
     }
   }
+}
+
+TEST(Conv2D, LargeBatchesRunInBlocksWithTheSameResult) {
+  // 3 x 64 x 64 x 256 with a 3x3 filter: each item's im2col block is 9.4M elements, over the 2^24 cap for
+  // two items, so the kernels run one batch item per block. Each item alone is the unblocked path.
+  const Tensor x = uniform({3, 64, 64, 256}, -1, 1, 41), f = uniform({3, 3, 256, 2}, -1, 1, 42);
+  const Window2D w = window(3, 3, PaddingKind::kSame, x.shape(), {1, 1});
+  const Tensor y = conv2d(x, f, w);
+  const Tensor dy = uniform(y.shape(), -1, 1, 43);
+  const Tensor dx = conv2d_backprop_input(x.shape(), f, dy, w);
+  const Tensor df = conv2d_backprop_filter(x, f.shape(), dy, w);
+  std::vector<double> df_sum(static_cast<std::size_t>(f.num_elements()), 0.0);
+  for (std::int64_t b = 0; b < 3; ++b) {
+    const Tensor xb = slice(x, {b, 0, 0, 0}, {1, 64, 64, 256}), dyb = slice(dy, {b, 0, 0, 0}, {1, 64, 64, 2});
+    EXPECT_EQ(values(conv2d(xb, f, w)), values(slice(y, {b, 0, 0, 0}, {1, 64, 64, 2})));
+    EXPECT_EQ(values(conv2d_backprop_input(xb.shape(), f, dyb, w)), values(slice(dx, {b, 0, 0, 0}, {1, 64, 64, 256})));
+    const auto part = values(conv2d_backprop_filter(xb, f.shape(), dyb, w));
+    for (std::size_t i = 0; i < part.size(); ++i) df_sum[i] += part[i];
+  }
+  expect_near_all(values(df), df_sum, 1e-9);
 }
 
 TEST(Conv2D, HalfAndIntegerInputs) {
@@ -128,20 +151,14 @@ TEST(Conv2D, ErrorsAsTensorFlow) {
 }
 
 TEST(ConvGradients, Conv2DAllPaddingsStridesDilationsGroups) {
-  struct Case {
-    Shape in, filter;
-    PaddingKind pad;
-    std::array<std::int64_t, 2> s, d;
-    std::array<std::int64_t, 4> pads;
-  };
-  const Case cases[] = {
+  const ConvCase cases[] = {
       {{2, 4, 5, 2}, {3, 3, 2, 3}, PaddingKind::kSame, {1, 1}, {1, 1}, {}},
       {{1, 5, 5, 2}, {2, 3, 2, 2}, PaddingKind::kValid, {2, 2}, {1, 1}, {}},
       {{1, 6, 5, 1}, {2, 2, 1, 2}, PaddingKind::kSame, {1, 1}, {2, 2}, {}},
       {{1, 4, 4, 2}, {3, 3, 2, 2}, PaddingKind::kExplicit, {2, 1}, {1, 1}, {1, 0, 2, 1}},
       {{1, 3, 3, 4}, {2, 2, 2, 4}, PaddingKind::kSame, {1, 1}, {1, 1}, {}},  // groups
   };
-  for (const Case& c : cases) {
+  for (const ConvCase& c : cases) {
     const Window2D w = window(c.filter[0], c.filter[1], c.pad, c.in, c.s, c.d, c.pads);
     expect_gradients_match([w](V v) { return op::conv2d(v[0], v[1], w); },
                            {uniform(c.in, -1, 1, 8), uniform(c.filter, -1, 1, 9)});

@@ -9,6 +9,7 @@
 #include "tpustrategy/ops/broadcast.h"
 #include "tpustrategy/ops/cast.h"
 #include "tpustrategy/ops/eigen_util.h"
+#include "tpustrategy/ops/elementwise.h"
 #include "tpustrategy/ops/matmul.h"
 #include "tpustrategy/ops/shape_ops.h"
 #include "tpustrategy/parallel/worker_pool.h"
@@ -104,19 +105,46 @@ void col2im(const T* cols, T* dx, const Geometry& g, std::int64_t c0, std::int64
   });
 }
 
-// The [rows, kh*kw*cg] receptive-field matrix of channels [c0, c0 + cg) of `input`.
-Tensor columns(const Tensor& input, const Geometry& g, std::int64_t c0, std::int64_t cg) {
+// Receptive-field matrices are built for a few batch items at a time, so im2col's copy stays below this many
+// elements (64 MB of float32) whatever the batch: bounded memory, and the block stays warm for the GEMM.
+constexpr std::int64_t kMaxColumnElements = std::int64_t{1} << 24;
+
+// Batch items per im2col block for rows of `row_len` elements.
+std::int64_t batch_block(const Geometry& g, std::int64_t row_len) {
+  const std::int64_t per_item = std::max<std::int64_t>(1, g.oh * g.ow * row_len);
+  return std::clamp<std::int64_t>(kMaxColumnElements / per_item, 1, std::max<std::int64_t>(g.n, 1));
+}
+
+// Geometry of batch items [b0, b0 + count) alone.
+Geometry batch_part(const Geometry& g, std::int64_t count) {
+  Geometry part = g;
+  part.n = count;
+  return part;
+}
+
+// The [rows, kh*kw*cg] receptive-field matrix of channels [c0, c0 + cg) of batch items [b0, b0 + count).
+Tensor columns(const Tensor& input, const Geometry& g, std::int64_t c0, std::int64_t cg, std::int64_t b0,
+               std::int64_t count) {
   const Window2D& k = g.win;
-  const bool identity = k.kh == 1 && k.kw == 1 && k.sh == 1 && k.sw == 1 && k.pt + k.pb + k.pl + k.pr == 0 && cg == g.c;
+  const bool identity = k.kh == 1 && k.kw == 1 && k.sh == 1 && k.sw == 1 && k.pt + k.pb + k.pl + k.pr == 0 &&
+                        cg == g.c && b0 == 0 && count == g.n;
   if (identity) return reshape(input, {g.rows(), g.c});  // a 1x1 convolution reads the input as it is
-  Tensor cols = Tensor::empty(input.dtype(), {g.rows(), k.kh * k.kw * cg});
+  const Geometry part = batch_part(g, count);
+  Tensor cols = Tensor::empty(input.dtype(), {part.rows(), k.kh * k.kw * cg});
   if (cols.num_elements() == 0) return cols;
   dispatch_dtype(input.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (!std::is_same_v<T, bool>)
-      im2col<T>(detail::data_of<T>(input), detail::out_data_of<T>(cols), g, c0, cg);
+    if constexpr (!std::is_same_v<T, bool>) {
+      im2col<T>(detail::data_of<T>(input) + b0 * g.h * g.w * g.c, detail::out_data_of<T>(cols), part, c0, cg);
+    }
   });
   return cols;
+}
+
+// Rows of batch items [b0, b0 + count) of a [n * oh * ow, channels] matrix.
+Tensor batch_rows(const Tensor& m, const Geometry& g, std::int64_t b0, std::int64_t count) {
+  if (b0 == 0 && count == g.n) return m;
+  return slice(m, {b0 * g.oh * g.ow, 0}, {count * g.oh * g.ow, m.shape()[1]});
 }
 
 // Columns [c0, c0 + count) of a matrix.
@@ -153,12 +181,20 @@ Tensor conv2d(const Tensor& input, const Tensor& filter, const Window2D& win) {
   const Geometry g = geometry(input.shape(), win);
   const std::int64_t cg = filter.shape()[2], out = filter.shape()[3], og = out / groups;
   const Tensor fmat = reshape(filter, {win.kh * win.kw * cg, out});
-  std::vector<Tensor> parts;
-  for (std::int64_t gi = 0; gi < groups; ++gi) {
-    parts.push_back(matmul(columns(input, g, gi * cg, cg), column_block(fmat, gi * og, og)));
+  const std::int64_t block = batch_block(g, win.kh * win.kw * cg);
+  Tensor output = Tensor::empty(input.dtype(), {g.n, g.oh, g.ow, out});
+  for (std::int64_t b0 = 0; b0 < g.n; b0 += block) {
+    const std::int64_t count = std::min(block, g.n - b0);
+    std::vector<Tensor> parts;
+    for (std::int64_t gi = 0; gi < groups; ++gi) {
+      parts.push_back(matmul(columns(input, g, gi * cg, cg, b0, count), column_block(fmat, gi * og, og)));
+    }
+    const Tensor result = groups == 1 ? parts[0] : concat(parts, 1);
+    if (count == g.n) return reshape(result, {g.n, g.oh, g.ow, out});
+    std::memcpy(static_cast<char*>(output.mutable_raw_data()) + b0 * g.oh * g.ow * out * dtype_size(input.dtype()),
+                result.raw_data(), static_cast<std::size_t>(result.nbytes()));
   }
-  const Tensor result = groups == 1 ? parts[0] : concat(parts, 1);
-  return reshape(result, {g.n, g.oh, g.ow, out});
+  return output;
 }
 
 Tensor conv2d_backprop_input(const Shape& input_shape, const Tensor& filter, const Tensor& out_backprop,
@@ -183,14 +219,20 @@ Tensor conv2d_backprop_input(const Shape& input_shape, const Tensor& filter, con
   const Tensor gmat = reshape(out_backprop, {g.rows(), out});
   Tensor dx = Tensor::zeros(filter.dtype(), input_shape);
   if (dx.num_elements() == 0 || g.rows() == 0) return dx;
-  for (std::int64_t gi = 0; gi < groups; ++gi) {
-    const Tensor dcols = matmul(column_block(gmat, gi * og, og), column_block(fmat, gi * og, og), false, true);
-    dispatch_dtype(filter.dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      if constexpr (detail::kIsFloat<T>) {
-        col2im<T>(detail::data_of<T>(dcols), detail::out_data_of<T>(dx), g, gi * cg, cg);
-      }
-    });
+  const std::int64_t block = batch_block(g, win.kh * win.kw * cg);
+  for (std::int64_t b0 = 0; b0 < g.n; b0 += block) {
+    const std::int64_t count = std::min(block, g.n - b0);
+    const Tensor rows = batch_rows(gmat, g, b0, count);
+    for (std::int64_t gi = 0; gi < groups; ++gi) {
+      const Tensor dcols = matmul(column_block(rows, gi * og, og), column_block(fmat, gi * og, og), false, true);
+      dispatch_dtype(filter.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        if constexpr (detail::kIsFloat<T>) {
+          col2im<T>(detail::data_of<T>(dcols), detail::out_data_of<T>(dx) + b0 * g.h * g.w * g.c, batch_part(g, count),
+                    gi * cg, cg);
+        }
+      });
+    }
   }
   return dx;
 }
@@ -215,12 +257,19 @@ Tensor conv2d_backprop_filter(const Tensor& input, const Shape& filter_shape, co
   const std::int64_t cg = filter_shape[2], out = filter_shape[3], og = out / groups;
   if (g.rows() == 0) return Tensor::zeros(input.dtype(), filter_shape);
   const Tensor gmat = reshape(out_backprop, {g.rows(), out});
-  std::vector<Tensor> parts;
-  for (std::int64_t gi = 0; gi < groups; ++gi) {
-    parts.push_back(matmul(columns(input, g, gi * cg, cg), column_block(gmat, gi * og, og), true, false));
+  const std::int64_t block = batch_block(g, win.kh * win.kw * cg);
+  Tensor total;
+  for (std::int64_t b0 = 0; b0 < g.n; b0 += block) {
+    const std::int64_t count = std::min(block, g.n - b0);
+    const Tensor rows = batch_rows(gmat, g, b0, count);
+    std::vector<Tensor> parts;
+    for (std::int64_t gi = 0; gi < groups; ++gi) {
+      parts.push_back(matmul(columns(input, g, gi * cg, cg, b0, count), column_block(rows, gi * og, og), true, false));
+    }
+    const Tensor result = groups == 1 ? parts[0] : concat(parts, 1);
+    total = total.valid() ? binary(BinaryOp::kAdd, total, result) : result;
   }
-  const Tensor result = groups == 1 ? parts[0] : concat(parts, 1);
-  return reshape(result, {filter_shape[0], filter_shape[1], cg, out});
+  return reshape(total, {filter_shape[0], filter_shape[1], cg, out});
 }
 
 namespace {
