@@ -194,7 +194,9 @@ def check_formats() -> int:
     outputs = []
     with tempfile.TemporaryDirectory() as directory:
         for number, framework in enumerate(("tensorflow", "tpustrategy", "tensorflow"), start=1):
-            proc = subprocess.run([sys.executable, __file__, "--emit-format", framework, str(number), directory],
+            # tpustrategy's step runs on the project's Python (the extension and its dependencies live there)
+            python = sys.executable if framework == "tensorflow" else os.environ.get("TPS_PYTHON", "python3")
+            proc = subprocess.run([python, __file__, "--emit-format", framework, str(number), directory],
                                   capture_output=True, text=True, env=env, cwd=ROOT)
             line = next((x for x in proc.stdout.splitlines() if x.startswith("CROSSCHECK ")), None)
             if line is None:
