@@ -121,20 +121,27 @@ class CheckpointManager:
         self._latest_checkpoint = path
         if self._step_counter is not None:
             self._last_checkpoint_step = self._current_step()
-        self._sweep()
+        # The state file names the new checkpoint before old files go: a process killed at any point leaves a
+        # state file whose latest checkpoint is complete (at worst a stale old checkpoint stays on disk).
+        doomed = self._sweep()
         self._record_state()
+        for old in doomed:
+            _delete_checkpoint(old)
         return path
 
-    def _sweep(self) -> None:
+    def _sweep(self) -> list:
+        """Drops the oldest checkpoints beyond max_to_keep from the managed set; returns those to delete."""
+        doomed = []
         if self._max_to_keep is None:
-            return
+            return doomed
         while len(self._maybe_delete) > self._max_to_keep:
             path, timestamp = self._maybe_delete.popitem(last=False)
             if self._keep_every_seconds is not None and \
                     timestamp - self._last_preserved_timestamp >= self._keep_every_seconds:
                 self._last_preserved_timestamp = timestamp
                 continue
-            _delete_checkpoint(path)
+            doomed.append(path)
+        return doomed
 
     def _record_state(self) -> None:
         write_state(self._directory, CheckpointState(self._latest_checkpoint, list(self._maybe_delete),
