@@ -58,6 +58,36 @@ def topology(mesh, tasks, per_task, coords) -> bytes:
     return out + packed(4, coords)
 
 
+def read_varint(data: bytes, pos: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            return value, pos
+
+
+def first_data_block(index: bytes) -> bytes:
+    """The contents of the first data block of a checkpoint index (the block the harness wraps in a table)."""
+    footer = index[-48:]
+    _, pos = read_varint(footer, 0)
+    _, pos = read_varint(footer, pos)  # the metaindex handle
+    index_offset, pos = read_varint(footer, pos)
+    index_size, _ = read_varint(footer, pos)
+    block = index[index_offset:index_offset + index_size]
+    restarts = struct.unpack("<I", block[-4:])[0]
+    entries = block[:len(block) - 4 * (restarts + 1)]
+    _, pos = read_varint(entries, 0)  # shared
+    key_size, pos = read_varint(entries, pos)
+    value_size, pos = read_varint(entries, pos)
+    handle = entries[pos + key_size:pos + key_size + value_size]
+    offset, p = read_varint(handle, 0)
+    size, _ = read_varint(handle, p)
+    return index[offset:offset + size]
+
+
 def write(harness: str, name: str, data: bytes) -> None:
     folder = HERE / harness
     folder.mkdir(parents=True, exist_ok=True)
@@ -85,6 +115,8 @@ def main() -> None:
     write("fuzz_checkpoint_index", "seed_tf_module_index", (data / "module" / "ckpt-1.index").read_bytes())
     write("fuzz_checkpoint_index", "seed_tf_keras_index", (data / "dense" / "ckpt-1.index").read_bytes())
     write("fuzz_checkpoint_index", "seed_empty", b"")
+    write("fuzz_checkpoint_index", "seed_tf_module_data_block", first_data_block((data / "module" / "ckpt-1.index")
+                                                                               .read_bytes()))
 
 
 if __name__ == "__main__":
