@@ -138,7 +138,7 @@ def image(name, data, step=None, max_outputs=3, description=None):
     """Writes up to `max_outputs` images of `data` [k, h, w, c] (c in 1..4; floats in [0, 1] or uint8) as PNG.
 
     Raises:
-      ValueError: `data` is not rank 4 with 1 to 4 channels.
+      ValueError: `data` is not rank 4 with 1 to 4 channels. TypeError: neither uint8 nor floating point.
     """
     del description
     array = _numpy(data)
@@ -147,6 +147,8 @@ def image(name, data, step=None, max_outputs=3, description=None):
     if not _writer._recording():
         return _core.constant(False, _core.bool)
     if array.dtype != np.uint8:
+        if not np.issubdtype(array.dtype, np.floating):
+            raise TypeError(f"tf.summary.image expects uint8 or floating-point images, got {array.dtype}")
         # tf.image.convert_image_dtype(saturate=True): scale by 255.5, clamp, truncate
         array = np.clip(array.astype(np.float64) * 255.5, 0, 255).astype(np.uint8)
     images = array[: max(0, int(max_outputs))]
