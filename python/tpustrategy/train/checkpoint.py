@@ -22,7 +22,7 @@ from tpustrategy import _core, errors
 from tpustrategy.framework import deferred_restoration
 from tpustrategy.train import object_graph, object_graph_proto
 from tpustrategy.train.checkpoint_reader import DT_STRING, NUMPY_TO_TF, TF_TO_NUMPY, CheckpointReader
-from tpustrategy.train.checkpoint_state import CheckpointState, latest_checkpoint, write_state
+from tpustrategy.train.checkpoint_state import CheckpointState, write_state
 from tpustrategy.variables import Variable
 
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
@@ -192,7 +192,8 @@ class _Restoration:
                 variable_shape = tuple(np.shape(object_graph.read_value(obj)))
                 if tuple(array.shape) != variable_shape:
                     raise ValueError(f"Received incompatible tensor with shape {tuple(array.shape)} when attempting "
-                                     f"to restore variable with shape {variable_shape} and name {key}.")
+                                     f"to restore variable with shape {variable_shape} and name "
+                                     f"{getattr(obj, 'name', key)}.")
             checked.append((obj, array))
         for obj, array in checked:
             object_graph.assign_value(obj, array)
@@ -396,11 +397,11 @@ class Checkpoint:
         return self._restore(save_path)
 
     def restore(self, save_path, options=None):
-        """Restores the values of `save_path` (a prefix, or a directory: its latest checkpoint) into the objects,
-        deferring those of objects not created yet. ``None`` restores nothing.
+        """Restores the values of `save_path` (a checkpoint prefix) into the objects, deferring those of objects not
+        created yet. ``None`` restores nothing.
 
         Raises:
-          NotFoundError: no checkpoint at `save_path`. DataLossError: corrupt files.
+          NotFoundError: no checkpoint at `save_path`. DataLossError: corrupt files, or a directory.
           ValueError / InvalidArgumentError: a value whose shape / dtype does not fit its variable (nothing is
             assigned then).
         """
@@ -412,12 +413,10 @@ class Checkpoint:
 
     def _restore(self, save_path):
         path = os.fspath(save_path)
-        if os.path.isdir(path):
-            latest = latest_checkpoint(path)
-            if latest is None:
-                raise errors.NotFoundError(None, None, f"Failed to restore from checkpoint at {path}: no checkpoint "
-                                           "in that directory")
-            path = latest
+        if os.path.isdir(path):  # as TF: a directory is not a checkpoint (tf.train.latest_checkpoint finds one)
+            raise errors.DataLossError(None, None, f"Unable to open table file {path}: FAILED_PRECONDITION: {path}; Is "
+                                       "a directory: perhaps your file is in a different file format and you need to "
+                                       "use a different restore operator?")
         restoration = _Restoration(CheckpointReader(path), path)
         assignments = []
         root = self._graph_root()
