@@ -353,3 +353,26 @@ def test_keep_checkpoint_every_n_hours_preserves_old_checkpoints(tmp_path):
     paths = [manager.save() for _ in range(3)]
     assert manager.checkpoints == paths[-1:]  # out of the managed set ...
     assert all(os.path.exists(p + ".index") for p in paths)  # ... but kept on disk, one per (tiny) period
+
+
+def test_failed_restore_defers_nothing(tmp_path):
+    path = tf.train.Checkpoint(model=Net()).save(str(tmp_path / "ckpt"))
+
+    class Partial(tf.Module):
+        pass
+
+    partial = Partial()
+    partial.v = tf.Variable(np.zeros(4, np.float32))  # the wrong shape: the restore fails
+    with pytest.raises(ValueError, match="incompatible"):
+        tf.train.Checkpoint(model=partial).restore(path)
+    partial.w = tf.Variable(np.zeros((2, 3), np.int32))  # would have been deferred: stays as created
+    assert not partial.w.numpy().any()
+
+
+def test_a_saved_value_on_a_non_variable_object_is_unconsumed(tmp_path):
+    path = tf.train.Checkpoint(model=Net()).save(str(tmp_path / "ckpt"))
+    odd = Net(scale=0.0)
+    odd.v = tf.Module()  # the checkpoint has a value there; the program has no variable
+    status = tf.train.Checkpoint(model=odd).restore(path)
+    with pytest.raises(AssertionError, match="Unresolved object in checkpoint model.v"):
+        status.assert_consumed()

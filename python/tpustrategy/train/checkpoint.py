@@ -21,7 +21,7 @@ import numpy as np
 from tpustrategy import _core, errors
 from tpustrategy.framework import deferred_restoration
 from tpustrategy.train import object_graph, object_graph_proto
-from tpustrategy.train.checkpoint_reader import DT_STRING, NUMPY_TO_TF, TF_TO_NUMPY, CheckpointReader
+from tpustrategy.train.checkpoint_reader import NUMPY_TO_TF, CheckpointReader
 from tpustrategy.train.checkpoint_state import CheckpointState, write_state
 from tpustrategy.variables import Variable
 
@@ -102,6 +102,7 @@ class _Restoration:
         self.restored_ids: set[int] = set()
         self._restored_refs: list = []  # keeps restored leaves alive while their ids are remembered
         self.waiting = weakref.WeakKeyDictionary()  # owner -> [(start object, path, node id)]
+        self.unused_attributes: dict[int, list] = {}  # node id -> attributes its (non-variable) object cannot take
         self._retrying = False
 
     # ---- matching ----
@@ -125,6 +126,8 @@ class _Restoration:
                     if attribute.name == object_graph.ATTRIBUTE:
                         assignments.append((o, attribute.checkpoint_key))
                 continue
+            if node.attributes:  # a saved value whose Python object is no variable: assert_consumed reports it
+                self.unused_attributes[nid] = [a.checkpoint_key for a in node.attributes]
             current = dict(object_graph.children(o))
             for child_id, name in node.children:
                 if name in current:
@@ -139,6 +142,16 @@ class _Restoration:
         except TypeError:  # an owner that cannot be weakly referenced: nothing can notify us about it
             return
         entries.append((start, path, node_id))
+
+    def cancel(self) -> None:
+        """Forgets every deferred value (after a failed restore, nothing may be restored later)."""
+        for owner in list(self.waiting.keys()):
+            callbacks = deferred_restoration.pending.get(owner)
+            if callbacks is not None:
+                callbacks.pop(id(self), None)
+                if not callbacks:
+                    deferred_restoration.pending.pop(owner, None)
+        self.waiting.clear()
 
     def _retry(self, owner) -> None:
         if self._retrying:
@@ -183,13 +196,13 @@ class _Restoration:
             if key not in shapes:
                 raise errors.NotFoundError(None, None, f"Key {key} not found in checkpoint {self.save_path}")
             array = self.reader.get_tensor(key)
-            expected = object_graph.numpy_dtype(obj)
-            if expected is not None:
+            signature = object_graph.signature(obj)
+            if signature is not None:
+                expected, variable_shape = signature
                 if array.dtype != expected:
                     raise errors.InvalidArgumentError(
                         None, None, f"tensor_name = {key}; expected dtype {_dtype_text(expected)} does not equal "
                         f"original dtype {_dtype_text(array.dtype)}")
-                variable_shape = tuple(np.shape(object_graph.read_value(obj)))
                 if tuple(array.shape) != variable_shape:
                     raise ValueError(f"Received incompatible tensor with shape {tuple(array.shape)} when attempting "
                                      f"to restore variable with shape {variable_shape} and name "
@@ -239,7 +252,7 @@ class CheckpointLoadStatus:
         restoration = self._restoration
         paths = None
         for node_id, node in enumerate(restoration.nodes):
-            if node.attributes and node_id not in restoration.matched:
+            if node.attributes and (node_id not in restoration.matched or node_id in restoration.unused_attributes):
                 paths = paths or restoration.node_paths()
                 raise AssertionError(f"Unresolved object in checkpoint {paths.get(node_id, node_id)}: "
                                      f"{[a.checkpoint_key for a in node.attributes]}")
@@ -420,16 +433,14 @@ class Checkpoint:
         restoration = _Restoration(CheckpointReader(path), path)
         assignments = []
         root = self._graph_root()
-        restoration.match(0, root, self._root if self._root is not None else self, root, (), assignments)
-        restoration.apply(assignments)
+        try:
+            restoration.match(0, root, self._root if self._root is not None else self, root, (), assignments)
+            restoration.apply(assignments)
+        except BaseException:
+            restoration.cancel()
+            raise
         return CheckpointLoadStatus(restoration, self)
 
     def sync(self):
         """Nothing to wait for: saving is synchronous."""
 
-
-def _check_numpy_dtypes():  # every dtype we read has a writer entry
-    assert set(TF_TO_NUMPY) == set(NUMPY_TO_TF.values()) and DT_STRING not in TF_TO_NUMPY
-
-
-_check_numpy_dtypes()

@@ -105,11 +105,13 @@ def read_value(obj) -> np.ndarray:
     return np.asarray(obj.numpy())
 
 
-def numpy_dtype(obj):
-    """The numpy dtype a leaf holds (None for value holders, which convert themselves)."""
+def signature(obj):
+    """(numpy dtype, shape) of a variable leaf, read from one component; None for value holders, which convert
+    themselves."""
     if callable(getattr(obj, "_checkpoint_read", None)):
         return None
-    return np.asarray(obj._primary.numpy() if _is_distributed(obj) else obj.numpy()).dtype
+    value = np.asarray(obj._primary.numpy() if _is_distributed(obj) else obj.numpy())
+    return value.dtype, value.shape
 
 
 def assign_value(obj, array: np.ndarray) -> None:
