@@ -23,5 +23,7 @@ void init_sim(py::module_& m);
 // Called by init_sim with the _core.sim submodule (recorded steps and their estimates).
 void init_sim_step(py::module_& sim);
 void init_mpi(py::module_& m);
+void init_summary(py::module_& m);
+void init_checkpoint(py::module_& m);
 
 }  // namespace tpustrategy::bindings

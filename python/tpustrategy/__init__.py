@@ -48,6 +48,7 @@ from tpustrategy import (  # noqa: E402
     profiler,
     runner,
     sparse,
+    summary,
     tpu,
     train,
 )
@@ -148,6 +149,7 @@ __all__ = [
     "sparse",
     "SparseTensor",
     "string",
+    "summary",
     "Tensor",
     "TensorShape",
     "TensorSpec",

@@ -75,6 +75,32 @@ def feature(kind: int, values: list) -> bytes:
 
 def features(entries: dict[str, bytes]) -> bytes:
     return b"".join(field_bytes(1, field_bytes(1, k.encode()) + field_bytes(2, v)) for k, v in sorted(entries.items()))
+def read_varint(data: bytes, pos: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            return value, pos
+def first_data_block(index: bytes) -> bytes:
+    """The contents of the first data block of a checkpoint index (the block the harness wraps in a table)."""
+    footer = index[-48:]
+    _, pos = read_varint(footer, 0)
+    _, pos = read_varint(footer, pos)  # the metaindex handle
+    index_offset, pos = read_varint(footer, pos)
+    index_size, _ = read_varint(footer, pos)
+    block = index[index_offset:index_offset + index_size]
+    restarts = struct.unpack("<I", block[-4:])[0]
+    entries = block[:len(block) - 4 * (restarts + 1)]
+    _, pos = read_varint(entries, 0)  # shared
+    key_size, pos = read_varint(entries, pos)
+    value_size, pos = read_varint(entries, pos)
+    handle = entries[pos + key_size:pos + key_size + value_size]
+    offset, p = read_varint(handle, 0)
+    size, _ = read_varint(handle, p)
+    return index[offset:offset + size]
 
 
 def write(harness: str, name: str, data: bytes) -> None:
@@ -109,6 +135,13 @@ def main() -> None:
     lists = field_bytes(1, field_bytes(1, b"t") + field_bytes(2, field_bytes(1, feature(2, [1.0])) * 2))
     sequence = field_bytes(1, features({"l": feature(3, [5])})) + field_bytes(2, lists)
     write("fuzz_example", "seed_sequence_example", sequence)
+    # Checkpoint indexes written by TensorFlow 2.21 (the checked-in test data), and an empty file.
+    data = pathlib.Path(__file__).parents[2] / "tests_py" / "data" / "tf_checkpoints"
+    write("fuzz_checkpoint_index", "seed_tf_module_index", (data / "module" / "ckpt-1.index").read_bytes())
+    write("fuzz_checkpoint_index", "seed_tf_keras_index", (data / "dense" / "ckpt-1.index").read_bytes())
+    write("fuzz_checkpoint_index", "seed_empty", b"")
+    write("fuzz_checkpoint_index", "seed_tf_module_data_block", first_data_block((data / "module" / "ckpt-1.index")
+                                                                               .read_bytes()))
 
 
 if __name__ == "__main__":
