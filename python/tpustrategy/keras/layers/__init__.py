@@ -1,0 +1,21 @@
+"""``tf.keras.layers`` (Keras 3): one layer per module; see each module for what it computes."""
+
+from tpustrategy.keras.layers.activation import Activation
+from tpustrategy.keras.layers.add import Add
+from tpustrategy.keras.layers.batch_normalization import BatchNormalization
+from tpustrategy.keras.layers.concatenate import Concatenate
+from tpustrategy.keras.layers.dense import Dense
+from tpustrategy.keras.layers.dropout import Dropout
+from tpustrategy.keras.layers.embedding import Embedding
+from tpustrategy.keras.layers.flatten import Flatten
+from tpustrategy.keras.layers.input_layer import Input, InputLayer
+from tpustrategy.keras.layers.keras_tensor import KerasTensor
+from tpustrategy.keras.layers.lambda_layer import Lambda
+from tpustrategy.keras.layers.layer import Layer
+from tpustrategy.keras.layers.layer_normalization import LayerNormalization
+from tpustrategy.keras.layers.relu import ReLU
+from tpustrategy.keras.layers.reshape import Reshape
+from tpustrategy.keras.layers.softmax import Softmax
+
+__all__ = ["Activation", "Add", "BatchNormalization", "Concatenate", "Dense", "Dropout", "Embedding", "Flatten",
+           "Input", "InputLayer", "KerasTensor", "Lambda", "Layer", "LayerNormalization", "ReLU", "Reshape", "Softmax"]
