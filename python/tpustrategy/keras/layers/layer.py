@@ -314,6 +314,8 @@ class Layer(Module):
             outputs = self.call(*args, **kwargs)
         finally:
             _CALL_CONTEXT.reset(token)
+        if self._output_shape_seen is None:
+            self._output_shape_seen = _shapes(outputs)
         if self.activity_regularizer is not None:
             for output in nest.flatten(outputs):
                 self.add_loss(self.activity_regularizer(output) / _core.constant(

@@ -76,7 +76,9 @@ class Model(Trainer, Layer):
     def build(self, input_shape):
         if self._graph is None and type(self).call is not Model.call and type(self).build is Model.build:
             # A subclassed model builds by calling itself on a symbolic input of that shape (Keras 3).
-            self(KerasTensor(tuple(input_shape)))
+            self.built = True
+            self._symbolic_call((KerasTensor(tuple(input_shape)),), {})
+            self._inbound_nodes.pop()
         self.built = True
 
     def get_layer(self, name=None, index=None):
