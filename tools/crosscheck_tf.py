@@ -3,6 +3,7 @@
 A developer tool, not a test (TensorFlow is never a project dependency and CI does not have it):
 
     PYTHONPATH=python /opt/tfvenv/bin/python tools/crosscheck_tf.py [-k SUBSTRING] [--verbose]
+    TPUSTRATEGY_PYTHON=python3 ~/.cache/tpustrategy-references/bin/python tools/crosscheck_tf.py -k keras
 
 Each framework runs in its own subprocess (`--emit tensorflow|tpustrategy`), which prints one JSON object
 {case: description}; descriptions hold type names, dtypes, shapes, exact values, reprs and error type names
@@ -64,7 +65,8 @@ def emit(framework: str, pattern: str, done: set[str]) -> None:
     """
     import importlib
 
-    from crosscheck import cases_autodiff, cases_input, cases_ops, cases_reduce, cases_run, cases_variables  # noqa: F401
+    from crosscheck import (cases_autodiff, cases_input, cases_keras, cases_ops, cases_reduce,  # noqa: F401
+                            cases_run, cases_variables)
     from crosscheck.describe import describe
     from crosscheck.registry import make_logical_cpus, ordered_cases, strategy_factory
 
@@ -99,7 +101,9 @@ def run_framework(framework: str, pattern: str) -> dict:
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "python"), env.get("PYTHONPATH")]))
     results: dict = {}
     while True:
-        proc = subprocess.run([sys.executable, __file__, "--emit", framework, "-k", pattern,
+        # The reference venv may lack this package's dependencies: TPUSTRATEGY_PYTHON runs our side elsewhere.
+        python = os.environ.get("TPUSTRATEGY_PYTHON", sys.executable) if framework == "tpustrategy" else sys.executable
+        proc = subprocess.run([python, __file__, "--emit", framework, "-k", pattern,
                                "--done", json.dumps(sorted(results))],
                               capture_output=True, text=True, env=env, cwd=ROOT)
         line = next((x for x in proc.stdout.splitlines() if x.startswith("CROSSCHECK ")), None)
