@@ -1,5 +1,5 @@
 """``keras.callbacks.LearningRateScheduler``: sets the optimizer's learning rate to ``schedule(epoch, lr)``
-at the start of each epoch and logs it as ``learning_rate``."""
+(or ``schedule(epoch)``) at the start of each epoch and logs it as ``learning_rate``."""
 
 from __future__ import annotations
 
@@ -13,6 +13,17 @@ def _current_lr(optimizer) -> float:
     return float(lr.numpy()) if hasattr(lr, "numpy") else float(lr)
 
 
+def _takes_two(fn) -> bool:
+    import inspect
+
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 2 or any(p.kind == p.VAR_POSITIONAL for p in params)
+
+
 class LearningRateScheduler(Callback):
     def __init__(self, schedule, verbose=0):
         super().__init__()
@@ -22,7 +33,8 @@ class LearningRateScheduler(Callback):
         optimizer = self.model.optimizer
         if optimizer is None or not hasattr(optimizer, "_learning_rate"):
             raise ValueError('Optimizer must have a "learning_rate" attribute.')
-        lr = self.schedule(epoch, _current_lr(optimizer))
+        lr = _current_lr(optimizer)
+        lr = self.schedule(epoch, lr) if _takes_two(self.schedule) else self.schedule(epoch)  # both forms, as Keras
         lr = float(lr.numpy()) if hasattr(lr, "numpy") else lr
         if not isinstance(lr, float | int):
             raise ValueError(f"The output of the `schedule` function should be a float. Got: {lr}")

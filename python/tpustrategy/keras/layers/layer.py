@@ -106,7 +106,7 @@ class Layer(Module):
             for leaf in nest.flatten(value) if isinstance(value, list | tuple | dict) else [value]:
                 if isinstance(leaf, Layer) and leaf is not self and all(leaf is not x for x in self._layers):
                     self._layers.append(leaf)
-        object.__setattr__(self, key, value)
+        super().__setattr__(key, value)
 
     # ---- properties ----
     @property

@@ -5,8 +5,8 @@ shuffling, as Keras), each epoch is ``from_tensor_slices((x, y, sample_weight)).
 (shuffled) arrays; ``class_weight`` becomes per-sample weights. A ``tf.data.Dataset`` is used as given
 (its elements are ``x``, ``(x,)``, ``(x, y)`` or ``(x, y, sample_weight)``). Under a strategy each
 global batch goes through ``strategy.experimental_distribute_dataset``, so it is split across the
-replicas with TF's rules. With ``steps_per_epoch`` the iterator carries over from epoch to epoch, and
-running out of data stops training with Keras' warning.
+replicas with TF's rules. With ``steps_per_epoch`` the iterator carries over from epoch to epoch (see
+``epoch_batches``).
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ class DataHandler:
         self._shuffle = shuffle
         self._rng = np.random.default_rng(seed)
         self._iterator = None
-        self.exhausted = False
+        self._seen = 0
         if isinstance(x, Dataset):
             if y is not None:
                 raise ValueError("When providing `x` as a tf.data.Dataset, `y` should not be passed. Instead, the "
@@ -139,24 +139,39 @@ class DataHandler:
         return iter(dataset)
 
     def epoch_batches(self):
-        """Yields the batches of one epoch (per-replica values under a strategy)."""
-        if self.steps_per_epoch is None or self._iterator is None:
-            self._iterator = self._new_iterator()
-        produced = 0
-        while self.steps_per_epoch is None or produced < self.steps_per_epoch:
+        """Yields the batches of one epoch (per-replica values under a strategy), as Keras 3's EpochIterator:
+        with ``steps_per_epoch`` the iterator carries over between epochs and starts again once a whole pass
+        of a finite input has been used; running out of data mid-epoch warns and ends the epoch."""
+        steps = self.steps_per_epoch or self.num_batches
+        if steps is None:
+            self._iterator, self._seen = self._new_iterator(), 0
+            for batch in self._iterator:
+                self._seen += 1
+                yield batch
+            self.steps = self._seen
+            return
+        if self._iterator is None or self.steps_per_epoch is None:
+            self._iterator, self._seen = self._new_iterator(), 0
+        for _ in range(steps):
+            if self.num_batches and self._seen >= self.num_batches:
+                if self.steps_per_epoch:
+                    _warn_ran_out()
+                break
             try:
                 batch = next(self._iterator)
             except StopIteration:
-                if self.steps_per_epoch is not None:
-                    if produced == 0 and self._arrays is not None:
-                        self._iterator = self._new_iterator()  # arrays start a new pass when one is used up
-                        continue
-                    _logger.warning("Your input ran out of data; interrupting training. Make sure that your dataset or "
-                                    "generator can generate at least `steps_per_epoch * epochs` batches. You may need "
-                                    "to use the `.repeat()` function when building your dataset.")
-                    self.exhausted = True
+                _warn_ran_out()
+                if self.num_batches is None:
+                    self.num_batches = self._seen
+                self._iterator = None
                 return
-            produced += 1
+            self._seen += 1
             yield batch
-        if self.num_batches is None:
-            self.steps = produced
+        if self.num_batches and self._seen >= self.num_batches:
+            self._iterator, self._seen = self._new_iterator(), 0
+
+
+def _warn_ran_out() -> None:
+    _logger.warning("Your input ran out of data; interrupting training. Make sure that your dataset or generator can "
+                    "generate at least `steps_per_epoch * epochs` batches. You may need to use the `.repeat()` "
+                    "function when building your dataset.")

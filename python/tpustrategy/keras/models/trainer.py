@@ -266,7 +266,7 @@ class Trainer:
                     epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
                 callback_list.on_epoch_end(epoch, epoch_logs)
                 training_logs = epoch_logs
-                if self.stop_training or handler.exhausted:
+                if self.stop_training:
                     break
         callback_list.on_train_end(logs=training_logs)
         return self.history
