@@ -94,7 +94,7 @@ def distributed_training_with_keras(strategy, workdir, epochs=4, n_train=512, n_
 
     class PrintLR(tf.keras.callbacks.Callback):
         def on_epoch_end(self, epoch, logs=None):
-            print("\nLearning rate for epoch {} is {}".format(epoch + 1, model.optimizer.learning_rate.numpy()))
+            print(f"\nLearning rate for epoch {epoch + 1} is {model.optimizer.learning_rate.numpy()}")
 
     log_dir = os.path.join(workdir, "logs")
     callbacks = ([tf.keras.callbacks.TensorBoard(log_dir=log_dir)] if tensorboard else []) + [

@@ -257,7 +257,8 @@ def test_callbacks_order_early_stopping_scheduler_lambda_checkpoint(tmp_path):
     # a learning rate of 0 never improves the loss: patience 1 stops after the second epoch
     assert history.epoch == [0, 1]
     assert events[0] == "train_begin" and events[-1] == "train_end"
-    assert events[1:5] == ["epoch_begin0", "batch0:['loss']", "batch1:['loss']", "epoch_end0:['loss']"]  # the scheduler adds learning_rate after
+    # the scheduler (after the recorder in the list) adds learning_rate to the epoch's logs
+    assert events[1:5] == ["epoch_begin0", "batch0:['loss']", "batch1:['loss']", "epoch_end0:['loss']"]
     assert seen_lr == [0.0, 0.0]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["w01.weights.h5", "w02.weights.h5"]
     with pytest.raises(ValueError, match="must end in `.weights.h5`"):

@@ -65,11 +65,11 @@ def emit(framework: str, pattern: str, done: set[str]) -> None:
     """
     import importlib
 
-    from crosscheck import (cases_autodiff, cases_input, cases_keras, cases_ops, cases_reduce,  # noqa: F401
-                            cases_run, cases_variables)
+    from crosscheck import cases_autodiff, cases_input, cases_ops, cases_reduce, cases_run, cases_variables  # noqa: F401
     from crosscheck.describe import describe
     from crosscheck.registry import make_logical_cpus, ordered_cases, strategy_factory
 
+    importlib.import_module("crosscheck.cases_keras")  # registers keras_fit_parity (a separate line: merge-friendly)
     tf = importlib.import_module(framework)
     make_logical_cpus(tf)
     results, complete = {}, True

@@ -7,8 +7,19 @@ compile / fit / evaluate / predict and the ``*_on_batch`` methods, ``callbacks``
 use numpy's Philox generator: deterministic with seeds, not TensorFlow's random stream.
 """
 
-from tpustrategy.keras import (activations, backend, callbacks, initializers, layers, losses, metrics, models,
-                               optimizers, regularizers, utils)
+from tpustrategy.keras import (
+                               activations,
+                               backend,
+                               callbacks,
+                               initializers,
+                               layers,
+                               losses,
+                               metrics,
+                               models,
+                               optimizers,
+                               regularizers,
+                               utils,
+)
 from tpustrategy.keras.layers import Input, Layer
 from tpustrategy.keras.models import Model, Sequential
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from tpustrategy import _core
-from tpustrategy.keras.metrics import Metric, _tensor
+from tpustrategy.keras.metric import Metric, _tensor
 
 _EPS = 1e-7
 
@@ -128,8 +128,8 @@ class AUC(Metric):
         self.false_negatives.assign_add(fn)
 
     def result(self):
-        tp, fp = np.asarray(self.true_positives.value(), np.float64), np.asarray(self.false_positives.value(), np.float64)
-        tn, fn = np.asarray(self.true_negatives.value(), np.float64), np.asarray(self.false_negatives.value(), np.float64)
+        tp, fp, tn, fn = (np.asarray(v.value(), np.float64) for v in (
+            self.true_positives, self.false_positives, self.true_negatives, self.false_negatives))
         with np.errstate(divide="ignore", invalid="ignore"):
             if self.curve == "PR" and self.summation_method == "interpolation":
                 dtp = tp[:-1] - tp[1:]
@@ -140,8 +140,8 @@ class AUC(Metric):
                 both = (p[:-1] > 0) & (p[1:] > 0)
                 ratio = np.where(both, p[:-1] / np.where(both, p[1:], 1), 1.0)
                 denom = np.maximum(tp[1:] + fn[1:], 0)
-                increment = np.where(denom > 0, slope * (dtp + intercept * np.log(ratio)) / np.where(denom > 0, denom, 1),
-                                     0.0)
+                safe_denom = np.where(denom > 0, denom, 1)
+                increment = np.where(denom > 0, slope * (dtp + intercept * np.log(ratio)) / safe_denom, 0.0)
                 return _core.constant(float(np.sum(increment)), _core.float32)
             recall = np.where(tp + fn > 0, tp / np.where(tp + fn > 0, tp + fn, 1), 0.0)
             if self.curve == "ROC":

@@ -265,7 +265,8 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
-__all__ = ["LossFunctionWrapper", "binary_crossentropy", "categorical_crossentropy", "get", "huber",
-           "mean_absolute_error", "mean_squared_error", "scale_loss_for_distribution",
-           "unscale_loss_for_distribution", "BinaryCrossentropy", "CategoricalCrossentropy", "Huber", "Loss", "MeanAbsoluteError", "MeanSquaredError",
-           "Reduction", "SparseCategoricalCrossentropy", "sparse_categorical_crossentropy"]
+__all__ = ["BinaryCrossentropy", "CategoricalCrossentropy", "Huber", "Loss", "LossFunctionWrapper",
+           "MeanAbsoluteError", "MeanSquaredError", "Reduction", "SparseCategoricalCrossentropy",
+           "binary_crossentropy", "categorical_crossentropy", "get", "huber", "mean_absolute_error",
+           "mean_squared_error", "scale_loss_for_distribution", "sparse_categorical_crossentropy",
+           "unscale_loss_for_distribution"]

@@ -8,49 +8,8 @@ Keras does with tf.distribute. ``result()`` divides without NaN (0 before any up
 from __future__ import annotations
 
 from tpustrategy import _core
-from tpustrategy.variables import Variable, VariableAggregation, VariableSynchronization
-
-
-def _tensor(value, dtype=None):
-    if hasattr(value, "_as_tensor") and not isinstance(value, _core.Tensor):
-        value = value._as_tensor()
-    if not isinstance(value, _core.Tensor):
-        value = _core.convert_to_tensor(value)
-    return value if dtype is None or value.dtype == dtype else _core.ops.cast(value, dtype)
-
-
-class Metric:
-    """Base class: ``update_state``, ``result``, ``reset_state``; calling the metric updates and returns result."""
-
-    def __init__(self, name=None, dtype=None):
-        self.name = name or type(self).__name__.lower()
-        self.dtype = _core.DType(dtype) if dtype is not None else _core.float32
-        self._variables: list = []
-
-    def add_variable(self, name: str, shape=()):
-        variable = Variable(_core.ops.zeros(list(shape), self.dtype), trainable=False, name=f"{self.name}/{name}",
-                            synchronization=VariableSynchronization.ON_READ,
-                            aggregation=VariableAggregation.SUM)
-        self._variables.append(variable)
-        return variable
-
-    @property
-    def variables(self) -> list:
-        return list(self._variables)
-
-    def reset_state(self) -> None:
-        for variable in self._variables:
-            variable.assign(_core.ops.zeros(list(variable.shape), self.dtype))
-
-    def update_state(self, *args, **kwargs):
-        raise NotImplementedError
-
-    def result(self):
-        raise NotImplementedError
-
-    def __call__(self, *args, **kwargs):
-        self.update_state(*args, **kwargs)
-        return self.result()
+from tpustrategy.keras.confusion_metrics import AUC, Precision, Recall
+from tpustrategy.keras.metric import Metric, _tensor
 
 
 class Sum(Metric):
@@ -183,9 +142,6 @@ class MeanAbsoluteError(MeanMetricWrapper):
         super().__init__(mae, name, dtype)
 
 
-from tpustrategy.keras.confusion_metrics import AUC, Precision, Recall  # noqa: E402  (built on Metric)
-
-
 def _accuracy_for(y_true_shape, y_pred_shape):
     """Keras 3's choice for "accuracy": binary for one output unit, sparse categorical when the labels
     have one dimension fewer (or a last dimension of 1), else categorical."""
@@ -229,5 +185,6 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
-__all__ = ["AUC", "MeanAbsoluteError", "MeanSquaredError", "Precision", "Recall", "get", "Accuracy", "BinaryAccuracy", "CategoricalAccuracy", "Mean", "MeanMetricWrapper", "Metric",
-           "SparseCategoricalAccuracy", "Sum"]
+__all__ = ["AUC", "Accuracy", "BinaryAccuracy", "CategoricalAccuracy", "Mean", "MeanAbsoluteError",
+           "MeanMetricWrapper", "MeanSquaredError", "Metric", "Precision", "Recall", "SparseCategoricalAccuracy",
+           "Sum", "get"]

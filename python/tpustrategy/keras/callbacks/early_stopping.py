@@ -17,7 +17,8 @@ class EarlyStopping(Callback):
                  restore_best_weights=False, start_from_epoch=0):
         super().__init__()
         self.monitor, self.patience, self.verbose = monitor, patience, verbose
-        self.baseline, self.restore_best_weights, self.start_from_epoch = baseline, restore_best_weights, start_from_epoch
+        self.baseline, self.restore_best_weights = baseline, restore_best_weights
+        self.start_from_epoch = start_from_epoch
         if mode not in ("auto", "min", "max"):
             _logger.warning("EarlyStopping mode %s is unknown, fallback to auto mode.", mode)
             mode = "auto"

@@ -12,9 +12,12 @@ from tpustrategy.keras.callbacks.callback import Callback
 
 
 def _summary():
-    import tpustrategy
+    import importlib
 
-    summary = getattr(tpustrategy, "summary", None)
+    try:
+        summary = importlib.import_module("tpustrategy.summary")
+    except ModuleNotFoundError:
+        summary = None
     if summary is None or not hasattr(summary, "create_file_writer"):
         raise NotImplementedError("keras.callbacks.TensorBoard needs tf.summary (create_file_writer, scalar), which "
                                   "this build does not have")
@@ -22,8 +25,9 @@ def _summary():
 
 
 class TensorBoard(Callback):
-    def __init__(self, log_dir="logs", histogram_freq=0, write_graph=True, write_images=False, write_steps_per_second=False,
-                 update_freq="epoch", profile_batch=0, embeddings_freq=0, embeddings_metadata=None):
+    def __init__(self, log_dir="logs", histogram_freq=0, write_graph=True, write_images=False,
+                 write_steps_per_second=False, update_freq="epoch", profile_batch=0, embeddings_freq=0,
+                 embeddings_metadata=None):
         super().__init__()
         self._summary = _summary()
         self.log_dir = os.fspath(log_dir)

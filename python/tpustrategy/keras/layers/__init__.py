@@ -22,4 +22,6 @@ from tpustrategy.keras.layers.reshape import Reshape
 from tpustrategy.keras.layers.softmax import Softmax
 
 __all__ = ["Activation", "Add", "AveragePooling2D", "AvgPool2D", "BatchNormalization", "Concatenate", "Conv1D",
-           "Conv2D", "Dense", "DepthwiseConv2D", "Dropout", "Embedding", "Flatten", "GlobalAveragePooling2D", "Input", "InputLayer", "KerasTensor", "Lambda", "Layer", "LayerNormalization", "MaxPool2D", "MaxPooling2D", "ReLU", "Reshape", "Softmax"]
+           "Conv2D", "Dense", "DepthwiseConv2D", "Dropout", "Embedding", "Flatten", "GlobalAveragePooling2D",
+           "Input", "InputLayer", "KerasTensor", "Lambda", "Layer", "LayerNormalization", "MaxPool2D",
+           "MaxPooling2D", "ReLU", "Reshape", "Softmax"]

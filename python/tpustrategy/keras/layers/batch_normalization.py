@@ -92,7 +92,8 @@ class BatchNormalization(Layer):
             flat_var = _core.ops.reshape(variance, [-1])
             momentum = scalar(self.momentum, _core.float32)
             rest = scalar(1.0 - self.momentum, _core.float32)
-            self.moving_mean.assign(self.moving_mean._as_tensor() * momentum + _core.ops.stop_gradient(flat_mean) * rest)
+            self.moving_mean.assign(self.moving_mean._as_tensor() * momentum +
+                                    _core.ops.stop_gradient(flat_mean) * rest)
             self.moving_variance.assign(self.moving_variance._as_tensor() * momentum +
                                         _core.ops.stop_gradient(flat_var) * rest)
         else:

@@ -23,8 +23,8 @@ class Concatenate(Layer):
         for shape in shapes[1:]:
             if len(shape) != rank or any(a != b and a is not None and b is not None
                                          for i, (a, b) in enumerate(zip(shape, shapes[0], strict=True)) if i != axis):
-                raise ValueError("A `Concatenate` layer requires inputs with matching shapes except for the concatenation "
-                                 f"axis. Received: input_shape={shapes}")
+                raise ValueError("A `Concatenate` layer requires inputs with matching shapes except for the "
+                                 f"concatenation axis. Received: input_shape={shapes}")
         self.built = True
 
     def call(self, inputs):

@@ -5,8 +5,14 @@ from __future__ import annotations
 
 from tpustrategy import _core
 from tpustrategy.keras import activations, initializers, regularizers
-from tpustrategy.keras.layers.conv_utils import (from_channels_last, nn_op, normalize_data_format, normalize_padding,
-                                                 normalize_tuple, to_channels_last)
+from tpustrategy.keras.layers.conv_utils import (
+    from_channels_last,
+    nn_op,
+    normalize_data_format,
+    normalize_padding,
+    normalize_tuple,
+    to_channels_last,
+)
 from tpustrategy.keras.layers.dense import _positive_int
 from tpustrategy.keras.layers.layer import Layer
 

@@ -26,8 +26,9 @@ class Embedding(Layer):
         self.autocast = False
 
     def build(self, input_shape=None):
-        self.embeddings = self.add_weight(shape=(self.input_dim, self.output_dim), initializer=self.embeddings_initializer,
-                                          name="embeddings", regularizer=self.embeddings_regularizer)
+        self.embeddings = self.add_weight(shape=(self.input_dim, self.output_dim), name="embeddings",
+                                          initializer=self.embeddings_initializer,
+                                          regularizer=self.embeddings_regularizer)
         self.built = True
         if self._initial_weights is not None:
             self.set_weights(self._initial_weights)

@@ -44,7 +44,7 @@ class KerasTensor:
 
     # Operators on KerasTensors become layers, as Keras 3's ops do.
     def _binary(self, other, fn, name):
-        from tpustrategy.keras.layers.lambda_layer import Lambda
+        from tpustrategy.keras.layers.lambda_layer import Lambda  # lazy: Lambda is a Layer, which imports this module
 
         if isinstance(other, KerasTensor):
             return Lambda(lambda xs: fn(xs[0], xs[1]), name=None)([self, other])

@@ -3,8 +3,14 @@
 
 from __future__ import annotations
 
-from tpustrategy.keras.layers.conv_utils import (from_channels_last, nn_op, normalize_data_format, normalize_padding,
-                                                 normalize_tuple, to_channels_last)
+from tpustrategy.keras.layers.conv_utils import (
+    from_channels_last,
+    nn_op,
+    normalize_data_format,
+    normalize_padding,
+    normalize_tuple,
+    to_channels_last,
+)
 from tpustrategy.keras.layers.layer import Layer
 
 

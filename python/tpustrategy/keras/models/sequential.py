@@ -106,4 +106,5 @@ class Sequential(Model):
         return self._output_shape_seen
 
     def get_config(self):
-        return {"name": self.name, "trainable": self.trainable, "layers": [layer.get_config() for layer in self._layers]}
+        return {"name": self.name, "trainable": self.trainable,
+                "layers": [layer.get_config() for layer in self._layers]}

@@ -79,7 +79,8 @@ class Trainer:
                 run_eagerly=False, steps_per_execution=1, jit_compile="auto", auto_scale_loss=True):
         """Configures training (Keras 3 signature; ``loss_weights`` and multi-output losses are not built)."""
         if isinstance(loss, list | dict) or loss_weights is not None:
-            raise NotImplementedError("compile() with a list/dict of losses or loss_weights is not built; pass one loss")
+            raise NotImplementedError("compile() with a list/dict of losses or loss_weights is not built; pass one "
+                                      "loss")
         if not isinstance(steps_per_execution, int) or steps_per_execution < 1:
             raise ValueError(f"`steps_per_execution` must be a positive integer. Received: {steps_per_execution!r}")
         with self._strategy_scope():
