@@ -42,6 +42,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("spmd",),
     ("sim",),
     ("distribute", "data"),
+    ("checkpoint",),  # TF's TensorBundle checkpoint files, over data/'s CRC32C, wire and atomic files
 ]
 
 # Includes that cpp/tpustrategy may never have (the core is plain C++: no Python, no bindings).

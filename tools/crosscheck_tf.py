@@ -8,6 +8,10 @@ A developer tool, not a test (TensorFlow is never a project dependency and CI do
 Each framework runs in its own subprocess (`--emit tensorflow|tpustrategy`), which prints one JSON object
 {case: description}; descriptions hold type names, dtypes, shapes, exact values, reprs and error type names
 (see crosscheck/describe.py). The parent prints a table and exits 1 on any mismatch not in KNOWN_DEVIATIONS.
+
+Then the file formats (crosscheck/formats.py): checkpoints and summary event files written by TensorFlow are
+read by tpustrategy and the other way round (--formats-only runs just that stage). It needs Keras and the
+tensorboard package in TF's environment (tools/install_references.sh installs both).
 """
 
 from __future__ import annotations
@@ -163,13 +167,49 @@ def main() -> int:
     parser.add_argument("--done", default="[]", help=argparse.SUPPRESS)  # JSON list of cases to skip
     parser.add_argument("-k", default="", help="only cases whose name contains this")
     parser.add_argument("--verbose", action="store_true", help="print both descriptions of each mismatch")
+    parser.add_argument("--emit-format", nargs=3, metavar=("FRAMEWORK", "STEP", "DIR"), help=argparse.SUPPRESS)
+    parser.add_argument("--formats-only", action="store_true", help="only the checkpoint / summary format stage")
     args = parser.parse_args()
     if args.emit:
         emit(args.emit, args.k, set(json.loads(args.done)))
         return 0
-    theirs = run_framework("tensorflow", args.k)
-    ours = run_framework("tpustrategy", args.k)
-    return 1 if compare(theirs, ours, args.verbose) else 0
+    if args.emit_format:
+        from crosscheck.formats import step
+
+        framework, number, directory = args.emit_format
+        print("CROSSCHECK " + json.dumps(step(framework, int(number), directory)))
+        return 0
+    failures = 0
+    if not args.formats_only:
+        theirs = run_framework("tensorflow", args.k)
+        ours = run_framework("tpustrategy", args.k)
+        failures += compare(theirs, ours, args.verbose)
+    return 1 if failures or check_formats() else 0
+
+
+def check_formats() -> int:
+    """Runs the three format steps (TF writes, tpustrategy reads and writes, TF reads); returns the problems."""
+    import tempfile
+
+    from crosscheck.formats import compare as compare_formats
+
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "python"), env.get("PYTHONPATH")]))
+    outputs = []
+    with tempfile.TemporaryDirectory() as directory:
+        for number, framework in enumerate(("tensorflow", "tpustrategy", "tensorflow"), start=1):
+            proc = subprocess.run([sys.executable, __file__, "--emit-format", framework, str(number), directory],
+                                  capture_output=True, text=True, env=env, cwd=ROOT)
+            line = next((x for x in proc.stdout.splitlines() if x.startswith("CROSSCHECK ")), None)
+            if line is None:
+                sys.exit(f"format step {number} ({framework}) failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+            outputs.append(json.loads(line[len("CROSSCHECK "):]))
+    problems = compare_formats(*outputs)
+    print("\nformats: checkpoints (tf.Module, Keras Dense + Adam) and summary event files, both directions")
+    for problem in problems:
+        print(f"  MISMATCH {problem}")
+    print(f"formats: {len(problems)} mismatches")
+    return len(problems)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ if [[ ! -x "$VENV/bin/python" ]]; then
   "$PYTHON" -m venv "$VENV"
 fi
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check "tensorflow==2.21.*" "jax[cpu]" numpy threadpoolctl
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check "tensorflow==2.21.*" "tensorboard==2.21.*" "jax[cpu]" numpy threadpoolctl
 "$VENV/bin/python" - <<'PY'
 import jax, tensorflow as tf
 print(f"references: tensorflow {tf.__version__}, jax {jax.__version__}")

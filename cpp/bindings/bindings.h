@@ -20,5 +20,7 @@ void init_spmd(py::module_& m);
 void init_runtime(py::module_& m);
 void init_sim(py::module_& m);
 void init_mpi(py::module_& m);
+void init_summary(py::module_& m);
+void init_checkpoint(py::module_& m);
 
 }  // namespace tpustrategy::bindings

@@ -16,6 +16,8 @@ PYBIND11_MODULE(_core, m) {
   tpustrategy::bindings::init_collectives(m);
   tpustrategy::bindings::init_data(m);
   tpustrategy::bindings::init_example(m);
+  tpustrategy::bindings::init_summary(m);
+  tpustrategy::bindings::init_checkpoint(m);
   tpustrategy::bindings::init_spmd(m);
   tpustrategy::bindings::init_runtime(m);
   tpustrategy::bindings::init_sim(m);

@@ -36,6 +36,7 @@ from tpustrategy import (  # noqa: E402
     nest,
     runner,
     sparse,
+    summary,
     tpu,
     train,
 )
@@ -134,6 +135,7 @@ __all__ = [
     "sparse",
     "SparseTensor",
     "string",
+    "summary",
     "Tensor",
     "TensorShape",
     "TensorSpec",

@@ -80,6 +80,11 @@ def main() -> None:
     write("fuzz_tfrecord_gzip", "seed_empty_stream", gzip.compress(b"", mtime=0))
     write("fuzz_tfrecord_zlib", "seed_records", zlib.compress(plain))
     write("fuzz_tfrecord_zlib", "seed_empty_stream", zlib.compress(b""))
+    # Checkpoint indexes written by TensorFlow 2.21 (the checked-in test data), and an empty file.
+    data = pathlib.Path(__file__).parents[2] / "tests_py" / "data" / "tf_checkpoints"
+    write("fuzz_checkpoint_index", "seed_tf_module_index", (data / "module" / "ckpt-1.index").read_bytes())
+    write("fuzz_checkpoint_index", "seed_tf_keras_index", (data / "dense" / "ckpt-1.index").read_bytes())
+    write("fuzz_checkpoint_index", "seed_empty", b"")
 
 
 if __name__ == "__main__":

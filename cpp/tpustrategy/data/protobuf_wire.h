@@ -1,6 +1,6 @@
 #pragma once
-// The few protobuf wire-format primitives the Example codec needs: varints, tags, length-delimited
-// fields. The reader checks every length against the bytes left, so malformed input ends in a
+// The few protobuf wire-format primitives the Example, event and checkpoint codecs need: varints, tags,
+// length-delimited fields. The reader checks every length against the bytes left, so malformed input ends in a
 // WireError (turned into InvalidArgumentError by the callers), never an out-of-bounds read.
 #include <cstdint>
 #include <cstring>
@@ -47,6 +47,22 @@ class Reader {
     std::string_view out(p_, static_cast<std::size_t>(n));
     p_ += n;
     return out;
+  }
+
+  // The next n bytes as they are.
+  std::string_view raw(std::uint64_t n) {
+    if (n > static_cast<std::uint64_t>(end_ - p_)) throw WireError("length past the end of the input");
+    std::string_view out(p_, static_cast<std::size_t>(n));
+    p_ += n;
+    return out;
+  }
+
+  std::uint64_t fixed64() {
+    if (end_ - p_ < 8) throw WireError("truncated fixed64");
+    std::uint64_t v;
+    std::memcpy(&v, p_, 8);
+    p_ += 8;
+    return v;
   }
 
   std::uint32_t fixed32() {
@@ -107,6 +123,30 @@ inline void put_bytes(std::string& out, std::uint32_t field, std::string_view by
   put_tag(out, field, kLengthDelimited);
   put_varint(out, bytes.size());
   out.append(bytes);
+}
+
+inline void put_fixed32(std::string& out, std::uint32_t value) {
+  char raw[4];
+  std::memcpy(raw, &value, 4);  // little endian on every supported target
+  out.append(raw, 4);
+}
+
+inline void put_fixed64(std::string& out, std::uint64_t value) {
+  char raw[8];
+  std::memcpy(raw, &value, 8);
+  out.append(raw, 8);
+}
+
+inline void put_varint_field(std::string& out, std::uint32_t field, std::uint64_t value) {
+  put_tag(out, field, kVarint);
+  put_varint(out, value);
+}
+
+inline void put_double_field(std::string& out, std::uint32_t field, double value) {
+  std::uint64_t bits;
+  std::memcpy(&bits, &value, 8);
+  put_tag(out, field, kFixed64);
+  put_fixed64(out, bits);
 }
 
 }  // namespace tpustrategy::data::wire

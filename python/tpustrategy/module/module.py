@@ -10,6 +10,7 @@ import functools
 import re
 
 from tpustrategy import nest
+from tpustrategy.framework import deferred_restoration as _deferred
 from tpustrategy.framework.name_scope import name_scope as _name_scope
 
 _IGNORED = frozenset(("_self_unconditional_checkpoint_dependencies", "_self_unconditional_dependency_names"))
@@ -56,6 +57,11 @@ class Module:
         with _name_scope(name) as scope_name:
             self._scope_name = scope_name
         self._name_scope = _name_scope(self._scope_name)
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        if _deferred.pending:  # a checkpoint restored earlier may hold a value for this new child
+            _deferred.notify(self)
 
     @property
     def name(self) -> str:

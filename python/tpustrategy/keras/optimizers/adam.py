@@ -22,6 +22,9 @@ class Adam(Optimizer):
             slots["velocity_hat"] = self._zeros_like_variable(variable, "velocity_hat")
         return slots
 
+    def _keras_slot_groups(self) -> list:  # Keras 3: momentum and velocity together, then velocity_hat
+        return [["momentum", "velocity"]] + ([["velocity_hat"]] if self.amsgrad and self._slots else [])
+
     def update_step(self, gradient, variable, learning_rate) -> None:
         ops, dtype = _core.ops, variable.dtype
         step = ops.cast(self.iterations.value() + 1, dtype)

@@ -19,6 +19,7 @@ from tpustrategy import _core
 from tpustrategy.distribute import distribution_strategy_context as ds_context
 from tpustrategy.distribute.reduce_util import ReduceOp
 from tpustrategy.eager.backprop import GradientTape
+from tpustrategy.framework import deferred_restoration
 from tpustrategy.ops.array_ops import zeros
 from tpustrategy.ops.clip_ops import clip_by_global_norm, clip_by_norm
 from tpustrategy.variables import Variable
@@ -54,6 +55,7 @@ class Optimizer:
         self._learning_rate = learning_rate
         self.name = name
         self._slots: dict[int, dict] = {}
+        self._slot_owners: list = []  # the variables with slots, in the order their slots were built
         self._iterations = None
         # As Keras' TF optimizer: the strategy in scope at construction owns the optimizer's variables.
         self._distribution_strategy = ds_context.get_strategy() if ds_context.has_strategy() else None
@@ -90,11 +92,48 @@ class Optimizer:
         return self._slots[_var_key(variable)][slot_name]
 
     def _build_slots_for(self, variables, strategy=None) -> None:
+        built = False
         for variable in variables:
             key = _var_key(variable)
             if key not in self._slots:
                 with self._variable_scope(strategy):
                     self._slots[key] = self.build_slots(_container(variable))
+                self._slot_owners.append(_container(variable))
+                built = True
+        if built:  # a checkpoint restored before the first step may hold these slots' values
+            deferred_restoration.notify(self)
+
+    # Keras 3's attribute per slot kind, and how its `_variables` list orders slots: each group is built by one
+    # add_optimizer_variables call, interleaving the group's slots per model variable.
+    _KERAS_SLOT_ATTRIBUTES = {"momentum": "_momentums", "velocity": "_velocities", "velocity_hat": "_velocity_hats",
+                              "average_gradient": "_average_gradients", "accumulator": "_accumulators"}
+
+    def _keras_slot_groups(self) -> list:
+        names = list(next(iter(self._slots.values()), {}))
+        return [names] if names else []
+
+    def _trackable_children(self):
+        """The checkpoint children, named as Keras 3's optimizer so that TF-written checkpoints restore:
+        ``_variables`` (iterations, learning rate, then the slots), ``_trainable_variables``, ``_iterations``,
+        ``_learning_rate`` and one list per slot kind (``_momentums``, ``_velocities``, ...)."""
+        slots = [self._slots[id(owner)] for owner in self._slot_owners]
+        groups = self._keras_slot_groups()
+        ordered = [slot[name] for group in groups for slot in slots for name in group if name in slot]
+        lr = None if callable(self._learning_rate) else self._learning_rate_value()
+        children = [("_variables", [self.iterations] + ([lr] if lr is not None else []) + ordered),
+                    ("_trainable_variables", list(self._slot_owners)), ("_iterations", self.iterations)]
+        if lr is not None:
+            children.append(("_learning_rate", lr))
+        for name in (n for group in self._keras_slot_groups() for n in group):
+            attribute = self._KERAS_SLOT_ATTRIBUTES.get(name, f"_{name}s")
+            children.append((attribute, [slot[name] for slot in slots if name in slot]))
+        return children
+
+    def _learning_rate_value(self):
+        holder = getattr(self, "_learning_rate_holder", None)
+        if holder is None:
+            holder = self._learning_rate_holder = _LearningRateValue(self)
+        return holder
 
     def _zeros_like_variable(self, variable, slot_name):
         base = variable.name.split(":")[0]
@@ -194,6 +233,23 @@ class _LearningRate(float):
         import numpy as np
 
         return np.float32(self)
+
+
+class _LearningRateValue:
+    """The learning rate as a checkpoint value (Keras 3 keeps it in a float32 variable; here it is a float)."""
+
+    def __init__(self, optimizer):
+        self._optimizer = optimizer
+        self._checkpoint_full_name = f"{optimizer.name}/learning_rate"
+
+    def _checkpoint_read(self):
+        import numpy as np
+
+        return np.float32(self._optimizer._learning_rate)
+
+    def _checkpoint_assign(self, value) -> None:
+        if not callable(self._optimizer._learning_rate):
+            self._optimizer._learning_rate = float(value)
 
 
 def _container(variable):

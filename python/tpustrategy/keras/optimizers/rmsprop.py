@@ -23,6 +23,10 @@ class RMSprop(Optimizer):
             slots["average_gradient"] = self._zeros_like_variable(variable, "average_gradient")
         return slots
 
+    def _keras_slot_groups(self) -> list:  # Keras 3 builds each kind with its own call: not interleaved
+        built = next(iter(self._slots.values()), {})
+        return [[name] for name in ("velocity", "momentum", "average_gradient") if name in built]
+
     def update_step(self, gradient, variable, learning_rate) -> None:
         dtype = variable.dtype
         rho, eps = as_dtype(self.rho, dtype), as_dtype(self.epsilon, dtype)

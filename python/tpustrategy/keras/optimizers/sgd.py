@@ -20,6 +20,8 @@ class SGD(Optimizer):
         self.momentum = float(momentum)
         self.nesterov = bool(nesterov)
 
+    _KERAS_SLOT_ATTRIBUTES = {**Optimizer._KERAS_SLOT_ATTRIBUTES, "momentum": "momentums"}  # Keras 3's name
+
     def build_slots(self, variable) -> dict:
         return {"momentum": self._zeros_like_variable(variable, "momentum")} if self.momentum != 0 else {}
 

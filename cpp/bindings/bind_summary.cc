@@ -1,0 +1,52 @@
+// tpustrategy._core.summary: TensorBoard event files (Event protos in TFRecord framing). Python picks
+// the data and the plugin; the encoding and the file I/O run here with the GIL released.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "bindings/bindings.h"
+#include "tpustrategy/data/event_file.h"
+
+namespace tpustrategy::bindings {
+
+using data::EventFileWriter;
+using data::SummaryTensor;
+
+void init_summary(py::module_& root) {
+  py::module_ m = root.def_submodule("summary", "TensorBoard event files (private; use tpustrategy.summary).");
+  m.def(
+      "encode_summary_event",
+      [](double wall_time, std::int64_t step, const std::string& tag, int dtype, std::vector<std::int64_t> shape,
+         py::bytes content, std::vector<std::string> strings, const std::string& plugin_name,
+         py::bytes plugin_content) {
+        SummaryTensor tensor{dtype, std::move(shape), std::string(content), std::move(strings)};
+        std::string plugin = plugin_content;
+        std::string event;
+        {
+          py::gil_scoped_release release;
+          event = data::encode_summary_event(wall_time, step, tag, tensor, plugin_name, plugin);
+        }
+        return py::bytes(event);
+      },
+      py::arg("wall_time"), py::arg("step"), py::arg("tag"), py::arg("dtype"), py::arg("shape"), py::arg("content"),
+      py::arg("strings"), py::arg("plugin_name"), py::arg("plugin_content"),
+      "A serialized tensorflow.Event with one tensor summary value.\n\n"
+      "Args:\n  dtype: the TF DataType enum value; content: little-endian element bytes (numeric dtypes);\n"
+      "  strings: the elements of a DT_STRING tensor.");
+  py::class_<EventFileWriter>(m, "EventFileWriter", "Appends Event records to a TensorBoard event file.")
+      .def(py::init<std::string, double>(), py::arg("path"), py::arg("wall_time"),
+           "Creates the file and writes the file_version event.\n\nRaises:\n  NotFoundError: the directory is "
+           "missing.\n  FailedPreconditionError: `path` is a directory.")
+      .def(
+          "write_event",
+          [](EventFileWriter& self, py::bytes event) {
+            std::string_view view = event;
+            py::gil_scoped_release release;
+            self.write_event(view);
+          },
+          py::arg("event"))
+      .def("flush", &EventFileWriter::flush, py::call_guard<py::gil_scoped_release>())
+      .def("close", &EventFileWriter::close, py::call_guard<py::gil_scoped_release>())
+      .def_property_readonly("path", &EventFileWriter::path);
+}
+
+}  // namespace tpustrategy::bindings
