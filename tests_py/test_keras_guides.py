@@ -45,8 +45,19 @@ def test_distributed_training_with_keras_guide_writes_tensorboard_scalars(tmp_pa
     pytest.importorskip("h5py")
     strategy = tf.distribute.MirroredStrategy([f"TPU:{i}" for i in range(8)])
     history, _, _, _, _, log_dir = distributed_training_with_keras(strategy, str(tmp_path), epochs=2, cnn=HAS_CONV)
-    files = os.listdir(os.path.join(log_dir, "train"))
-    assert any(f.startswith("events.out.tfevents.") for f in files), files
+    event_accumulator = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator")
+    from tensorboard.util import tensor_util
+
+    acc = event_accumulator.EventAccumulator(os.path.join(log_dir, "train"),
+                                             size_guidance={event_accumulator.TENSORS: 0})
+    acc.Reload()
+    assert sorted(acc.Tags()["tensors"]) == ["epoch_accuracy", "epoch_learning_rate", "epoch_loss"]
+    loss = acc.Tensors("epoch_loss")
+    assert [e.step for e in loss] == [0, 1]
+    np.testing.assert_allclose([tensor_util.make_ndarray(e.tensor_proto) for e in loss], history.history["loss"],
+                               rtol=1e-6)
+    lr = [float(tensor_util.make_ndarray(e.tensor_proto)) for e in acc.Tensors("epoch_learning_rate")]
+    assert lr == pytest.approx([1e-3, 1e-3])
 
 
 @pytest.mark.parametrize("cnn", MODELS)

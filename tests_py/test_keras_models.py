@@ -138,6 +138,8 @@ def test_subclassed_model_with_training_and_add_loss():
     assert [layer.name for layer in net.layers] == ["dense", "dropout", "dense_1"]
     assert len(net.trainable_variables) == 4
     assert isinstance(net, tf.Module) and len(net.submodules) >= 3
+    with pytest.raises(NotImplementedError, match=r"add_metric\(\)` method is deprecated"):
+        net.add_metric(1.0)  # Keras 3 removed it
 
 
 def test_sequential_add_pop_and_errors():
@@ -229,3 +231,20 @@ def test_weights_saved_under_a_strategy_load_on_one_device(tmp_path):
         back = keras.Sequential([keras.Input((3,)), layers.Dense(2)])
     back.load_weights(path)
     assert all(np.array_equal(v.numpy(), model.get_weights()[0]) for v in back.weights[0].values)
+
+
+@pytest.mark.skipif(not hasattr(tf.train, "Checkpoint"), reason="tf.train.Checkpoint not in this build (branch ckpt)")
+def test_tf_train_checkpoint_of_a_keras_model_restores_under_another_strategy(tmp_path):
+    x = np.random.default_rng(0).normal(size=(32, 3)).astype(np.float32)
+    y = x @ np.ones((3, 2), np.float32)
+    strategy = tf.distribute.MirroredStrategy([f"TPU:{i}" for i in range(8)])
+    with strategy.scope():
+        model = keras.Sequential([keras.Input((3,)), layers.Dense(4), layers.BatchNormalization(), layers.Dense(2)])
+        model.compile("adam", "mse")
+    model.fit(x, y, batch_size=16, epochs=1, verbose=0)
+    path = tf.train.Checkpoint(model=model).save(str(tmp_path / "ckpt"))
+    keras.backend.clear_session()
+    single = keras.Sequential([keras.Input((3,)), layers.Dense(4), layers.BatchNormalization(), layers.Dense(2)])
+    tf.train.Checkpoint(model=single).restore(path)
+    for a, b in zip(model.get_weights(), single.get_weights(), strict=True):
+        np.testing.assert_array_equal(a, b)

@@ -1,5 +1,6 @@
 """``keras.callbacks.TensorBoard`` (scalars): writes each epoch's training logs to ``<log_dir>/train`` and
-the ``val_`` logs to ``<log_dir>/validation`` as ``epoch_<name>`` scalars at step = epoch, through
+the ``val_`` logs to ``<log_dir>/validation`` as ``epoch_<name>`` scalars at step = epoch (plus
+``epoch_learning_rate``), through
 ``tf.summary`` file writers, as Keras 3 does; ``update_freq`` as an int also writes ``batch_<name>``
 every that many batches. Histograms, images, graphs and profiling are not built.
 """
@@ -7,6 +8,8 @@ every that many batches. Histograms, images, graphs and profiling are not built.
 from __future__ import annotations
 
 import os
+
+import numpy as np
 
 from tpustrategy.keras.callbacks.callback import Callback
 
@@ -57,6 +60,9 @@ class TensorBoard(Callback):
     def on_epoch_end(self, epoch, logs=None):
         logs = dict(logs or {})
         train = {k: v for k, v in logs.items() if not k.startswith("val_")}
+        optimizer = getattr(self.model, "optimizer", None)
+        if optimizer is not None:  # Keras 3 also logs the optimizer's current learning rate
+            train["learning_rate"] = float(np.asarray(optimizer.learning_rate))
         val = {k[4:]: v for k, v in logs.items() if k.startswith("val_")}
         self._write("train", "epoch_", train, epoch)
         if val:

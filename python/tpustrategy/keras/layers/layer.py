@@ -253,6 +253,13 @@ class Layer(Module):
         for value in nest.flatten(loss):
             values.append(tensor(value))
 
+    def add_metric(self, *args, **kwargs):
+        """Removed in Keras 3 (TF 2.21 raises the same error)."""
+        raise NotImplementedError("Layer `add_metric()` method is deprecated. Add your metric in "
+                                  "`Model.compile(metrics=[...])`, or create metric trackers in init() or build() "
+                                  "when subclassing the layer or model, then call `metric.update_state()` whenever "
+                                  "necessary.")
+
     def _clear_losses(self) -> None:
         self._losses_by_greenlet.pop(greenlet.getcurrent(), None)
         for layer in self._layers:
