@@ -5,8 +5,9 @@ process of its own (benchmarks/_sides.py); TF's side needs the reference venv
 (``bash tools/install_references.sh``) and is skipped without it.
 
 Model: Conv2D(16, 3, relu) -> MaxPooling2D -> Flatten -> Dense(64, relu) -> Dense(10), Adam,
-SparseCategoricalCrossentropy(from_logits), accuracy; global batch 256. Each side fits one warm-up epoch,
-then ``--repeats`` timed epochs; the figure is the median epoch's examples / second.
+SparseCategoricalCrossentropy(from_logits), accuracy; global batch 256. Each side runs one ``fit`` of
+1 + ``--repeats`` epochs (the first, with TF's tracing, untimed); the figure is the median epoch's
+examples / second.
 
     PYTHONPATH=python python benchmarks/bench_keras_fit.py [--tiny] [--repeats N] [--examples N] [--model mlp]
 
@@ -51,15 +52,22 @@ def build(tf, model_kind: str):
 
 
 def run_fit(tf, strategy, model_kind: str, examples: int, batch: int, repeats: int) -> dict:
+    """One ``fit`` call of 1 + repeats epochs; the first (tracing, allocation) is not timed."""
     x, y = data(examples)
     with strategy.scope():
         model = build(tf, model_kind)
-    model.fit(x, y, batch_size=batch, epochs=1, verbose=0, shuffle=False)  # warm-up (tracing, allocation)
-    seconds = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        history = model.fit(x, y, batch_size=batch, epochs=1, verbose=0, shuffle=False)
-        seconds.append(time.perf_counter() - start)
+    starts, seconds = {}, []
+
+    class EpochTimer(tf.keras.callbacks.Callback):
+        def on_epoch_begin(self, epoch, logs=None):
+            starts[epoch] = time.perf_counter()
+
+        def on_epoch_end(self, epoch, logs=None):
+            if epoch > 0:
+                seconds.append(time.perf_counter() - starts[epoch])
+
+    history = model.fit(x, y, batch_size=batch, epochs=1 + repeats, verbose=0, shuffle=False,
+                        callbacks=[EpochTimer()])
     median = statistics.median(seconds)
     return {"examples_per_s": examples / median, "epoch_s": median, "final_loss": float(history.history["loss"][-1])}
 

@@ -13,6 +13,8 @@ class History(Callback):
 
     def on_train_begin(self, logs=None):
         self.epoch = []
+        if self.model is not None:
+            self.model.history = self
 
     def on_epoch_end(self, epoch, logs=None):
         self.epoch.append(epoch)
