@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 import pytest
+from training_programs import tpu_strategy
 
 import tpustrategy as tf
 from tpustrategy import keras
@@ -15,17 +16,10 @@ from tpustrategy import keras
 layers = keras.layers
 
 
-def _tpu_strategy():
-    resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu="")
-    tf.config.experimental_connect_to_cluster(resolver)
-    tf.tpu.experimental.initialize_tpu_system(resolver)
-    return tf.distribute.TPUStrategy(resolver)
-
-
 STRATEGIES = {
     "one_device": lambda: tf.distribute.OneDeviceStrategy("TPU:0"),
     "mirrored8": lambda: tf.distribute.MirroredStrategy([f"TPU:{i}" for i in range(8)]),
-    "tpu_v3_8": _tpu_strategy,
+    "tpu_v3_8": tpu_strategy,
 }
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from tpustrategy import _core
 from tpustrategy.keras import random_seed
 from tpustrategy.keras._tensors import as_dtype
+from tpustrategy.keras.naming import lookup
 
 
 def _np_dtype(dtype):
@@ -205,25 +206,7 @@ _BY_NAME = {
 
 def get(identifier):
     """An initializer from a name ("glorot_uniform", "GlorotUniform"), an instance, a class or a callable."""
-    if identifier is None:
-        return None
-    if isinstance(identifier, Initializer):
-        return identifier
-    if isinstance(identifier, type) and issubclass(identifier, Initializer):
-        return identifier()
-    if isinstance(identifier, str):
-        key = identifier if identifier in _BY_NAME else _snake(identifier)
-        if key in _BY_NAME:
-            return _BY_NAME[key]()
-    elif callable(identifier):
-        return identifier
-    raise ValueError(f"Could not interpret initializer identifier: {identifier!r}")
-
-
-def _snake(name: str) -> str:
-    import re
-
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+    return lookup(identifier, Initializer, _BY_NAME, "initializer")
 
 
 __all__ = ["Constant", "GlorotNormal", "GlorotUniform", "HeNormal", "HeUniform", "Initializer", "LecunNormal",

@@ -10,6 +10,7 @@ over the class axis), multiplies them by ``sample_weight`` when given, and reduc
 from __future__ import annotations
 
 from tpustrategy import _core
+from tpustrategy.keras.naming import lookup
 from tpustrategy.ops.nn_ops import sigmoid_cross_entropy_with_logits
 
 _REDUCTIONS = ("sum", "sum_over_batch_size", "mean", "mean_with_sample_weight", "none", None)
@@ -244,25 +245,7 @@ _BY_NAME = {
 def get(identifier):
     """A Loss object for a name ("mse", "sparse_categorical_crossentropy", class names too), a Loss, or a
     function of (y_true, y_pred) (wrapped with the default reduction)."""
-    if identifier is None:
-        return None
-    if isinstance(identifier, Loss):
-        return identifier
-    if isinstance(identifier, type) and issubclass(identifier, Loss):
-        return identifier()
-    if isinstance(identifier, str):
-        key = identifier if identifier in _BY_NAME else _snake(identifier)
-        if key in _BY_NAME:
-            return _BY_NAME[key]()
-    elif callable(identifier):
-        return LossFunctionWrapper(identifier)
-    raise ValueError(f"Could not interpret loss identifier: {identifier!r}")
-
-
-def _snake(name: str) -> str:
-    import re
-
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+    return lookup(identifier, Loss, _BY_NAME, "loss", wrap_callable=LossFunctionWrapper)
 
 
 __all__ = ["BinaryCrossentropy", "CategoricalCrossentropy", "Huber", "Loss", "LossFunctionWrapper",

@@ -8,15 +8,12 @@ Keras does with tf.distribute.
 from __future__ import annotations
 
 from tpustrategy import _core
+from tpustrategy.keras._tensors import tensor
 from tpustrategy.variables import Variable, VariableAggregation, VariableSynchronization
 
 
 def _tensor(value, dtype=None):
-    if hasattr(value, "_as_tensor") and not isinstance(value, _core.Tensor):
-        value = value._as_tensor()
-    if not isinstance(value, _core.Tensor):
-        value = _core.convert_to_tensor(value)
-    return value if dtype is None or value.dtype == dtype else _core.ops.cast(value, dtype)
+    return tensor(value, dtype)
 
 
 class Metric:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from tpustrategy import _core
 from tpustrategy.keras.confusion_metrics import AUC, Precision, Recall
 from tpustrategy.keras.metric import Metric, _tensor
+from tpustrategy.keras.naming import snake_case
 
 
 class Sum(Metric):
@@ -171,18 +172,12 @@ def get(identifier, y_true_shape=(), y_pred_shape=()):
     if isinstance(identifier, str):
         if identifier in ("accuracy", "acc"):
             return _accuracy_for(tuple(y_true_shape), tuple(y_pred_shape))(identifier)
-        cls = _BY_NAME.get(identifier) or _BY_NAME.get(_snake(identifier))
+        cls = _BY_NAME.get(identifier) or _BY_NAME.get(snake_case(identifier))
         if cls is not None:
             return cls(name=identifier)
     elif callable(identifier):
         return MeanMetricWrapper(identifier, name=getattr(identifier, "__name__", "metric"))
     raise ValueError(f"Could not interpret metric identifier: {identifier!r}")
-
-
-def _snake(name: str) -> str:
-    import re
-
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
 __all__ = ["AUC", "Accuracy", "BinaryAccuracy", "CategoricalAccuracy", "Mean", "MeanAbsoluteError",

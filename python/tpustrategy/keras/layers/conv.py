@@ -4,7 +4,7 @@ kernel_size + (input_channels / groups, filters), padding "valid" / "same" (Conv
 from __future__ import annotations
 
 from tpustrategy import _core
-from tpustrategy.keras import activations, initializers, regularizers
+from tpustrategy.keras import activations
 from tpustrategy.keras.layers.conv_utils import (
     from_channels_last,
     nn_op,
@@ -13,7 +13,7 @@ from tpustrategy.keras.layers.conv_utils import (
     normalize_tuple,
     to_channels_last,
 )
-from tpustrategy.keras.layers.dense import _positive_int
+from tpustrategy.keras.layers.dense import _positive_int, set_kernel_options
 from tpustrategy.keras.layers.layer import Layer
 
 
@@ -39,12 +39,8 @@ class BaseConv(Layer):
         if max(self.strides) > 1 and max(self.dilation_rate) > 1:
             raise ValueError(f"`strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: "
                              f"strides={self.strides} and dilation_rate={self.dilation_rate}")
-        self.activation = activations.get(activation)
-        self.use_bias = bool(use_bias)
-        self.kernel_initializer = initializers.get(kernel_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
+        set_kernel_options(self, activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
+                           bias_regularizer)
 
     def build(self, input_shape):
         channel_axis = -1 if self.data_format == "channels_last" else 1

@@ -8,6 +8,17 @@ from tpustrategy.keras._tensors import shape_of
 from tpustrategy.keras.layers.layer import Layer
 
 
+def set_kernel_options(layer, activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
+                       bias_regularizer) -> None:
+    """The options Dense and the conv layers share, resolved from names as Keras does."""
+    layer.activation = activations.get(activation)
+    layer.use_bias = bool(use_bias)
+    layer.kernel_initializer = initializers.get(kernel_initializer)
+    layer.bias_initializer = initializers.get(bias_initializer)
+    layer.kernel_regularizer = regularizers.get(kernel_regularizer)
+    layer.bias_regularizer = regularizers.get(bias_regularizer)
+
+
 def _positive_int(value, name):
     if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
         raise ValueError(f"Received an invalid value for `{name}`, expected a positive integer. Received: "
@@ -23,12 +34,8 @@ class Dense(Layer):
                  kernel_constraint=None, bias_constraint=None, **kwargs):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.units = _positive_int(units, "units")
-        self.activation = activations.get(activation)
-        self.use_bias = bool(use_bias)
-        self.kernel_initializer = initializers.get(kernel_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
+        set_kernel_options(self, activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
+                           bias_regularizer)
 
     def build(self, input_shape):
         input_dim = input_shape[-1]

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from tpustrategy.keras import activations, initializers, regularizers
 from tpustrategy.keras.layers.conv_utils import (
     from_channels_last,
     nn_op,
@@ -12,7 +11,7 @@ from tpustrategy.keras.layers.conv_utils import (
     normalize_tuple,
     to_channels_last,
 )
-from tpustrategy.keras.layers.dense import _positive_int
+from tpustrategy.keras.layers.dense import _positive_int, set_kernel_options
 from tpustrategy.keras.layers.layer import Layer
 
 
@@ -28,12 +27,9 @@ class DepthwiseConv2D(Layer):
         self.padding = normalize_padding(padding)
         self.data_format = normalize_data_format(data_format)
         self.depth_multiplier = _positive_int(depth_multiplier, "depth_multiplier")
-        self.activation = activations.get(activation)
-        self.use_bias = bool(use_bias)
-        self.depthwise_initializer = initializers.get(depthwise_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.depthwise_regularizer = regularizers.get(depthwise_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
+        set_kernel_options(self, activation, use_bias, depthwise_initializer, bias_initializer, depthwise_regularizer,
+                           bias_regularizer)
+        self.depthwise_initializer, self.depthwise_regularizer = self.kernel_initializer, self.kernel_regularizer
 
     def build(self, input_shape):
         channels = input_shape[-1 if self.data_format == "channels_last" else 1]

@@ -31,6 +31,7 @@ from tpustrategy.distribute import distribution_strategy_context as ds_context
 from tpustrategy.keras import backend, initializers, regularizers
 from tpustrategy.keras._tensors import as_dtype, shape_of, tensor
 from tpustrategy.keras.layers.keras_tensor import KerasTensor, Node
+from tpustrategy.keras.naming import snake_case
 from tpustrategy.module import Module
 from tpustrategy.variables import Variable, VariableAggregation
 
@@ -39,12 +40,6 @@ _CALL_CONTEXT: contextvars.ContextVar = contextvars.ContextVar("keras_call_conte
 
 _AGGREGATIONS = {"none": VariableAggregation.NONE, "sum": VariableAggregation.SUM,
                  "mean": VariableAggregation.MEAN, "only_first_replica": VariableAggregation.ONLY_FIRST_REPLICA}
-
-
-def _snake_case(name: str) -> str:
-    name = re.sub(r"\W+", "", name)
-    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
 def in_call_context() -> bool:
@@ -72,7 +67,7 @@ class Layer(Module):
         if kwargs:
             raise ValueError(f"Unrecognized keyword arguments passed to {type(self).__name__}: {kwargs}")
         if name is None:
-            name = backend.unique_name(_snake_case(type(self).__name__))
+            name = backend.unique_name(snake_case(type(self).__name__))
         elif not isinstance(name, str):
             raise TypeError(f"Argument `name` must be a string. Received: name={name!r}")
         object.__setattr__(self, "_tracking_ready", False)
@@ -149,28 +144,13 @@ class Layer(Module):
     @property
     def weights(self) -> list:
         """Own weights (trainable, then non-trainable), then each sub-layer's, without duplicates."""
-        out, seen = [], set()
-        for v in self._own_weights():
-            if id(v) not in seen:
-                seen.add(id(v))
-                out.append(v)
-        for layer in self._layers:
-            for v in layer.weights:
-                if id(v) not in seen:
-                    seen.add(id(v))
-                    out.append(v)
-        return out
+        return _unique(self._own_weights() + [w for layer in self._layers for w in layer.weights])
 
     @property
     def trainable_weights(self) -> list:
         if not self.trainable:
             return []
-        out, seen = [], set()
-        for v in self._trainable_variables + [w for layer in self._layers for w in layer.trainable_weights]:
-            if id(v) not in seen:
-                seen.add(id(v))
-                out.append(v)
-        return out
+        return _unique(self._trainable_variables + [w for layer in self._layers for w in layer.trainable_weights])
 
     @property
     def non_trainable_weights(self) -> list:
@@ -403,6 +383,16 @@ class Layer(Module):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+
+def _unique(variables) -> list:
+    """`variables` in order, each object once."""
+    seen, out = set(), []
+    for v in variables:
+        if id(v) not in seen:
+            seen.add(id(v))
+            out.append(v)
+    return out
 
 
 def _is_shape_nest(value) -> bool:
