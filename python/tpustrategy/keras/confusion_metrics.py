@@ -15,6 +15,7 @@ from tpustrategy import _core
 from tpustrategy.keras.metric import Metric, _tensor
 
 _EPS = 1e-7
+_MAX_THRESHOLDS = 1 << 24
 
 
 def _counts(y_true, y_pred, thresholds, sample_weight):
@@ -95,7 +96,7 @@ class AUC(Metric):
     def __init__(self, num_thresholds=200, curve="ROC", summation_method="interpolation", name="auc", dtype=None,
                  thresholds=None, multi_label=False, num_labels=None, label_weights=None, from_logits=False):
         super().__init__(name=name, dtype=dtype)
-        if curve.upper() not in ("ROC", "PR"):
+        if not isinstance(curve, str) or curve.upper() not in ("ROC", "PR"):
             raise ValueError(f'Invalid AUC curve value: "{curve}". Expected values are ["ROC", "PR"]')
         if summation_method not in ("interpolation", "minoring", "majoring"):
             raise ValueError(f'Invalid AUC summation method value: "{summation_method}". Expected values are '
@@ -105,9 +106,12 @@ class AUC(Metric):
         if thresholds is not None:
             self.thresholds = [0.0 - _EPS] + sorted(float(t) for t in thresholds) + [1.0 + _EPS]
         else:
-            if num_thresholds <= 1:
+            if not isinstance(num_thresholds, int) or isinstance(num_thresholds, bool) or num_thresholds <= 1:
                 raise ValueError(f"Argument `num_thresholds` must be an integer > 1. Received: "
                                  f"num_thresholds={num_thresholds}")
+            if num_thresholds > _MAX_THRESHOLDS:  # four counters of this length on every replica
+                raise ValueError(f"Argument `num_thresholds` is too large: {num_thresholds} (at most "
+                                 f"{_MAX_THRESHOLDS})")
             inner = [(i + 1) / (num_thresholds - 1) for i in range(num_thresholds - 2)]
             self.thresholds = [0.0 - _EPS] + inner + [1.0 + _EPS]
         self.num_thresholds = len(self.thresholds)

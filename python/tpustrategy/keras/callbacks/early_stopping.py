@@ -16,6 +16,8 @@ class EarlyStopping(Callback):
     def __init__(self, monitor="val_loss", min_delta=0, patience=0, verbose=0, mode="auto", baseline=None,
                  restore_best_weights=False, start_from_epoch=0):
         super().__init__()
+        if not isinstance(monitor, str):
+            raise TypeError(f"`monitor` must be the name of a log entry (a string). Received: monitor={monitor!r}")
         self.monitor, self.patience, self.verbose = monitor, patience, verbose
         self.baseline, self.restore_best_weights = baseline, restore_best_weights
         self.start_from_epoch = start_from_epoch

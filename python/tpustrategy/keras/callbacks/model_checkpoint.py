@@ -21,6 +21,8 @@ class ModelCheckpoint(Callback):
                  mode="auto", save_freq="epoch", initial_value_threshold=None):
         super().__init__()
         filepath = os.fspath(filepath)
+        if not isinstance(monitor, str):
+            raise TypeError(f"`monitor` must be the name of a log entry (a string). Received: monitor={monitor!r}")
         if save_weights_only:
             if not filepath.endswith(".weights.h5"):
                 raise ValueError("When using `save_weights_only=True` in `ModelCheckpoint`, the filepath provided must "

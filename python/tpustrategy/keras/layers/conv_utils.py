@@ -27,7 +27,7 @@ def normalize_tuple(value, n: int, name: str, allow_zero=False) -> tuple:
 
 
 def normalize_padding(padding, allowed=("valid", "same")) -> str:
-    padding = str(padding).lower()
+    padding = padding.lower() if isinstance(padding, str) else padding
     if padding not in allowed:
         raise ValueError(f"The `padding` argument must be a list/tuple or one of {list(allowed)}. Received: "
                          f"padding={padding}")
@@ -35,11 +35,11 @@ def normalize_padding(padding, allowed=("valid", "same")) -> str:
 
 
 def normalize_data_format(data_format) -> str:
-    data_format = (data_format or "channels_last").lower()
-    if data_format not in ("channels_last", "channels_first"):
+    data_format = "channels_last" if data_format is None else data_format
+    if not isinstance(data_format, str) or data_format.lower() not in ("channels_last", "channels_first"):
         raise ValueError(f"The `data_format` argument must be one of {{'channels_first', 'channels_last'}}. Received: "
                          f"data_format={data_format}")
-    return data_format
+    return data_format.lower()
 
 
 def to_channels_last(x, data_format, rank):
