@@ -3,7 +3,11 @@
 A developer tool, not a test (TensorFlow is never a project dependency and CI does not have it):
 
     PYTHONPATH=python /opt/tfvenv/bin/python tools/crosscheck_tf.py [-k SUBSTRING] [--verbose]
+        [--write-reference tests_py/data/crosscheck_nn_tf.json]
     TPUSTRATEGY_PYTHON=python3 ~/.cache/tpustrategy-references/bin/python tools/crosscheck_tf.py -k keras
+
+--write-reference stores TF's side of the selected cases (error messages dropped); tests_py/test_crosscheck_nn.py
+compares tpustrategy against that file in the normal test suite, without TensorFlow.
 
 Each framework runs in its own subprocess (`--emit tensorflow|tpustrategy`), which prints one JSON object
 {case: description}; descriptions hold type names, dtypes, shapes, exact values, reprs and error type names
@@ -69,7 +73,15 @@ def emit(framework: str, pattern: str, done: set[str]) -> None:
     """
     import importlib
 
-    from crosscheck import cases_autodiff, cases_input, cases_ops, cases_reduce, cases_run, cases_variables  # noqa: F401
+    from crosscheck import (  # noqa: F401
+        cases_autodiff,
+        cases_input,
+        cases_nn,
+        cases_ops,
+        cases_reduce,
+        cases_run,
+        cases_variables,
+    )
     from crosscheck.describe import describe
     from crosscheck.registry import make_logical_cpus, ordered_cases, strategy_factory
 
@@ -169,6 +181,8 @@ def main() -> int:
     parser.add_argument("--verbose", action="store_true", help="print both descriptions of each mismatch")
     parser.add_argument("--emit-format", nargs=3, metavar=("FRAMEWORK", "STEP", "DIR"), help=argparse.SUPPRESS)
     parser.add_argument("--formats-only", action="store_true", help="only the checkpoint / summary format stage")
+    parser.add_argument("--write-reference", metavar="JSON",
+                        help="store TF's descriptions of the selected cases (messages dropped) for the test suite")
     args = parser.parse_args()
     if args.emit:
         emit(args.emit, args.k, set(json.loads(args.done)))
@@ -182,6 +196,11 @@ def main() -> int:
     failures = 0
     if not args.formats_only:
         theirs = run_framework("tensorflow", args.k)
+        if args.write_reference:
+            path = Path(args.write_reference)
+            stored = json.loads(path.read_text()) if path.exists() else {}
+            stored.update(_without_messages(theirs))  # the selected cases replace their old entries
+            path.write_text(json.dumps(stored, indent=1, sort_keys=True) + "\n")
         ours = run_framework("tpustrategy", args.k)
         failures += compare(theirs, ours, args.verbose)
     return 1 if failures or check_formats() else 0
