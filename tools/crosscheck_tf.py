@@ -4,6 +4,7 @@ A developer tool, not a test (TensorFlow is never a project dependency and CI do
 
     PYTHONPATH=python /opt/tfvenv/bin/python tools/crosscheck_tf.py [-k SUBSTRING] [--verbose]
         [--write-reference tests_py/data/crosscheck_nn_tf.json]
+    TPUSTRATEGY_PYTHON=python3 ~/.cache/tpustrategy-references/bin/python tools/crosscheck_tf.py -k keras
 
 --write-reference stores TF's side of the selected cases (error messages dropped); tests_py/test_crosscheck_nn.py
 compares tpustrategy against that file in the normal test suite, without TensorFlow.
@@ -85,6 +86,7 @@ def emit(framework: str, pattern: str, done: set[str]) -> None:
     from crosscheck.describe import describe
     from crosscheck.registry import make_logical_cpus, ordered_cases, strategy_factory
 
+    importlib.import_module("crosscheck.cases_keras")  # registers keras_fit_parity (a separate line: merge-friendly)
     tf = importlib.import_module(framework)
     make_logical_cpus(tf)
     results, complete = {}, True
@@ -116,7 +118,9 @@ def run_framework(framework: str, pattern: str) -> dict:
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "python"), env.get("PYTHONPATH")]))
     results: dict = {}
     while True:
-        proc = subprocess.run([sys.executable, __file__, "--emit", framework, "-k", pattern,
+        # The reference venv may lack this package's dependencies: TPUSTRATEGY_PYTHON runs our side elsewhere.
+        python = os.environ.get("TPUSTRATEGY_PYTHON", sys.executable) if framework == "tpustrategy" else sys.executable
+        proc = subprocess.run([python, __file__, "--emit", framework, "-k", pattern,
                                "--done", json.dumps(sorted(results))],
                               capture_output=True, text=True, env=env, cwd=ROOT)
         line = next((x for x in proc.stdout.splitlines() if x.startswith("CROSSCHECK ")), None)

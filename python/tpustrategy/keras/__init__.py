@@ -1,12 +1,27 @@
-"""The ``tf.keras`` names training programs use (Keras 3 semantics, as TF 2.21's ``tf.keras``).
+"""``tf.keras`` as TF 2.21 ships it: Keras 3 semantics on the tf.distribute strategies of this package.
 
-Built so far: ``optimizers`` SGD, Adam, AdamW, RMSprop, Adagrad (``apply_gradients`` also in replica
-context under a strategy: gradients summed across replicas, the same update on every mirrored component),
-``losses`` (classes, ``Reduction``, ``sparse_categorical_crossentropy``), and ``metrics`` Mean, Sum,
-Accuracy, BinaryAccuracy, CategoricalAccuracy, SparseCategoricalAccuracy (SyncOnRead state). Not built:
-``tf.keras.layers`` / ``Sequential`` / ``Model``.
+Built: ``layers`` (see layers/__init__), ``Sequential``, functional and subclassed ``Model`` with
+compile / fit / evaluate / predict and the ``*_on_batch`` methods, ``callbacks``, ``optimizers``,
+``losses``, ``metrics``, ``initializers``, ``regularizers``, ``activations``, ``utils.set_random_seed``,
+``save_weights`` / ``load_weights`` (``.weights.h5``, needs h5py). Random draws (initializers, Dropout)
+use numpy's Philox generator: deterministic with seeds, not TensorFlow's random stream.
 """
 
-from tpustrategy.keras import losses, metrics, optimizers
+from tpustrategy.keras import (
+                               activations,
+                               backend,
+                               callbacks,
+                               initializers,
+                               layers,
+                               losses,
+                               metrics,
+                               models,
+                               optimizers,
+                               regularizers,
+                               utils,
+)
+from tpustrategy.keras.layers import Input, Layer
+from tpustrategy.keras.models import Model, Sequential
 
-__all__ = ["losses", "metrics", "optimizers"]
+__all__ = ["Input", "Layer", "Model", "Sequential", "activations", "backend", "callbacks", "initializers", "layers",
+           "losses", "metrics", "models", "optimizers", "regularizers", "utils"]

@@ -10,6 +10,7 @@ over the class axis), multiplies them by ``sample_weight`` when given, and reduc
 from __future__ import annotations
 
 from tpustrategy import _core
+from tpustrategy.keras.naming import lookup
 from tpustrategy.ops.nn_ops import sigmoid_cross_entropy_with_logits
 
 _REDUCTIONS = ("sum", "sum_over_batch_size", "mean", "mean_with_sample_weight", "none", None)
@@ -52,10 +53,39 @@ class Loss:
         else:
             divisor = _core.constant(float(values._num_elements()), values.dtype)
         # divide_no_nan: an empty batch (or zero total weight) gives 0
-        return _core.ops.where(divisor == 0, _core.ops.zeros([], values.dtype), total / divisor)
+        loss = _core.ops.where(divisor == 0, _core.ops.zeros([], values.dtype), total / divisor)
+        return scale_loss_for_distribution(loss)
 
     def call(self, y_true, y_pred):
         raise NotImplementedError
+
+
+def scale_loss_for_distribution(value):
+    """Keras 3 (TF backend): a per-replica mean loss divided by the number of replicas of the current
+    strategy, so that summing the replicas' gradients gives the gradient of the global mean."""
+    from tpustrategy.distribute import distribution_strategy_context as ds_context
+
+    replicas = ds_context.get_strategy().num_replicas_in_sync
+    return value * _core.constant(1.0 / replicas, value.dtype) if replicas > 1 else value
+
+
+def unscale_loss_for_distribution(value):
+    """The inverse of ``scale_loss_for_distribution`` (what Keras' loss tracker records)."""
+    from tpustrategy.distribute import distribution_strategy_context as ds_context
+
+    replicas = ds_context.get_strategy().num_replicas_in_sync
+    return value * _core.constant(float(replicas), value.dtype) if replicas > 1 else value
+
+
+class LossFunctionWrapper(Loss):
+    """A Loss from a function ``fn(y_true, y_pred) -> per-sample values`` (what compile wraps functions in)."""
+
+    def __init__(self, fn, reduction="sum_over_batch_size", name=None, dtype=None, **kwargs):
+        super().__init__(name=name or getattr(fn, "__name__", "loss"), reduction=reduction, dtype=dtype)
+        self.fn, self._fn_kwargs = fn, kwargs
+
+    def call(self, y_true, y_pred):
+        return _tensor(self.fn(y_true, y_pred, **self._fn_kwargs), self.dtype)
 
 
 class MeanSquaredError(Loss):
@@ -187,5 +217,39 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
     return loss(y_true, y_pred)
 
 
-__all__ = ["BinaryCrossentropy", "CategoricalCrossentropy", "Huber", "Loss", "MeanAbsoluteError", "MeanSquaredError",
-           "Reduction", "SparseCategoricalCrossentropy", "sparse_categorical_crossentropy"]
+def _per_sample(loss_class):
+    def fn(y_true, y_pred, **kwargs):
+        return loss_class(reduction="none", **kwargs)(y_true, y_pred)
+
+    return fn
+
+
+mean_squared_error = _per_sample(MeanSquaredError)
+mean_absolute_error = _per_sample(MeanAbsoluteError)
+binary_crossentropy = _per_sample(BinaryCrossentropy)
+categorical_crossentropy = _per_sample(CategoricalCrossentropy)
+huber = _per_sample(Huber)
+for _fn, _name in ((mean_squared_error, "mean_squared_error"), (mean_absolute_error, "mean_absolute_error"),
+                   (binary_crossentropy, "binary_crossentropy"), (categorical_crossentropy, "categorical_crossentropy"),
+                   (huber, "huber")):
+    _fn.__name__ = _name
+
+_BY_NAME = {
+    "mean_squared_error": MeanSquaredError, "mse": MeanSquaredError, "mean_absolute_error": MeanAbsoluteError,
+    "mae": MeanAbsoluteError, "binary_crossentropy": BinaryCrossentropy, "categorical_crossentropy":
+    CategoricalCrossentropy, "sparse_categorical_crossentropy": SparseCategoricalCrossentropy, "huber": Huber,
+    "huber_loss": Huber,
+}
+
+
+def get(identifier):
+    """A Loss object for a name ("mse", "sparse_categorical_crossentropy", class names too), a Loss, or a
+    function of (y_true, y_pred) (wrapped with the default reduction)."""
+    return lookup(identifier, Loss, _BY_NAME, "loss", wrap_callable=LossFunctionWrapper)
+
+
+__all__ = ["BinaryCrossentropy", "CategoricalCrossentropy", "Huber", "Loss", "LossFunctionWrapper",
+           "MeanAbsoluteError", "MeanSquaredError", "Reduction", "SparseCategoricalCrossentropy",
+           "binary_crossentropy", "categorical_crossentropy", "get", "huber", "mean_absolute_error",
+           "mean_squared_error", "scale_loss_for_distribution", "sparse_categorical_crossentropy",
+           "unscale_loss_for_distribution"]

@@ -8,49 +8,9 @@ Keras does with tf.distribute. ``result()`` divides without NaN (0 before any up
 from __future__ import annotations
 
 from tpustrategy import _core
-from tpustrategy.variables import Variable, VariableAggregation, VariableSynchronization
-
-
-def _tensor(value, dtype=None):
-    if hasattr(value, "_as_tensor") and not isinstance(value, _core.Tensor):
-        value = value._as_tensor()
-    if not isinstance(value, _core.Tensor):
-        value = _core.convert_to_tensor(value)
-    return value if dtype is None or value.dtype == dtype else _core.ops.cast(value, dtype)
-
-
-class Metric:
-    """Base class: ``update_state``, ``result``, ``reset_state``; calling the metric updates and returns result."""
-
-    def __init__(self, name=None, dtype=None):
-        self.name = name or type(self).__name__.lower()
-        self.dtype = _core.DType(dtype) if dtype is not None else _core.float32
-        self._variables: list = []
-
-    def add_variable(self, name: str):
-        variable = Variable(_core.ops.zeros([], self.dtype), trainable=False, name=f"{self.name}/{name}",
-                            synchronization=VariableSynchronization.ON_READ,
-                            aggregation=VariableAggregation.SUM)
-        self._variables.append(variable)
-        return variable
-
-    @property
-    def variables(self) -> list:
-        return list(self._variables)
-
-    def reset_state(self) -> None:
-        for variable in self._variables:
-            variable.assign(_core.ops.zeros([], self.dtype))
-
-    def update_state(self, *args, **kwargs):
-        raise NotImplementedError
-
-    def result(self):
-        raise NotImplementedError
-
-    def __call__(self, *args, **kwargs):
-        self.update_state(*args, **kwargs)
-        return self.result()
+from tpustrategy.keras.confusion_metrics import AUC, Precision, Recall
+from tpustrategy.keras.metric import Metric, _tensor
+from tpustrategy.keras.naming import snake_case
 
 
 class Sum(Metric):
@@ -161,5 +121,65 @@ class BinaryAccuracy(MeanMetricWrapper):
         self.threshold = threshold
 
 
-__all__ = ["Accuracy", "BinaryAccuracy", "CategoricalAccuracy", "Mean", "MeanMetricWrapper", "Metric",
-           "SparseCategoricalAccuracy", "Sum"]
+class MeanSquaredError(MeanMetricWrapper):
+    """The mean over samples of mean((y_true - y_pred)^2, axis=-1)."""
+
+    def __init__(self, name="mean_squared_error", dtype=None):
+        def mse(y_true, y_pred):
+            y_pred = _tensor(y_pred, _core.float32)
+            return _core.ops.reduce_mean(_core.ops.square(y_pred - _tensor(y_true, _core.float32)), [-1], False)
+
+        super().__init__(mse, name, dtype)
+
+
+class MeanAbsoluteError(MeanMetricWrapper):
+    """The mean over samples of mean(|y_true - y_pred|, axis=-1)."""
+
+    def __init__(self, name="mean_absolute_error", dtype=None):
+        def mae(y_true, y_pred):
+            y_pred = _tensor(y_pred, _core.float32)
+            return _core.ops.reduce_mean(_core.ops.abs(y_pred - _tensor(y_true, _core.float32)), [-1], False)
+
+        super().__init__(mae, name, dtype)
+
+
+def _accuracy_for(y_true_shape, y_pred_shape):
+    """Keras 3's choice for "accuracy": binary for one output unit, sparse categorical when the labels
+    have one dimension fewer (or a last dimension of 1), else categorical."""
+    if y_pred_shape and y_pred_shape[-1] == 1:
+        return lambda name: BinaryAccuracy(name=name)
+    if len(y_true_shape) < len(y_pred_shape) or (y_true_shape and y_true_shape[-1] == 1 and
+                                                 len(y_true_shape) == len(y_pred_shape)):
+        return lambda name: SparseCategoricalAccuracy(name=name)
+    return lambda name: CategoricalAccuracy(name=name)
+
+
+_BY_NAME = {
+    "mse": MeanSquaredError, "mean_squared_error": MeanSquaredError, "mae": MeanAbsoluteError,
+    "mean_absolute_error": MeanAbsoluteError, "sparse_categorical_accuracy": SparseCategoricalAccuracy,
+    "categorical_accuracy": CategoricalAccuracy, "binary_accuracy": BinaryAccuracy, "auc": AUC,
+    "precision": Precision, "recall": Recall,
+}
+
+
+def get(identifier, y_true_shape=(), y_pred_shape=()):
+    """A Metric for a string (named as given: "mae" logs as ``mae``; "accuracy"/"acc" picked from the
+    shapes as Keras 3), a Metric instance, or a function (a mean of its per-sample values)."""
+    if isinstance(identifier, Metric):
+        return identifier
+    if isinstance(identifier, type) and issubclass(identifier, Metric):
+        return identifier()
+    if isinstance(identifier, str):
+        if identifier in ("accuracy", "acc"):
+            return _accuracy_for(tuple(y_true_shape), tuple(y_pred_shape))(identifier)
+        cls = _BY_NAME.get(identifier) or _BY_NAME.get(snake_case(identifier))
+        if cls is not None:
+            return cls(name=identifier)
+    elif callable(identifier):
+        return MeanMetricWrapper(identifier, name=getattr(identifier, "__name__", "metric"))
+    raise ValueError(f"Could not interpret metric identifier: {identifier!r}")
+
+
+__all__ = ["AUC", "Accuracy", "BinaryAccuracy", "CategoricalAccuracy", "Mean", "MeanAbsoluteError",
+           "MeanMetricWrapper", "MeanSquaredError", "Metric", "Precision", "Recall", "SparseCategoricalAccuracy",
+           "Sum", "get"]

@@ -77,8 +77,16 @@ class Optimizer:
 
     @property
     def learning_rate(self):
+        """The current rate: a schedule's value at ``iterations``, else the number (with ``.numpy()``, as
+        Keras 3's learning-rate variable reads)."""
         lr = self._learning_rate
-        return lr(self.iterations) if callable(lr) else lr
+        if callable(lr):
+            return lr(self.iterations)
+        return _LearningRate(lr) if isinstance(lr, float | int) and not isinstance(lr, bool) else lr
+
+    @learning_rate.setter
+    def learning_rate(self, value) -> None:
+        self._learning_rate = value
 
     def _slot(self, variable, slot_name):
         return self._slots[_var_key(variable)][slot_name]
@@ -216,6 +224,15 @@ class Optimizer:
         for gradient, variable in grads_and_vars:
             strategy.extended.update(variable, apply_to_component, args=(gradient,), group=False)
         self.iterations.assign_add(1)
+
+
+class _LearningRate(float):
+    """A float that also answers ``.numpy()`` (code written for Keras' learning-rate variable calls it)."""
+
+    def numpy(self):
+        import numpy as np
+
+        return np.float32(self)
 
 
 class _LearningRateValue:

@@ -1,0 +1,119 @@
+"""``tf.keras.activations`` (Keras 3 formulas) and ``get(name_or_callable)``."""
+
+from __future__ import annotations
+
+from tpustrategy import _core
+from tpustrategy.keras._tensors import scalar, tensor
+
+
+def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
+    x = tensor(x)
+    if negative_slope == 0.0 and max_value is None and threshold == 0.0:
+        return _core.ops.relu(x)
+    ops = _core.ops
+    out = ops.where(ops.greater(x, scalar(threshold, x.dtype)), x,
+                    (x - threshold) * scalar(negative_slope, x.dtype) if negative_slope else ops.zeros([], x.dtype))
+    if max_value is not None:
+        out = ops.minimum(out, scalar(max_value, x.dtype))
+    return out
+
+
+def linear(x):
+    return x
+
+
+def sigmoid(x):
+    return _core.ops.sigmoid(tensor(x))
+
+
+def tanh(x):
+    return _core.ops.tanh(tensor(x))
+
+
+def softmax(x, axis=-1):
+    return _core.ops.softmax(tensor(x), axis)
+
+
+def log_softmax(x, axis=-1):
+    return _core.ops.log_softmax(tensor(x), axis)
+
+
+def softplus(x):
+    """log(1 + exp(x)), computed as relu(x) + log(1 + exp(-|x|)) so large inputs do not overflow."""
+    x = tensor(x)
+    ops = _core.ops
+    return ops.relu(x) + ops.log(ops.exp(ops.negative(ops.abs(x))) + scalar(1.0, x.dtype))
+
+
+def softsign(x):
+    x = tensor(x)
+    return x / (_core.ops.abs(x) + scalar(1.0, x.dtype))
+
+
+def elu(x, alpha=1.0):
+    x = tensor(x)
+    ops = _core.ops
+    return ops.where(ops.greater(x, ops.zeros([], x.dtype)), x,
+                     (ops.exp(ops.minimum(x, ops.zeros([], x.dtype))) - scalar(1.0, x.dtype)) * scalar(alpha, x.dtype))
+
+
+def selu(x):
+    alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+    return elu(x, alpha) * scalar(scale, tensor(x).dtype)
+
+
+def swish(x):
+    x = tensor(x)
+    return x * _core.ops.sigmoid(x)
+
+
+silu = swish
+
+
+def exponential(x):
+    return _core.ops.exp(tensor(x))
+
+
+def hard_sigmoid(x):
+    """relu6(x + 3) / 6 (Keras 3's definition)."""
+    x = tensor(x)
+    ops = _core.ops
+    return ops.minimum(ops.relu(x + scalar(3.0, x.dtype)), scalar(6.0, x.dtype)) / scalar(6.0, x.dtype)
+
+
+def relu6(x):
+    x = tensor(x)
+    return _core.ops.minimum(_core.ops.relu(x), scalar(6.0, x.dtype))
+
+
+def leaky_relu(x, negative_slope=0.2):
+    x = tensor(x)
+    return _core.ops.where(_core.ops.greater(x, _core.ops.zeros([], x.dtype)), x, x * scalar(negative_slope, x.dtype))
+
+
+def mish(x):
+    x = tensor(x)
+    return x * _core.ops.tanh(softplus(x))
+
+
+_BY_NAME = {f.__name__: f for f in (relu, linear, sigmoid, tanh, softmax, log_softmax, softplus, softsign, elu, selu,
+                                      swish, exponential, hard_sigmoid, relu6, leaky_relu, mish)}
+_BY_NAME["silu"] = swish
+
+
+def get(identifier):
+    """The activation function for a name, a callable, or None (linear)."""
+    if identifier is None:
+        return linear
+    if callable(identifier):
+        return identifier
+    if isinstance(identifier, str) and identifier in _BY_NAME:
+        return _BY_NAME[identifier]
+    raise ValueError(f"Could not interpret activation function identifier: {identifier!r}")
+
+
+def serialize(activation) -> str:
+    return getattr(activation, "__name__", str(activation))
+
+
+__all__ = sorted(_BY_NAME) + ["get", "serialize"]

@@ -1,0 +1,56 @@
+"""``keras.callbacks.CallbackList``: forwards every hook to its callbacks in order; adds History and
+ProgbarLogger as Keras 3 does (``add_history``, ``add_progbar``)."""
+
+from __future__ import annotations
+
+from tpustrategy.keras.callbacks.callback import Callback
+from tpustrategy.keras.callbacks.history import History
+from tpustrategy.keras.callbacks.progbar_logger import ProgbarLogger
+
+_HOOKS = ("on_batch_begin", "on_batch_end", "on_epoch_begin", "on_epoch_end", "on_train_batch_begin",
+          "on_train_batch_end", "on_test_batch_begin", "on_test_batch_end", "on_predict_batch_begin",
+          "on_predict_batch_end", "on_train_begin", "on_train_end", "on_test_begin", "on_test_end",
+          "on_predict_begin", "on_predict_end")
+
+
+class CallbackList(Callback):
+    def __init__(self, callbacks=None, add_history=False, add_progbar=False, model=None, **params):
+        super().__init__()
+        self.callbacks = list(callbacks or [])
+        for callback in self.callbacks:
+            if not isinstance(callback, Callback):
+                raise TypeError(f"Expected a keras.callbacks.Callback, got {callback!r} (of type {type(callback)})")
+        if add_history and not any(isinstance(c, History) for c in self.callbacks):
+            self.callbacks.append(History())
+        if add_progbar and not any(isinstance(c, ProgbarLogger) for c in self.callbacks):
+            self.callbacks.append(ProgbarLogger())
+        if model is not None:
+            self.set_model(model)
+        if params:
+            self.set_params(params)
+
+    def append(self, callback) -> None:
+        self.callbacks.append(callback)
+
+    def set_params(self, params) -> None:
+        self.params = params
+        for callback in self.callbacks:
+            callback.set_params(params)
+
+    def set_model(self, model) -> None:
+        self._model = model
+        for callback in self.callbacks:
+            callback.set_model(model)
+
+
+def _forward(hook):
+    def method(self, *args, **kwargs):
+        for callback in self.callbacks:
+            getattr(callback, hook)(*args, **kwargs)
+
+    method.__name__ = hook
+    return method
+
+
+for _hook in _HOOKS:
+    setattr(CallbackList, _hook, _forward(_hook))

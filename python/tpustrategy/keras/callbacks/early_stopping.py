@@ -1,0 +1,75 @@
+"""``keras.callbacks.EarlyStopping`` (Keras 3): stops training when ``monitor`` has not improved by
+``min_delta`` for ``patience`` epochs; optionally restores the best weights."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from tpustrategy.keras.callbacks.callback import Callback
+
+_logger = logging.getLogger("tpustrategy")
+
+
+class EarlyStopping(Callback):
+    def __init__(self, monitor="val_loss", min_delta=0, patience=0, verbose=0, mode="auto", baseline=None,
+                 restore_best_weights=False, start_from_epoch=0):
+        super().__init__()
+        if not isinstance(monitor, str):
+            raise TypeError(f"`monitor` must be the name of a log entry (a string). Received: monitor={monitor!r}")
+        self.monitor, self.patience, self.verbose = monitor, patience, verbose
+        self.baseline, self.restore_best_weights = baseline, restore_best_weights
+        self.start_from_epoch = start_from_epoch
+        if mode not in ("auto", "min", "max"):
+            _logger.warning("EarlyStopping mode %s is unknown, fallback to auto mode.", mode)
+            mode = "auto"
+        if mode == "auto":
+            mode = "max" if monitor.endswith(("acc", "accuracy", "auc")) else "min"
+        self.mode = mode
+        self.min_delta = abs(min_delta) * (1 if mode == "max" else -1)
+        self.wait = 0
+        self.stopped_epoch = 0
+        self.best = None
+        self.best_weights = None
+        self.best_epoch = 0
+
+    def _improved(self, value, reference) -> bool:
+        if reference is None:
+            return True
+        if self.mode == "max":
+            return np.greater(value - self.min_delta, reference)
+        return np.less(value - self.min_delta, reference)
+
+    def on_train_begin(self, logs=None):
+        self.wait, self.stopped_epoch, self.best, self.best_weights, self.best_epoch = 0, 0, None, None, 0
+
+    def on_epoch_end(self, epoch, logs=None):
+        value = (logs or {}).get(self.monitor)
+        if value is None:
+            _logger.warning("Early stopping conditioned on metric `%s` which is not available. Available metrics "
+                            "are: %s", self.monitor, ",".join(logs or {}))
+            return
+        if epoch < self.start_from_epoch:
+            return
+        if self.restore_best_weights and self.best_weights is None:
+            self.best_weights = self.model.get_weights()
+        self.wait += 1
+        if self._improved(value, self.best):
+            self.best, self.best_epoch = value, epoch
+            if self.restore_best_weights:
+                self.best_weights = self.model.get_weights()
+            if self.baseline is None or self._improved(value, self.baseline):
+                self.wait = 0
+            return
+        if self.wait >= self.patience and epoch > 0:
+            self.stopped_epoch = epoch
+            self.model.stop_training = True
+
+    def on_train_end(self, logs=None):
+        if self.stopped_epoch > 0 and self.verbose > 0:
+            print(f"Epoch {self.stopped_epoch + 1}: early stopping")
+        if self.restore_best_weights and self.best_weights is not None:
+            if self.verbose > 0:
+                print(f"Restoring model weights from the end of the best epoch: {self.best_epoch + 1}.")
+            self.model.set_weights(self.best_weights)

@@ -1,0 +1,20 @@
+"""``keras.callbacks.LambdaCallback``: callables as hooks (``on_epoch_end=lambda epoch, logs: ...``)."""
+
+from __future__ import annotations
+
+from tpustrategy.keras.callbacks.callback import Callback
+
+
+class LambdaCallback(Callback):
+    def __init__(self, on_epoch_begin=None, on_epoch_end=None, on_train_begin=None, on_train_end=None,
+                 on_train_batch_begin=None, on_train_batch_end=None, **kwargs):
+        super().__init__()
+        hooks = dict(on_epoch_begin=on_epoch_begin, on_epoch_end=on_epoch_end, on_train_begin=on_train_begin,
+                     on_train_end=on_train_end, on_train_batch_begin=on_train_batch_begin,
+                     on_train_batch_end=on_train_batch_end, **kwargs)
+        for name, fn in hooks.items():
+            if fn is None:
+                continue
+            if not hasattr(Callback, name):
+                raise ValueError(f"Unrecognized LambdaCallback hook: {name!r}")
+            setattr(self, name, fn)

@@ -1,0 +1,47 @@
+"""``keras.callbacks.LearningRateScheduler``: sets the optimizer's learning rate to ``schedule(epoch, lr)``
+(or ``schedule(epoch)``) at the start of each epoch and logs it as ``learning_rate``."""
+
+from __future__ import annotations
+
+from tpustrategy.keras.callbacks.callback import Callback
+
+
+def _current_lr(optimizer) -> float:
+    lr = optimizer._learning_rate
+    if callable(lr):
+        lr = lr(optimizer.iterations)
+    return float(lr.numpy()) if hasattr(lr, "numpy") else float(lr)
+
+
+def _takes_two(fn) -> bool:
+    import inspect
+
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 2 or any(p.kind == p.VAR_POSITIONAL for p in params)
+
+
+class LearningRateScheduler(Callback):
+    def __init__(self, schedule, verbose=0):
+        super().__init__()
+        self.schedule, self.verbose = schedule, verbose
+
+    def on_epoch_begin(self, epoch, logs=None):
+        optimizer = self.model.optimizer
+        if optimizer is None or not hasattr(optimizer, "_learning_rate"):
+            raise ValueError('Optimizer must have a "learning_rate" attribute.')
+        lr = _current_lr(optimizer)
+        lr = self.schedule(epoch, lr) if _takes_two(self.schedule) else self.schedule(epoch)  # both forms, as Keras
+        lr = float(lr.numpy()) if hasattr(lr, "numpy") else lr
+        if not isinstance(lr, float | int):
+            raise ValueError(f"The output of the `schedule` function should be a float. Got: {lr}")
+        optimizer._learning_rate = float(lr)
+        if self.verbose > 0:
+            print(f"\nEpoch {epoch + 1}: LearningRateScheduler setting learning rate to {lr}.")
+
+    def on_epoch_end(self, epoch, logs=None):
+        if logs is not None:
+            logs["learning_rate"] = _current_lr(self.model.optimizer)

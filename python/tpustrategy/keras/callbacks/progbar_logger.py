@@ -1,0 +1,82 @@
+"""``keras.callbacks.ProgbarLogger``: Keras 3's "Epoch i/n" header and progress bar (verbose 1 or 2)."""
+
+from __future__ import annotations
+
+from tpustrategy.keras.callbacks.callback import Callback
+from tpustrategy.keras.utils.progbar import Progbar
+
+
+class ProgbarLogger(Callback):
+    def __init__(self):
+        super().__init__()
+        self.seen = 0
+        self.progbar = None
+        self.target = None
+        self.verbose = 1
+        self.epochs = 1
+        self._called_in_fit = False
+
+    def set_params(self, params):
+        verbose = params.get("verbose", 1)
+        self.verbose = 1 if verbose == "auto" else verbose
+        self.epochs = params.get("epochs", 1)
+        self.target = params.get("steps")
+
+    def _reset(self):
+        self.seen = 0
+        self.progbar = None
+
+    def _ensure(self):
+        if self.progbar is None:
+            self.progbar = Progbar(target=self.target, verbose=self.verbose, unit_name="step")
+
+    def on_train_begin(self, logs=None):
+        self._called_in_fit = True
+
+    def on_test_begin(self, logs=None):
+        if not self._called_in_fit:
+            self._reset()
+            self._ensure()
+
+    def on_predict_begin(self, logs=None):
+        self._reset()
+        self._ensure()
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._reset()
+        self._ensure()
+        if self.verbose and self.epochs > 1:
+            print(f"Epoch {epoch + 1}/{self.epochs}")
+
+    def on_train_batch_end(self, batch, logs=None):
+        self._update(batch, logs)
+
+    def on_test_batch_end(self, batch, logs=None):
+        if not self._called_in_fit:
+            self._update(batch, logs)
+
+    def on_predict_batch_end(self, batch, logs=None):
+        self._update(batch, None)
+
+    def on_epoch_end(self, epoch, logs=None):
+        self._finalize(logs)
+
+    def on_test_end(self, logs=None):
+        if not self._called_in_fit:
+            self._finalize(logs)
+
+    def on_predict_end(self, logs=None):
+        self._finalize(None)
+
+    def _update(self, batch, logs):
+        self._ensure()
+        self.seen = batch + 1
+        if self.verbose == 1:
+            self.progbar.update(self.seen, list((logs or {}).items()), finalize=False)
+
+    def _finalize(self, logs):
+        self._ensure()
+        if self.target is None:
+            self.target = self.seen
+            self.progbar.target = self.seen
+        self.progbar.update(self.target, list((logs or {}).items()), finalize=True)

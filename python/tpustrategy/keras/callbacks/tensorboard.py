@@ -1,0 +1,74 @@
+"""``keras.callbacks.TensorBoard`` (scalars): writes each epoch's training logs to ``<log_dir>/train`` and
+the ``val_`` logs to ``<log_dir>/validation`` as ``epoch_<name>`` scalars at step = epoch (plus
+``epoch_learning_rate``), through
+``tf.summary`` file writers, as Keras 3 does; ``update_freq`` as an int also writes ``batch_<name>``
+every that many batches. Histograms, images, graphs and profiling are not built.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from tpustrategy.keras.callbacks.callback import Callback
+
+
+def _summary():
+    import importlib
+
+    try:
+        summary = importlib.import_module("tpustrategy.summary")
+    except ModuleNotFoundError:
+        summary = None
+    if summary is None or not hasattr(summary, "create_file_writer"):
+        raise NotImplementedError("keras.callbacks.TensorBoard needs tf.summary (create_file_writer, scalar), which "
+                                  "this build does not have")
+    return summary
+
+
+class TensorBoard(Callback):
+    def __init__(self, log_dir="logs", histogram_freq=0, write_graph=True, write_images=False,
+                 write_steps_per_second=False, update_freq="epoch", profile_batch=0, embeddings_freq=0,
+                 embeddings_metadata=None):
+        super().__init__()
+        self._summary = _summary()
+        self.log_dir = os.fspath(log_dir)
+        if update_freq != "epoch" and not isinstance(update_freq, int):
+            raise ValueError(f"Unrecognized update_freq: {update_freq!r}")
+        self.update_freq = update_freq
+        self._writers: dict = {}
+        self._global_batch = 0
+
+    def _writer(self, name):
+        if name not in self._writers:
+            self._writers[name] = self._summary.create_file_writer(os.path.join(self.log_dir, name))
+        return self._writers[name]
+
+    def _write(self, writer_name, prefix, logs, step):
+        writer = self._writer(writer_name)
+        with writer.as_default():
+            for key, value in logs.items():
+                self._summary.scalar(prefix + key, float(value), step=step)
+        writer.flush()
+
+    def on_train_batch_end(self, batch, logs=None):
+        self._global_batch += 1
+        if isinstance(self.update_freq, int) and self._global_batch % self.update_freq == 0:
+            self._write("train", "batch_", dict(logs or {}), self._global_batch)
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = dict(logs or {})
+        train = {k: v for k, v in logs.items() if not k.startswith("val_")}
+        optimizer = getattr(self.model, "optimizer", None)
+        if optimizer is not None:  # Keras 3 also logs the optimizer's current learning rate
+            train["learning_rate"] = float(np.asarray(optimizer.learning_rate))
+        val = {k[4:]: v for k, v in logs.items() if k.startswith("val_")}
+        self._write("train", "epoch_", train, epoch)
+        if val:
+            self._write("validation", "epoch_", val, epoch)
+
+    def on_train_end(self, logs=None):
+        for writer in self._writers.values():
+            writer.close()
+        self._writers.clear()

@@ -1,0 +1,214 @@
+"""``tf.keras.initializers`` (Keras 3 formulas: VarianceScaling fans, truncation at two standard deviations).
+
+An initializer called with ``(shape, dtype)`` returns a Tensor. With ``seed=`` an int, every call returns
+the same values (Keras 3's documented behaviour); without, values come from the global generator that
+``keras.utils.set_random_seed`` resets. Draws use numpy (see random_seed.py: not TF's random stream).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from tpustrategy import _core
+from tpustrategy.keras import random_seed
+from tpustrategy.keras._tensors import as_dtype
+from tpustrategy.keras.naming import lookup
+
+
+def _np_dtype(dtype):
+    return np.dtype(as_dtype(dtype).name) if as_dtype(dtype).name != "bfloat16" else np.float32
+
+
+def _as_tensor(array, dtype):
+    dtype = as_dtype(dtype)
+    t = _core.convert_to_tensor(np.ascontiguousarray(array.astype(_np_dtype(dtype))))
+    return t if t.dtype == dtype else _core.ops.cast(t, dtype)
+
+
+def _shape(shape) -> tuple:
+    if hasattr(shape, "as_list"):
+        shape = shape.as_list()
+    shape = tuple(int(d) for d in shape)
+    if any(d < 0 for d in shape):
+        raise ValueError(f"Initializer shape must be non-negative; received shape={shape}")
+    return shape
+
+
+class Initializer:
+    """Base class: ``__call__(shape, dtype=None)`` returns a Tensor; ``get_config`` as Keras."""
+
+    def __call__(self, shape, dtype=None):
+        raise NotImplementedError
+
+    def get_config(self) -> dict:
+        return {}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+    def clone(self):
+        return type(self).from_config(self.get_config())
+
+
+class Constant(Initializer):
+    def __init__(self, value=0.0):
+        self.value = value
+
+    def __call__(self, shape, dtype=None):
+        return _as_tensor(np.broadcast_to(np.asarray(self.value), _shape(shape)), dtype)
+
+    def get_config(self):
+        return {"value": self.value}
+
+
+class Zeros(Constant):
+    def __init__(self):
+        super().__init__(0.0)
+
+    def get_config(self):
+        return {}
+
+
+class Ones(Constant):
+    def __init__(self):
+        super().__init__(1.0)
+
+    def get_config(self):
+        return {}
+
+
+class _Random(Initializer):
+    def __init__(self, seed=None):
+        if seed is not None and not isinstance(seed, int):
+            raise ValueError(f"`seed` argument should be an instance of `keras.random.SeedGenerator()` or an "
+                             f"integer. Received: seed={seed!r}")
+        self.seed = seed
+
+    def _rng(self):
+        return random_seed.generator(self.seed)
+
+    def get_config(self):
+        return {"seed": self.seed}
+
+
+def _truncated_normal(rng, shape, mean, stddev):
+    """Normal draws re-drawn until within two standard deviations of the mean."""
+    values = rng.standard_normal(shape)
+    bad = np.abs(values) > 2.0
+    while bad.any():
+        values[bad] = rng.standard_normal(int(bad.sum()))
+        bad = np.abs(values) > 2.0
+    return mean + stddev * values
+
+
+class RandomNormal(_Random):
+    def __init__(self, mean=0.0, stddev=0.05, seed=None):
+        super().__init__(seed)
+        self.mean, self.stddev = mean, stddev
+
+    def __call__(self, shape, dtype=None):
+        return _as_tensor(self._rng().normal(self.mean, self.stddev, _shape(shape)), dtype)
+
+    def get_config(self):
+        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
+
+
+class TruncatedNormal(RandomNormal):
+    def __call__(self, shape, dtype=None):
+        return _as_tensor(_truncated_normal(self._rng(), _shape(shape), self.mean, self.stddev), dtype)
+
+
+class RandomUniform(_Random):
+    def __init__(self, minval=-0.05, maxval=0.05, seed=None):
+        super().__init__(seed)
+        self.minval, self.maxval = minval, maxval
+
+    def __call__(self, shape, dtype=None):
+        return _as_tensor(self._rng().uniform(self.minval, self.maxval, _shape(shape)), dtype)
+
+    def get_config(self):
+        return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}
+
+
+def compute_fans(shape) -> tuple[int, int]:
+    """(fan_in, fan_out) as Keras: a kernel's last two axes, times the receptive field of the others."""
+    shape = tuple(shape)
+    if len(shape) == 0:
+        return 1, 1
+    if len(shape) == 1:
+        return shape[0], shape[0]
+    receptive = math.prod(shape[:-2]) if len(shape) > 2 else 1
+    return shape[-2] * receptive, shape[-1] * receptive
+
+
+class VarianceScaling(_Random):
+    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None):
+        super().__init__(seed)
+        if scale <= 0.0:
+            raise ValueError(f"Argument `scale` must be positive float. Received: scale={scale}")
+        if mode not in ("fan_in", "fan_out", "fan_avg"):
+            raise ValueError(f"Invalid `mode` argument: expected one of ['fan_in', 'fan_out', 'fan_avg']. "
+                             f"Received: mode={mode}")
+        distribution = distribution.lower()
+        if distribution not in ("uniform", "truncated_normal", "untruncated_normal"):
+            raise ValueError("Invalid `distribution` argument: expected one of ['uniform', 'truncated_normal', "
+                             f"'untruncated_normal']. Received: distribution={distribution}")
+        self.scale, self.mode, self.distribution = scale, mode, distribution
+
+    def __call__(self, shape, dtype=None):
+        shape = _shape(shape)
+        fan_in, fan_out = compute_fans(shape)
+        fan = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
+        variance = self.scale / max(1.0, fan)
+        rng = self._rng()
+        if self.distribution == "truncated_normal":
+            values = _truncated_normal(rng, shape, 0.0, math.sqrt(variance) / 0.87962566103423978)
+        elif self.distribution == "untruncated_normal":
+            values = rng.normal(0.0, math.sqrt(variance), shape)
+        else:
+            limit = math.sqrt(3.0 * variance)
+            values = rng.uniform(-limit, limit, shape)
+        return _as_tensor(values, dtype)
+
+    def get_config(self):
+        return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution, "seed": self.seed}
+
+
+def _variance_scaling(name, scale, mode, distribution):
+    class _Preset(VarianceScaling):
+        def __init__(self, seed=None):
+            super().__init__(scale, mode, distribution, seed)
+
+        def get_config(self):
+            return {"seed": self.seed}
+
+    _Preset.__name__ = _Preset.__qualname__ = name
+    return _Preset
+
+
+GlorotUniform = _variance_scaling("GlorotUniform", 1.0, "fan_avg", "uniform")
+GlorotNormal = _variance_scaling("GlorotNormal", 1.0, "fan_avg", "truncated_normal")
+HeNormal = _variance_scaling("HeNormal", 2.0, "fan_in", "truncated_normal")
+HeUniform = _variance_scaling("HeUniform", 2.0, "fan_in", "uniform")
+LecunNormal = _variance_scaling("LecunNormal", 1.0, "fan_in", "truncated_normal")
+LecunUniform = _variance_scaling("LecunUniform", 1.0, "fan_in", "uniform")
+
+_BY_NAME = {
+    "zeros": Zeros, "ones": Ones, "constant": Constant, "random_normal": RandomNormal,
+    "random_uniform": RandomUniform, "truncated_normal": TruncatedNormal, "glorot_uniform": GlorotUniform,
+    "glorot_normal": GlorotNormal, "he_normal": HeNormal, "he_uniform": HeUniform, "lecun_normal": LecunNormal,
+    "lecun_uniform": LecunUniform, "variance_scaling": VarianceScaling,
+}
+
+
+def get(identifier):
+    """An initializer from a name ("glorot_uniform", "GlorotUniform"), an instance, a class or a callable."""
+    return lookup(identifier, Initializer, _BY_NAME, "initializer")
+
+
+__all__ = ["Constant", "GlorotNormal", "GlorotUniform", "HeNormal", "HeUniform", "Initializer", "LecunNormal",
+           "LecunUniform", "Ones", "RandomNormal", "RandomUniform", "TruncatedNormal", "VarianceScaling", "Zeros",
+           "get"]

@@ -1,0 +1,34 @@
+"""``keras.layers.Concatenate``: inputs joined along ``axis`` (shapes equal on every other axis)."""
+
+from __future__ import annotations
+
+from tpustrategy import _core
+from tpustrategy.keras.layers.add import check_merge_inputs
+from tpustrategy.keras.layers.layer import Layer
+
+
+class Concatenate(Layer):
+    def __init__(self, axis=-1, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = axis
+
+    def build(self, input_shape):
+        if not isinstance(input_shape, list | tuple) or len(input_shape) < 1 or not isinstance(input_shape[0],
+                                                                                              tuple | list):
+            raise ValueError(f"A `Concatenate` layer should be called on a list of at least 1 input. Received: "
+                             f"input_shape={input_shape}")
+        shapes = [tuple(s) for s in input_shape]
+        rank = len(shapes[0])
+        axis = self.axis % rank if rank else 0
+        for shape in shapes[1:]:
+            if len(shape) != rank or any(a != b and a is not None and b is not None
+                                         for i, (a, b) in enumerate(zip(shape, shapes[0], strict=True)) if i != axis):
+                raise ValueError("A `Concatenate` layer requires inputs with matching shapes except for the "
+                                 f"concatenation axis. Received: input_shape={shapes}")
+        self.built = True
+
+    def call(self, inputs):
+        return _core.ops.concat(check_merge_inputs(self, inputs), self.axis)
+
+    def get_config(self):
+        return {**super().get_config(), "axis": self.axis}

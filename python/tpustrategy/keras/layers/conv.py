@@ -1,0 +1,96 @@
+"""``keras.layers.Conv1D`` and ``Conv2D`` (Keras 3): activation(conv(inputs, kernel) + bias), kernel shape
+kernel_size + (input_channels / groups, filters), padding "valid" / "same" (Conv1D also "causal")."""
+
+from __future__ import annotations
+
+from tpustrategy import _core
+from tpustrategy.keras import activations
+from tpustrategy.keras.layers.conv_utils import (
+    from_channels_last,
+    nn_op,
+    normalize_data_format,
+    normalize_padding,
+    normalize_tuple,
+    to_channels_last,
+)
+from tpustrategy.keras.layers.dense import _positive_int, set_kernel_options
+from tpustrategy.keras.layers.layer import Layer
+
+
+class BaseConv(Layer):
+    rank = 2
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None, dilation_rate=1, groups=1,
+                 activation=None, use_bias=True, kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+                 bias_constraint=None, **kwargs):
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self.filters = _positive_int(filters, "filters")
+        self.kernel_size = normalize_tuple(kernel_size, self.rank, "kernel_size")
+        self.strides = normalize_tuple(strides, self.rank, "strides")
+        self.dilation_rate = normalize_tuple(dilation_rate, self.rank, "dilation_rate")
+        allowed = ("valid", "same", "causal") if self.rank == 1 else ("valid", "same")
+        self.padding = normalize_padding(padding, allowed)
+        self.data_format = normalize_data_format(data_format)
+        self.groups = _positive_int(groups, "groups")
+        if self.filters % self.groups:
+            raise ValueError(f"The number of filters must be evenly divisible by the number of groups. Received: "
+                             f"groups={groups}, filters={filters}.")
+        if max(self.strides) > 1 and max(self.dilation_rate) > 1:
+            raise ValueError(f"`strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: "
+                             f"strides={self.strides} and dilation_rate={self.dilation_rate}")
+        set_kernel_options(self, activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
+                           bias_regularizer)
+
+    def build(self, input_shape):
+        channel_axis = -1 if self.data_format == "channels_last" else 1
+        channels = input_shape[channel_axis]
+        if channels is None:
+            raise ValueError(f"The channel dimension of the inputs should be defined. Received input_shape="
+                             f"{tuple(input_shape)}")
+        if channels % self.groups:
+            raise ValueError(f"The number of input channels must be evenly divisible by the number of groups. "
+                             f"Received groups={self.groups}, but the input has {channels} channels (full input "
+                             f"shape is {tuple(input_shape)}).")
+        self.kernel = self.add_weight(name="kernel", shape=self.kernel_size + (channels // self.groups, self.filters),
+                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer)
+        self.bias = self.add_weight(name="bias", shape=(self.filters,), initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer) if self.use_bias else None
+        self.built = True
+
+    def _convolve(self, x):
+        raise NotImplementedError
+
+    def call(self, inputs):
+        x = to_channels_last(inputs, self.data_format, self.rank)
+        outputs = self._convolve(x)
+        if self.bias is not None:
+            outputs = outputs + self.bias
+        return from_channels_last(self.activation(outputs), self.data_format, self.rank)
+
+    def get_config(self):
+        return {**super().get_config(), "filters": self.filters, "kernel_size": self.kernel_size,
+                "strides": self.strides, "padding": self.padding, "data_format": self.data_format,
+                "dilation_rate": self.dilation_rate, "groups": self.groups,
+                "activation": activations.serialize(self.activation), "use_bias": self.use_bias}
+
+
+class Conv2D(BaseConv):
+    rank = 2
+
+    def _convolve(self, x):
+        return nn_op("conv2d")(x, self.kernel._as_tensor(), strides=list(self.strides), padding=self.padding.upper(),
+                               dilations=list(self.dilation_rate))
+
+
+class Conv1D(BaseConv):
+    rank = 1
+
+    def _convolve(self, x):
+        padding = self.padding
+        if padding == "causal":  # left-pad by (kernel - 1) * dilation, then a VALID convolution
+            left = (self.kernel_size[0] - 1) * self.dilation_rate[0]
+            x = _core.ops.pad(x, [0, 0, left, 0, 0, 0])
+            padding = "valid"
+        return nn_op("conv1d")(x, self.kernel._as_tensor(), stride=self.strides[0], padding=padding.upper(),
+                               dilations=self.dilation_rate[0])

@@ -1,0 +1,64 @@
+"""``keras.layers.Dense``: activation(inputs @ kernel + bias) over the last axis of any-rank inputs."""
+
+from __future__ import annotations
+
+from tpustrategy import _core
+from tpustrategy.keras import activations, initializers, regularizers
+from tpustrategy.keras._tensors import shape_of
+from tpustrategy.keras.layers.layer import Layer
+
+
+def set_kernel_options(layer, activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
+                       bias_regularizer) -> None:
+    """The options Dense and the conv layers share, resolved from names as Keras does."""
+    layer.activation = activations.get(activation)
+    layer.use_bias = bool(use_bias)
+    layer.kernel_initializer = initializers.get(kernel_initializer)
+    layer.bias_initializer = initializers.get(bias_initializer)
+    layer.kernel_regularizer = regularizers.get(kernel_regularizer)
+    layer.bias_regularizer = regularizers.get(bias_regularizer)
+
+
+def _positive_int(value, name):
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        raise ValueError(f"Received an invalid value for `{name}`, expected a positive integer. Received: "
+                         f"{name}={value}")
+    return value
+
+
+class Dense(Layer):
+    """A densely-connected layer (Keras 3 arguments; constraints and LoRA are not built)."""
+
+    def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
+                 bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, bias_constraint=None, **kwargs):
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self.units = _positive_int(units, "units")
+        set_kernel_options(self, activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
+                           bias_regularizer)
+
+    def build(self, input_shape):
+        input_dim = input_shape[-1]
+        if input_dim is None:
+            raise ValueError(f"The last dimension of the inputs to a Dense layer should be defined. Found None. "
+                             f"Full input shape received: {tuple(input_shape)}")
+        self.kernel = self.add_weight(name="kernel", shape=(input_dim, self.units),
+                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer)
+        self.bias = self.add_weight(name="bias", shape=(self.units,), initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer) if self.use_bias else None
+        self.built = True
+
+    def call(self, inputs, training=None):
+        shape = shape_of(inputs)
+        if len(shape) > 2:
+            flat = _core.ops.reshape(inputs, [-1, shape[-1]])
+            outputs = _core.ops.reshape(_core.ops.matmul(flat, self.kernel), list(shape[:-1]) + [self.units])
+        else:
+            outputs = _core.ops.matmul(inputs, self.kernel)
+        if self.bias is not None:
+            outputs = outputs + self.bias
+        return self.activation(outputs)
+
+    def get_config(self):
+        return {**super().get_config(), "units": self.units, "activation": activations.serialize(self.activation),
+                "use_bias": self.use_bias}

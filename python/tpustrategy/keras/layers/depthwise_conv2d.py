@@ -1,0 +1,49 @@
+"""``keras.layers.DepthwiseConv2D`` (Keras 3): each input channel convolved with its own
+``depth_multiplier`` filters; kernel shape kernel_size + (input_channels, depth_multiplier)."""
+
+from __future__ import annotations
+
+from tpustrategy.keras.layers.conv_utils import (
+    from_channels_last,
+    nn_op,
+    normalize_data_format,
+    normalize_padding,
+    normalize_tuple,
+    to_channels_last,
+)
+from tpustrategy.keras.layers.dense import _positive_int, set_kernel_options
+from tpustrategy.keras.layers.layer import Layer
+
+
+class DepthwiseConv2D(Layer):
+    def __init__(self, kernel_size, strides=(1, 1), padding="valid", depth_multiplier=1, data_format=None,
+                 dilation_rate=(1, 1), activation=None, use_bias=True, depthwise_initializer="glorot_uniform",
+                 bias_initializer="zeros", depthwise_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 depthwise_constraint=None, bias_constraint=None, **kwargs):
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self.kernel_size = normalize_tuple(kernel_size, 2, "kernel_size")
+        self.strides = normalize_tuple(strides, 2, "strides")
+        self.dilation_rate = normalize_tuple(dilation_rate, 2, "dilation_rate")
+        self.padding = normalize_padding(padding)
+        self.data_format = normalize_data_format(data_format)
+        self.depth_multiplier = _positive_int(depth_multiplier, "depth_multiplier")
+        set_kernel_options(self, activation, use_bias, depthwise_initializer, bias_initializer, depthwise_regularizer,
+                           bias_regularizer)
+        self.depthwise_initializer, self.depthwise_regularizer = self.kernel_initializer, self.kernel_regularizer
+
+    def build(self, input_shape):
+        channels = input_shape[-1 if self.data_format == "channels_last" else 1]
+        self.kernel = self.add_weight(name="kernel", shape=self.kernel_size + (channels, self.depth_multiplier),
+                                      initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer)
+        self.bias = self.add_weight(name="bias", shape=(channels * self.depth_multiplier,),
+                                    initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer) if self.use_bias else None
+        self.built = True
+
+    def call(self, inputs):
+        x = to_channels_last(inputs, self.data_format, 2)
+        outputs = nn_op("depthwise_conv2d")(x, self.kernel._as_tensor(), strides=[1, *self.strides, 1],
+                                            padding=self.padding.upper(), dilations=list(self.dilation_rate))
+        if self.bias is not None:
+            outputs = outputs + self.bias
+        return from_channels_last(self.activation(outputs), self.data_format, 2)

@@ -1,0 +1,46 @@
+"""``keras.layers.Embedding``: integer indices looked up in an (input_dim, output_dim) table.
+
+The gradient of the lookup is an ``IndexedSlices`` (as TF's gather), applied densely by the optimizers.
+"""
+
+from __future__ import annotations
+
+from tpustrategy import _core
+from tpustrategy.keras import initializers, regularizers
+from tpustrategy.keras.layers.dense import _positive_int
+from tpustrategy.keras.layers.layer import Layer
+
+
+class Embedding(Layer):
+    def __init__(self, input_dim, output_dim, embeddings_initializer="uniform", embeddings_regularizer=None,
+                 embeddings_constraint=None, mask_zero=False, weights=None, **kwargs):
+        kwargs.pop("input_length", None)
+        super().__init__(**kwargs)
+        self.input_dim = _positive_int(input_dim, "input_dim")
+        self.output_dim = _positive_int(output_dim, "output_dim")
+        self.embeddings_initializer = initializers.get(
+            "random_uniform" if embeddings_initializer == "uniform" else embeddings_initializer)
+        self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
+        self.mask_zero = mask_zero
+        self._initial_weights = weights
+        self.autocast = False
+
+    def build(self, input_shape=None):
+        self.embeddings = self.add_weight(shape=(self.input_dim, self.output_dim), name="embeddings",
+                                          initializer=self.embeddings_initializer,
+                                          regularizer=self.embeddings_regularizer)
+        self.built = True
+        if self._initial_weights is not None:
+            self.set_weights(self._initial_weights)
+
+    def call(self, inputs):
+        if not inputs.dtype.is_integer:
+            inputs = _core.ops.cast(inputs, _core.int32)
+        from tpustrategy.ops.array_ops import gather
+
+        return gather(self.embeddings, inputs)
+
+    def compute_mask(self, inputs, mask=None):
+        if not self.mask_zero:
+            return None
+        return _core.ops.not_equal(inputs, _core.ops.zeros([], inputs.dtype))

@@ -1,0 +1,21 @@
+"""``keras.layers.Flatten``: every axis after the batch axis collapsed into one."""
+
+from __future__ import annotations
+
+import math
+
+from tpustrategy import _core
+from tpustrategy.keras._tensors import shape_of
+from tpustrategy.keras.layers.layer import Layer
+
+
+class Flatten(Layer):
+    def __init__(self, data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.data_format = data_format or "channels_last"
+
+    def call(self, inputs):
+        shape = shape_of(inputs)
+        if self.data_format == "channels_first" and len(shape) > 2:
+            inputs = _core.ops.transpose(inputs, [0] + list(range(2, len(shape))) + [1])
+        return _core.ops.reshape(inputs, [shape[0], math.prod(shape[1:])] if shape else [1])

@@ -1,0 +1,18 @@
+"""``keras.layers.GlobalAveragePooling2D``: the mean over the spatial axes (``keepdims`` keeps them as 1)."""
+
+from __future__ import annotations
+
+from tpustrategy import _core
+from tpustrategy.keras.layers.conv_utils import normalize_data_format
+from tpustrategy.keras.layers.layer import Layer
+
+
+class GlobalAveragePooling2D(Layer):
+    def __init__(self, data_format=None, keepdims=False, **kwargs):
+        super().__init__(**kwargs)
+        self.data_format = normalize_data_format(data_format)
+        self.keepdims = bool(keepdims)
+
+    def call(self, inputs):
+        axes = [1, 2] if self.data_format == "channels_last" else [2, 3]
+        return _core.ops.reduce_mean(inputs, axes, self.keepdims)

@@ -1,0 +1,406 @@
+"""``tf.keras.layers.Layer`` (Keras 3): a ``tf.Module`` that builds its weights on the first call.
+
+What Keras 3 does and this keeps:
+* ``build(input_shape)`` runs once, on the first call (or a symbolic call on KerasTensors), with the
+  input's shape; weights come from ``add_weight`` in creation order.
+* ``weights`` are the layer's own variables (trainable, then non-trainable) followed by its sub-layers'
+  (in assignment order); ``trainable=False`` moves all of them to ``non_trainable_weights``.
+* ``losses``: the ``add_loss`` values of the last call plus the weight regularizers, recomputed on read;
+  the outermost call clears the previous call's values.
+* ``training`` given to the outer call reaches nested layers that were not given it.
+* Floating inputs are cast to the layer's dtype (float32), as Keras' input autocasting.
+Under a strategy the layer remembers the strategy current at construction and builds its weights in
+that strategy's scope, so a model created in ``strategy.scope()`` gets the strategy's (mirrored) variables.
+Per-call state (``add_loss`` values) is kept per greenlet, so the replicas of ``strategy.run`` — which
+run as cooperative greenlets — never see each other's values.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import inspect
+import math
+import re
+
+import greenlet
+import numpy as np
+
+from tpustrategy import _core, nest
+from tpustrategy.distribute import distribution_strategy_context as ds_context
+from tpustrategy.keras import backend, initializers, regularizers
+from tpustrategy.keras._tensors import as_dtype, shape_of, tensor
+from tpustrategy.keras.layers.keras_tensor import KerasTensor, Node
+from tpustrategy.keras.naming import snake_case
+from tpustrategy.module import Module
+from tpustrategy.variables import Variable, VariableAggregation
+
+# (training flag of the outermost call, nesting depth); contextvars are per greenlet.
+_CALL_CONTEXT: contextvars.ContextVar = contextvars.ContextVar("keras_call_context", default=None)
+
+_AGGREGATIONS = {"none": VariableAggregation.NONE, "sum": VariableAggregation.SUM,
+                 "mean": VariableAggregation.MEAN, "only_first_replica": VariableAggregation.ONLY_FIRST_REPLICA}
+
+
+def in_call_context() -> bool:
+    return _CALL_CONTEXT.get() is not None
+
+
+class Layer(Module):
+    """Base layer: subclasses define ``build(input_shape)`` (optional) and ``call(inputs, ...)``.
+
+    Args:
+      trainable: whether the layer's weights are trained.
+      dtype: the dtype of weights and computations (float32 by default).
+      name: the layer's name; default: the class name in snake_case made unique (``dense``, ``dense_1``…).
+
+    Raises:
+      ValueError: an unrecognized keyword argument.
+    """
+
+    def __init__(self, *, activity_regularizer=None, trainable=True, dtype=None, autocast=True, name=None,
+                 **kwargs):
+        input_shape = kwargs.pop("input_shape", None)
+        input_dim = kwargs.pop("input_dim", None)
+        batch_size = kwargs.pop("batch_size", None)
+        kwargs.pop("input_dtype", None)
+        if kwargs:
+            raise ValueError(f"Unrecognized keyword arguments passed to {type(self).__name__}: {kwargs}")
+        if name is None:
+            name = backend.unique_name(snake_case(type(self).__name__))
+        elif not isinstance(name, str):
+            raise TypeError(f"Argument `name` must be a string. Received: name={name!r}")
+        object.__setattr__(self, "_tracking_ready", False)
+        super().__init__(name=name if re.match(r"^[A-Za-z_]\w*$", name) else None)
+        self._name = name
+        self.built = False
+        self._trainable = bool(trainable)
+        self._dtype = as_dtype(getattr(dtype, "name", dtype) if dtype is not None else "float32")
+        self.autocast = autocast
+        self.activity_regularizer = regularizers.get(activity_regularizer)
+        self._trainable_variables: list = []
+        self._non_trainable_variables: list = []
+        self._regularized: list = []  # (regularizer, variable)
+        self._layers: list = []
+        self._losses_by_greenlet: dict = {}
+        self._inbound_nodes: list = []
+        self._build_shapes = None
+        self._output_shape_seen = None
+        self._distribute_strategy = ds_context.get_strategy() if ds_context.has_strategy() else None
+        if input_dim is not None and input_shape is None:
+            input_shape = (input_dim,)
+        self._batch_input_shape = ((batch_size,) + tuple(input_shape)) if input_shape is not None else None
+        call_params = inspect.signature(self.call).parameters
+        self._call_has_training_arg = "training" in call_params
+        self._call_has_mask_arg = "mask" in call_params
+        self._tracking_ready = True
+
+    # ---- attribute tracking (sub-layers in assignment order) ----
+    def __setattr__(self, key, value):
+        if getattr(self, "_tracking_ready", False) and not key.startswith("_"):
+            for leaf in nest.flatten(value) if isinstance(value, list | tuple | dict) else [value]:
+                if isinstance(leaf, Layer) and leaf is not self and all(leaf is not x for x in self._layers):
+                    self._layers.append(leaf)
+        super().__setattr__(key, value)
+
+    # ---- properties ----
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dtype(self) -> str:
+        return self._dtype.name
+
+    @property
+    def compute_dtype(self) -> str:
+        return self._dtype.name
+
+    @property
+    def variable_dtype(self) -> str:
+        return self._dtype.name
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value) -> None:
+        self._trainable = bool(value)
+        for layer in self._layers:
+            layer.trainable = value
+
+    @property
+    def layers(self) -> list:
+        return list(self._layers)
+
+    @property
+    def distribute_strategy(self):
+        return self._distribute_strategy or ds_context.get_strategy()
+
+    def _own_weights(self) -> list:
+        return self._trainable_variables + self._non_trainable_variables
+
+    @property
+    def weights(self) -> list:
+        """Own weights (trainable, then non-trainable), then each sub-layer's, without duplicates."""
+        return _unique(self._own_weights() + [w for layer in self._layers for w in layer.weights])
+
+    @property
+    def trainable_weights(self) -> list:
+        if not self.trainable:
+            return []
+        return _unique(self._trainable_variables + [w for layer in self._layers for w in layer.trainable_weights])
+
+    @property
+    def non_trainable_weights(self) -> list:
+        if not self.trainable:
+            return self.weights
+        trainable = {id(v) for v in self.trainable_weights}
+        return [v for v in self.weights if id(v) not in trainable]
+
+    trainable_variables = trainable_weights
+    non_trainable_variables = non_trainable_weights
+
+    @property
+    def variables(self) -> list:
+        return self.weights
+
+    # ---- weights ----
+    def add_weight(self, shape=None, initializer=None, dtype=None, trainable=True, autocast=True, regularizer=None,
+                   constraint=None, aggregation="none", overwrite_with_gradient=False, name=None):
+        """Creates a variable owned by this layer (Keras 3's ``add_weight``) and returns it."""
+        shape = () if shape is None else tuple(int(d) if d is not None else -1 for d in shape)
+        if any(d < 0 for d in shape):
+            raise ValueError(f"Can't create a weight with an undefined dimension: shape={shape} in layer {self.name!r}")
+        dtype = as_dtype(dtype) if dtype is not None else self._dtype
+        if initializer is None:
+            initializer = "glorot_uniform" if dtype.is_floating else "zeros"
+        initializer = initializers.get(initializer)
+        if aggregation not in _AGGREGATIONS:
+            raise ValueError(f"Invalid value for argument `aggregation`. Expected one of {sorted(_AGGREGATIONS)}. "
+                             f"Received: aggregation={aggregation!r}")
+        weight_name = name or f"variable_{len(self._own_weights())}"
+        with self._variable_scope():
+            variable = Variable(lambda: initializer(shape, dtype), trainable=bool(trainable), name=weight_name,
+                                dtype=dtype, aggregation=_AGGREGATIONS[aggregation])
+        with contextlib.suppress(AttributeError, TypeError):
+            variable.path = f"{self.name}/{weight_name}"
+        (self._trainable_variables if trainable else self._non_trainable_variables).append(variable)
+        regularizer = regularizers.get(regularizer)
+        if regularizer is not None:
+            self._regularized.append((regularizer, variable))
+        return variable
+
+    def _variable_scope(self):
+        strategy = self._distribute_strategy
+        if strategy is None or ds_context.get_strategy() is strategy:
+            return contextlib.nullcontext()
+        return strategy.scope()
+
+    def get_weights(self) -> list:
+        return [np.array(v.numpy()) for v in self.weights]
+
+    def set_weights(self, weights) -> None:
+        """Assigns numpy values to ``weights`` in order; checks every count and shape before assigning any."""
+        mine = self.weights
+        weights = list(weights)
+        if len(weights) != len(mine):
+            raise ValueError(f"You called `set_weights(weights)` on layer '{self.name}' with a weight list of length "
+                             f"{len(weights)}, but the layer was expecting {len(mine)} weights.")
+        arrays = []
+        for variable, value in zip(mine, weights, strict=True):
+            expected = tuple(variable.shape)
+            value = np.asarray(value)
+            if tuple(value.shape) != expected:
+                raise ValueError(f"Layer {self.name} weight shape {expected} is not compatible with provided weight "
+                                 f"shape {tuple(value.shape)}.")
+            arrays.append(value)
+        for variable, value in zip(mine, arrays, strict=True):
+            with self._variable_scope():
+                variable.assign(value.astype(np.dtype(variable.dtype.name)))
+
+    def count_params(self) -> int:
+        if not self.built:
+            raise ValueError(f"You tried to call `count_params` on layer '{self.name}', but the layer isn't built. "
+                             "You can build it manually via: `layer.build(input_shape)`.")
+        return int(sum(math.prod(tuple(v.shape)) for v in self.weights))
+
+    # ---- losses ----
+    def add_loss(self, loss) -> None:
+        """Adds a loss tensor (or a list of them) to this call's losses (``layer.losses``)."""
+        values = self._losses_by_greenlet.setdefault(greenlet.getcurrent(), [])
+        for value in nest.flatten(loss):
+            values.append(tensor(value))
+
+    def add_metric(self, *args, **kwargs):
+        """Removed in Keras 3 (TF 2.21 raises the same error)."""
+        raise NotImplementedError("Layer `add_metric()` method is deprecated. Add your metric in "
+                                  "`Model.compile(metrics=[...])`, or create metric trackers in init() or build() "
+                                  "when subclassing the layer or model, then call `metric.update_state()` whenever "
+                                  "necessary.")
+
+    def _clear_losses(self) -> None:
+        self._losses_by_greenlet.pop(greenlet.getcurrent(), None)
+        for layer in self._layers:
+            layer._clear_losses()
+
+    @property
+    def losses(self) -> list:
+        """This call's ``add_loss`` values and the weight regularization terms, this layer's then sub-layers'."""
+        out = list(self._losses_by_greenlet.get(greenlet.getcurrent(), []))
+        out += [regularizer(variable) for regularizer, variable in self._regularized]
+        for layer in self._layers:
+            out += layer.losses
+        return out
+
+    # ---- building and calling ----
+    def build(self, input_shape) -> None:
+        self.built = True
+
+    def _maybe_build(self, input_shapes) -> None:
+        if self.built:
+            return
+        with self._variable_scope():
+            self.build(input_shapes)
+        self.built = True
+        self._build_shapes = input_shapes
+
+    def call(self, inputs, *args, **kwargs):
+        return inputs
+
+    def compute_output_shape(self, input_shape):
+        """The output shape for ``input_shape`` (found by a symbolic call)."""
+        outputs = self(nest.map_structure(lambda s: KerasTensor(s), input_shape)
+                       if _is_shape_nest(input_shape) else KerasTensor(input_shape))
+        return nest.map_structure(lambda t: t.shape, outputs)
+
+    def __call__(self, *args, **kwargs):
+        flat = nest.flatten((args, kwargs))
+        if any(isinstance(x, KerasTensor) for x in flat):
+            return self._symbolic_call(args, kwargs)
+        if not args:
+            raise ValueError(f"Layer {self.name!r} was called without inputs.")
+        args = (self._convert_inputs(args[0]),) + tuple(args[1:])
+        context = _CALL_CONTEXT.get()
+        if context is None:
+            self._clear_losses()
+        training = kwargs.get("training")
+        if training is None and context is not None:
+            training = context[0]
+        if self._call_has_training_arg:
+            if training is not None:
+                kwargs["training"] = training
+        else:
+            kwargs.pop("training", None)
+        if not self._call_has_mask_arg:
+            kwargs.pop("mask", None)
+        self._maybe_build(_shapes(args[0]))
+        token = _CALL_CONTEXT.set((training, (context[1] + 1) if context else 1))
+        try:
+            outputs = self.call(*args, **kwargs)
+        finally:
+            _CALL_CONTEXT.reset(token)
+        if self._output_shape_seen is None:
+            self._output_shape_seen = _shapes(outputs)
+        if self.activity_regularizer is not None:
+            for output in nest.flatten(outputs):
+                self.add_loss(self.activity_regularizer(output) / _core.constant(
+                    float(max(1, shape_of(output)[0] if shape_of(output) else 1)), _core.float32))
+        return outputs
+
+    def _convert_inputs(self, inputs):
+        dtype = self._dtype
+
+        def convert(x):
+            if isinstance(x, np.ndarray | float | int | list) or (hasattr(x, "_as_tensor") and
+                                                                   not isinstance(x, _core.Tensor)):
+                if isinstance(x, list):
+                    x = np.asarray(x)
+                if isinstance(x, np.ndarray) and x.dtype.kind == "f" and self.autocast:
+                    x = x.astype(np.dtype(dtype.name)) if dtype.name != "bfloat16" else x
+                x = tensor(x)
+            if isinstance(x, _core.Tensor) and self.autocast and x.dtype.is_floating and x.dtype != dtype:
+                x = _core.ops.cast(x, dtype)
+            return x
+
+        return nest.map_structure(convert, inputs)
+
+    def _symbolic_call(self, args, kwargs):
+        """A call on KerasTensors: runs the layer on small concrete stand-ins to infer output shapes
+        (twice, with 1 and 2 in each unknown dimension; dimensions that change are unknown), records a Node."""
+        inputs = args[0] if args else None
+        if not self.built:
+            self._maybe_build(nest.map_structure(lambda x: x.shape if isinstance(x, KerasTensor) else shape_of(x),
+                                                 inputs))
+        flat_in = [x for x in nest.flatten((args, kwargs)) if isinstance(x, KerasTensor)]
+        has_unknown = any(d is None for x in flat_in for d in x.shape)
+        runs = []
+        for fill in ((1, 2) if has_unknown else (1,)):
+            c_args, c_kwargs = nest.map_structure(lambda x, f=fill: x._placeholder(f) if isinstance(x, KerasTensor)
+                                                  else x, (args, kwargs))
+            if self._call_has_training_arg:
+                c_kwargs.setdefault("training", False)
+            token = _CALL_CONTEXT.set((False, 1))
+            try:
+                with self._variable_scope():
+                    runs.append(Layer.__call__(self, *c_args, **c_kwargs))
+            finally:
+                _CALL_CONTEXT.reset(token)
+            self._clear_losses()
+        node = Node(self, args, kwargs)
+
+        def to_keras_tensor(*outs):
+            shapes = [shape_of(o) for o in outs]
+            shape = tuple(d if all(s[i] == d for s in shapes) else None for i, d in enumerate(shapes[0]))
+            return KerasTensor(shape, tensor(outs[0]).dtype.name)
+
+        outputs = nest.map_structure(to_keras_tensor, *runs)
+        node.set_outputs(outputs)
+        self._inbound_nodes.append(node)
+        self._output_shape_seen = nest.map_structure(lambda t: t.shape, outputs)
+        return outputs
+
+    @property
+    def input(self):
+        if not self._inbound_nodes:
+            raise AttributeError(f"Layer {self.name} has no inbound nodes.")
+        return self._inbound_nodes[0].call_args[0]
+
+    @property
+    def output(self):
+        if not self._inbound_nodes:
+            raise AttributeError(f"Layer {self.name} has no inbound nodes.")
+        return self._inbound_nodes[0].outputs
+
+    # ---- config ----
+    def get_config(self) -> dict:
+        return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+
+def _unique(variables) -> list:
+    """`variables` in order, each object once."""
+    seen, out = set(), []
+    for v in variables:
+        if id(v) not in seen:
+            seen.add(id(v))
+            out.append(v)
+    return out
+
+
+def _is_shape_nest(value) -> bool:
+    return isinstance(value, list | tuple) and bool(value) and all(isinstance(v, list | tuple) for v in value)
+
+
+def _shapes(inputs):
+    return nest.map_structure(shape_of, inputs)
+
+
+__all__ = ["Layer", "in_call_context"]

@@ -1,0 +1,54 @@
+"""``keras.layers.LayerNormalization`` (Keras 3): each example normalised over ``axis`` (default the last),
+then scaled by gamma and shifted by beta (per feature along ``axis``)."""
+
+from __future__ import annotations
+
+from tpustrategy import _core
+from tpustrategy.keras import initializers, regularizers
+from tpustrategy.keras._tensors import shape_of
+from tpustrategy.keras.layers.layer import Layer
+from tpustrategy.keras.layers.normalization_utils import batch_normalization, moments, normalize_axes
+
+
+class LayerNormalization(Layer):
+    def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True, rms_scaling=False, beta_initializer="zeros",
+                 gamma_initializer="ones", beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
+                 gamma_constraint=None, **kwargs):
+        super().__init__(**kwargs)
+        if rms_scaling:
+            raise NotImplementedError("LayerNormalization(rms_scaling=True) is not implemented")
+        self.axis = axis
+        self.epsilon = float(epsilon)
+        self.center, self.scale = bool(center), bool(scale)
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+        self.beta_regularizer = regularizers.get(beta_regularizer)
+        self.gamma_regularizer = regularizers.get(gamma_regularizer)
+
+    def build(self, input_shape):
+        rank = len(input_shape)
+        self._axes = normalize_axes(self.axis, rank, self.name)
+        shape = tuple(input_shape[a] for a in self._axes)
+        self.gamma = self.add_weight(name="gamma", shape=shape, initializer=self.gamma_initializer,
+                                     regularizer=self.gamma_regularizer) if self.scale else None
+        self.beta = self.add_weight(name="beta", shape=shape, initializer=self.beta_initializer,
+                                    regularizer=self.beta_regularizer) if self.center else None
+        self.built = True
+
+    def _broadcast(self, variable, shape):
+        if variable is None:
+            return None
+        target = [shape[i] if i in self._axes else 1 for i in range(len(shape))]
+        return _core.ops.reshape(variable._as_tensor(), target)
+
+    def call(self, inputs):
+        x = inputs if inputs.dtype == _core.float32 else _core.ops.cast(inputs, _core.float32)
+        shape = shape_of(x)
+        mean, variance = moments(x, self._axes)
+        outputs = batch_normalization(x, mean, variance, self._broadcast(self.beta, shape),
+                                      self._broadcast(self.gamma, shape), self.epsilon)
+        return outputs if outputs.dtype == inputs.dtype else _core.ops.cast(outputs, inputs.dtype)
+
+    def get_config(self):
+        return {**super().get_config(), "axis": self.axis, "epsilon": self.epsilon, "center": self.center,
+                "scale": self.scale}

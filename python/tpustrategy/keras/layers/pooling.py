@@ -1,0 +1,45 @@
+"""``keras.layers.MaxPooling2D`` and ``AveragePooling2D`` (Keras 3): windows of ``pool_size`` moved by
+``strides`` (default: ``pool_size``), padding "valid" / "same" (padded positions never count)."""
+
+from __future__ import annotations
+
+from tpustrategy.keras.layers.conv_utils import (
+    from_channels_last,
+    nn_op,
+    normalize_data_format,
+    normalize_padding,
+    normalize_tuple,
+    to_channels_last,
+)
+from tpustrategy.keras.layers.layer import Layer
+
+
+class _Pooling2D(Layer):
+    _op = ""
+
+    def __init__(self, pool_size=(2, 2), strides=None, padding="valid", data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.pool_size = normalize_tuple(pool_size, 2, "pool_size")
+        self.strides = normalize_tuple(strides if strides is not None else self.pool_size, 2, "strides")
+        self.padding = normalize_padding(padding)
+        self.data_format = normalize_data_format(data_format)
+
+    def call(self, inputs):
+        x = to_channels_last(inputs, self.data_format, 2)
+        out = nn_op(self._op)(x, ksize=list(self.pool_size), strides=list(self.strides), padding=self.padding.upper())
+        return from_channels_last(out, self.data_format, 2)
+
+    def get_config(self):
+        return {**super().get_config(), "pool_size": self.pool_size, "strides": self.strides, "padding": self.padding,
+                "data_format": self.data_format}
+
+
+class MaxPooling2D(_Pooling2D):
+    _op = "max_pool2d"
+
+
+class AveragePooling2D(_Pooling2D):
+    _op = "avg_pool2d"
+
+
+MaxPool2D, AvgPool2D = MaxPooling2D, AveragePooling2D

@@ -1,0 +1,22 @@
+"""``keras.layers.ReLU``: max(x, 0) with optional ``max_value``, ``negative_slope`` and ``threshold``."""
+
+from __future__ import annotations
+
+from tpustrategy.keras import activations
+from tpustrategy.keras.layers.layer import Layer
+
+
+class ReLU(Layer):
+    def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs):
+        super().__init__(**kwargs)
+        if max_value is not None and max_value < 0.0:
+            raise ValueError(f"max_value of a ReLU layer cannot be a negative value. Received: {max_value}")
+        if negative_slope is None or negative_slope < 0.0:
+            raise ValueError(f"negative_slope of a ReLU layer cannot be a negative value. Received: {negative_slope}")
+        if threshold is None or threshold < 0.0:
+            raise ValueError(f"threshold of a ReLU layer cannot be a negative value. Received: {threshold}")
+        self.max_value, self.negative_slope, self.threshold = max_value, negative_slope, threshold
+
+    def call(self, inputs):
+        return activations.relu(inputs, negative_slope=self.negative_slope, max_value=self.max_value,
+                                threshold=self.threshold)

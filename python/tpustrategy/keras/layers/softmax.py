@@ -1,0 +1,25 @@
+"""``keras.layers.Softmax``: softmax over ``axis``; masked positions (mask False) get probability 0."""
+
+from __future__ import annotations
+
+from tpustrategy import _core
+from tpustrategy.keras._tensors import tensor
+from tpustrategy.keras.layers.layer import Layer
+
+
+class Softmax(Layer):
+    def __init__(self, axis=-1, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = axis
+
+    def call(self, inputs, mask=None):
+        if mask is not None:
+            # Keras 3: a large negative number added where the mask is False.
+            mask = _core.ops.cast(tensor(mask), inputs.dtype)
+            inputs = inputs + (_core.ops.ones([], inputs.dtype) - mask) * _core.constant(-1e9, inputs.dtype)
+        axes = self.axis if isinstance(self.axis, tuple | list) else (self.axis,)
+        if len(axes) == 1:
+            return _core.ops.softmax(inputs, axes[0])
+        shifted = inputs - _core.ops.stop_gradient(_core.ops.reduce_max(inputs, list(axes), True))
+        exp = _core.ops.exp(shifted)
+        return exp / _core.ops.reduce_sum(exp, list(axes), True)

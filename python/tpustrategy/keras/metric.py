@@ -1,0 +1,50 @@
+"""``tf.keras.metrics.Metric``: the base of every metric (state in SyncOnRead SUM variables).
+
+State lives in float32 variables created ON_READ with SUM aggregation, so under a strategy each replica
+updates its own component inside ``run`` and ``result()`` (cross-replica) reads the sum over replicas, as
+Keras does with tf.distribute.
+"""
+
+from __future__ import annotations
+
+from tpustrategy import _core
+from tpustrategy.keras._tensors import tensor
+from tpustrategy.variables import Variable, VariableAggregation, VariableSynchronization
+
+
+def _tensor(value, dtype=None):
+    return tensor(value, dtype)
+
+
+class Metric:
+    """Base class: ``update_state``, ``result``, ``reset_state``; calling the metric updates and returns result."""
+
+    def __init__(self, name=None, dtype=None):
+        self.name = name or type(self).__name__.lower()
+        self.dtype = _core.DType(dtype) if dtype is not None else _core.float32
+        self._variables: list = []
+
+    def add_variable(self, name: str, shape=()):
+        variable = Variable(_core.ops.zeros(list(shape), self.dtype), trainable=False, name=f"{self.name}/{name}",
+                            synchronization=VariableSynchronization.ON_READ,
+                            aggregation=VariableAggregation.SUM)
+        self._variables.append(variable)
+        return variable
+
+    @property
+    def variables(self) -> list:
+        return list(self._variables)
+
+    def reset_state(self) -> None:
+        for variable in self._variables:
+            variable.assign(_core.ops.zeros(list(variable.shape), self.dtype))
+
+    def update_state(self, *args, **kwargs):
+        raise NotImplementedError
+
+    def result(self):
+        raise NotImplementedError
+
+    def __call__(self, *args, **kwargs):
+        self.update_state(*args, **kwargs)
+        return self.result()

@@ -1,0 +1,109 @@
+"""``tf.keras.Model`` (Keras 3): functional (``Model(inputs, outputs)``) or subclassed (override ``call``).
+
+Training, evaluation and prediction live in trainer.py; ``summary`` in summary.py. A model created in
+``strategy.scope()`` remembers that strategy: its weights, optimizer slots and metrics are the strategy's
+variables, and ``fit`` / ``evaluate`` / ``predict`` split each global batch across its replicas.
+"""
+
+from __future__ import annotations
+
+from tpustrategy.keras.layers.keras_tensor import KerasTensor
+from tpustrategy.keras.layers.layer import Layer
+from tpustrategy.keras.models.functional_graph import FunctionalGraph
+from tpustrategy.keras.models.summary import print_summary
+from tpustrategy.keras.models.trainer import Trainer
+from tpustrategy.keras.saving import weights_h5
+
+
+class Model(Trainer, Layer):
+    """A layer with training methods.
+
+    Functional: ``Model(inputs=keras.Input(...), outputs=...)``; subclassed: define layers in ``__init__``
+    and the forward pass in ``call(inputs, training=None)``.
+    """
+
+    def __init__(self, *args, **kwargs):
+        inputs = kwargs.pop("inputs", None)
+        outputs = kwargs.pop("outputs", None)
+        if args and inputs is None:
+            inputs, args = args[0], args[1:]
+        if args and outputs is None:
+            outputs, args = args[0], args[1:]
+        if args:
+            raise TypeError(f"Model() got unexpected positional arguments: {args}")
+        self._graph = None
+        functional = inputs is not None or outputs is not None
+        if functional and type(self).call is not Model.call:
+            raise ValueError("A subclassed Model that defines `call` cannot also be given `inputs` and `outputs`.")
+        if functional and (inputs is None or outputs is None):
+            raise ValueError("A functional Model needs both `inputs` and `outputs`.")
+        if functional:
+            kwargs.setdefault("name", None)
+            if kwargs["name"] is None:
+                from tpustrategy.keras import backend
+
+                kwargs["name"] = backend.unique_name("functional")
+        Layer.__init__(self, **kwargs)
+        Trainer.__init__(self)
+        if functional:
+            self._graph = FunctionalGraph(inputs, outputs)
+            self._layers = list(self._graph.layers)
+            self._call_has_training_arg = True
+            self.built = True
+
+    @property
+    def inputs(self):
+        return self._graph.flat_inputs if self._graph is not None else None
+
+    @property
+    def outputs(self):
+        return self._graph.flat_outputs if self._graph is not None else None
+
+    @property
+    def input(self):
+        return self._graph.inputs if self._graph is not None else Layer.input.fget(self)
+
+    @property
+    def output(self):
+        return self._graph.outputs if self._graph is not None else Layer.output.fget(self)
+
+    def call(self, inputs, training=None, mask=None):
+        if self._graph is None:
+            raise NotImplementedError(f"Model {self.name!r} has no `call`: subclass Model and define `call`, or build "
+                                      "it with `Model(inputs, outputs)`.")
+        return self._graph.run(inputs, training)
+
+    def build(self, input_shape):
+        if self._graph is None and type(self).call is not Model.call and type(self).build is Model.build:
+            # A subclassed model builds by calling itself on a symbolic input of that shape (Keras 3).
+            self.built = True
+            self._symbolic_call((KerasTensor(tuple(input_shape)),), {})
+            self._inbound_nodes.pop()
+        self.built = True
+
+    def get_layer(self, name=None, index=None):
+        if index is not None:
+            if len(self.layers) <= index:
+                raise ValueError(f"Was asked to retrieve layer at index {index} but model only has {len(self.layers)} "
+                                 "layers.")
+            return self.layers[index]
+        for layer in self.layers:
+            if layer.name == name:
+                return layer
+        raise ValueError(f"No such layer: {name}. Existing layers are: {[layer.name for layer in self.layers]}.")
+
+    def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False, show_trainable=False,
+                layer_range=None):
+        """Prints Keras 3's table: each layer, its output shape and parameter count, then the totals."""
+        print_summary(self, line_length=line_length, positions=positions, print_fn=print_fn)
+
+    def save_weights(self, filepath, overwrite=True):
+        """Saves the weights to an HDF5 ``.weights.h5`` file (Keras 3's format)."""
+        weights_h5.save_weights(self, filepath, overwrite=overwrite)
+
+    def load_weights(self, filepath, skip_mismatch=False, **kwargs):
+        """Loads weights saved by ``save_weights`` (``.weights.h5``)."""
+        weights_h5.load_weights(self, filepath, skip_mismatch=skip_mismatch)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} name={self.name}, built={self.built}>"

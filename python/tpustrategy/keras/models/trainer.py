@@ -1,0 +1,395 @@
+"""``compile`` / ``fit`` / ``evaluate`` / ``predict`` and the ``*_on_batch`` methods (Keras 3, TF backend).
+
+One training step, per replica (``strategy.run`` when the model belongs to a strategy):
+  y_pred = model(x, training=True); loss = compiled loss (its "sum_over_batch_size" divides by the local
+  batch and by the number of replicas) + sum(model.losses) / replicas; the loss tracker records the
+  unscaled loss weighted by the local batch size; gradients go to ``optimizer.apply_gradients``, which
+  sums them across replicas; compiled metrics update their per-replica (SyncOnRead) state.
+Logs are the metrics' ``result()`` read in cross-replica context, i.e. aggregated over replicas.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+
+import numpy as np
+
+from tpustrategy import _core, nest
+from tpustrategy.distribute import distribution_strategy_context as ds_context
+from tpustrategy.eager.backprop import GradientTape
+from tpustrategy.keras import losses as losses_module
+from tpustrategy.keras import metrics as metrics_module
+from tpustrategy.keras import optimizers as optimizers_module
+from tpustrategy.keras._tensors import shape_of, tensor
+from tpustrategy.keras.callbacks.callback_list import CallbackList
+from tpustrategy.keras.models.data_adapter import DataHandler, unpack_x_y_sample_weight
+
+_logger = logging.getLogger("tpustrategy")
+_END = object()
+_OPTIMIZERS = {"sgd": "SGD", "adam": "Adam", "adamw": "AdamW", "rmsprop": "RMSprop", "adagrad": "Adagrad"}
+
+
+def _get_optimizer(identifier):
+    if isinstance(identifier, optimizers_module.Optimizer):
+        return identifier
+    if isinstance(identifier, str) and identifier.lower() in _OPTIMIZERS:
+        return getattr(optimizers_module, _OPTIMIZERS[identifier.lower()])()
+    raise ValueError(f"Could not interpret optimizer identifier: {identifier!r}")
+
+
+def _to_python(value):
+    array = np.asarray(value)
+    return float(array) if array.ndim == 0 else array
+
+
+def _split_arrays(arrays, validation_split):
+    """Keras' ``train_validation_split``: the first floor(n (1 - split)) rows train, the rest validate."""
+    flat = [np.asarray(a) if not isinstance(a, np.ndarray) else a for a in nest.flatten(arrays)]
+    n = flat[0].shape[0]
+    split_at = int(np.floor(n * (1.0 - validation_split)))
+    if split_at == 0 or split_at == n:
+        raise ValueError(f"Training data contains {n} samples, which is not sufficient to split it into a validation "
+                         f"and training set as specified by `validation_split={validation_split}`. Either provide more "
+                         "data, or a different value for the `validation_split` argument.")
+    first = nest.pack_sequence_as(arrays, [a[:split_at] for a in flat])
+    second = nest.pack_sequence_as(arrays, [a[split_at:] for a in flat])
+    return first, second
+
+
+class Trainer:
+    """The training half of ``Model`` (mixed in before Layer)."""
+
+    def __init__(self):
+        self.compiled = False
+        self.optimizer = None
+        self.loss = None
+        self._compile_loss = None
+        self._metric_specs: list = []
+        self._weighted_metric_specs: list = []
+        self._compile_metrics = None
+        self._weighted_metrics = None
+        self._loss_tracker = None
+        self.steps_per_execution = 1
+        self.stop_training = False
+        self.history = None
+
+    # ---- compile ----
+    def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None, weighted_metrics=None,
+                run_eagerly=False, steps_per_execution=1, jit_compile="auto", auto_scale_loss=True):
+        """Configures training (Keras 3 signature; ``loss_weights`` and multi-output losses are not built)."""
+        if isinstance(loss, list | dict) or loss_weights is not None:
+            raise NotImplementedError("compile() with a list/dict of losses or loss_weights is not built; pass one "
+                                      "loss")
+        if not isinstance(steps_per_execution, int) or steps_per_execution < 1:
+            raise ValueError(f"`steps_per_execution` must be a positive integer. Received: {steps_per_execution!r}")
+        with self._strategy_scope():
+            self.optimizer = _get_optimizer(optimizer)
+            self._loss_tracker = metrics_module.Mean(name="loss")
+        self.loss = loss
+        self._compile_loss = losses_module.get(loss)
+        self._metric_specs = _as_list(metrics, "metrics")
+        self._weighted_metric_specs = _as_list(weighted_metrics, "weighted_metrics")
+        self._compile_metrics = None
+        self._weighted_metrics = None
+        self.steps_per_execution = steps_per_execution
+        self.compiled = True
+
+    def _assert_compiled(self):
+        if not self.compiled:
+            raise ValueError("You must call `compile()` before using the model.")
+
+    def _strategy_scope(self):
+        import contextlib
+
+        strategy = self._distribute_strategy
+        if strategy is None or ds_context.get_strategy() is strategy:
+            return contextlib.nullcontext()
+        return strategy.scope()
+
+    @property
+    def _distributed(self) -> bool:
+        return self._distribute_strategy is not None
+
+    @property
+    def metrics(self) -> list:
+        out = [self._loss_tracker] if self._loss_tracker is not None else []
+        return out + list(self._compile_metrics or []) + list(self._weighted_metrics or [])
+
+    @property
+    def metrics_names(self) -> list:
+        return [m.name for m in self.metrics]
+
+    def reset_metrics(self) -> None:
+        with self._strategy_scope():
+            for metric in self.metrics:
+                metric.reset_state()
+
+    def _build_metrics(self, y, y_pred) -> None:
+        if self._compile_metrics is not None:
+            return
+        y_shape = shape_of(y) if y is not None else ()
+        p_shape = shape_of(nest.flatten(y_pred)[0])
+        with self._strategy_scope():
+            self._compile_metrics = [metrics_module.get(m, y_shape, p_shape) for m in self._metric_specs]
+            self._weighted_metrics = [metrics_module.get(m, y_shape, p_shape) for m in self._weighted_metric_specs]
+
+    def _symbolic_build(self, sample) -> None:
+        """Builds the model's and the metrics' variables in the strategy's scope from one example."""
+        x, y, _ = sample
+        if self.built and self._compile_metrics is not None:
+            return
+        with self._strategy_scope():
+            y_pred = self(nest.map_structure(tensor, x), training=False)
+            self._clear_losses()
+        self._build_metrics(y, y_pred)
+
+    # ---- the steps (run per replica) ----
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        values = []
+        if self._compile_loss is not None:
+            values.append(self._compile_loss(y, y_pred, sample_weight))
+        for extra in self.losses:
+            values.append(losses_module.scale_loss_for_distribution(_core.ops.reduce_sum(tensor(extra, "float32"))))
+        if not values:
+            raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")
+        total = values[0]
+        for value in values[1:]:
+            total = total + value
+        return total
+
+    def _batch_rows(self, x) -> float:
+        return float(shape_of(nest.flatten(x)[0])[0])
+
+    def _update_metrics(self, y, y_pred, sample_weight):
+        for metric in self._compile_metrics or []:
+            metric.update_state(y, y_pred)
+        for metric in self._weighted_metrics or []:
+            metric.update_state(y, y_pred, sample_weight=sample_weight)
+
+    def train_step(self, data):
+        x, y, sample_weight = unpack_x_y_sample_weight(data)
+        with GradientTape() as tape:
+            y_pred = self(x, training=True) if self._call_has_training_arg else self(x)
+            loss = self.compute_loss(x, y, y_pred, sample_weight, training=True)
+        self._loss_tracker.update_state(losses_module.unscale_loss_for_distribution(loss),
+                                        sample_weight=self._batch_rows(x))
+        trainable = self.trainable_weights
+        if trainable:
+            gradients = tape.gradient(loss, trainable)
+            self.optimizer.apply_gradients(list(zip(gradients, trainable, strict=True)))
+        else:
+            warnings.warn("The model does not have any trainable weights.", stacklevel=2)
+        self._update_metrics(y, y_pred, sample_weight)
+
+    def test_step(self, data):
+        x, y, sample_weight = unpack_x_y_sample_weight(data)
+        y_pred = self(x, training=False) if self._call_has_training_arg else self(x)
+        loss = self.compute_loss(x, y, y_pred, sample_weight, training=False)
+        self._loss_tracker.update_state(losses_module.unscale_loss_for_distribution(loss),
+                                        sample_weight=self._batch_rows(x))
+        self._update_metrics(y, y_pred, sample_weight)
+
+    def predict_step(self, data):
+        x, _, _ = unpack_x_y_sample_weight(data)
+        return self(x, training=False) if self._call_has_training_arg else self(x)
+
+    def _run(self, step_fn, batch):
+        if self._distributed:
+            return self._distribute_strategy.run(step_fn, args=(batch,))
+        return step_fn(batch)
+
+    def _logs(self) -> dict:
+        with self._strategy_scope():
+            return {m.name: _to_python(m.result()) for m in self.metrics}
+
+    def _loop(self, handler, step_fn, on_begin, on_end, stop_check=lambda: False):
+        """Runs one epoch in chunks of ``steps_per_execution`` steps; batch hooks once per chunk."""
+        iterator = handler.epoch_batches()
+        step, logs = 0, None
+        while True:
+            on_begin(step)
+            done = 0
+            for _ in range(self.steps_per_execution):
+                batch = next(iterator, _END)
+                if batch is _END:
+                    break
+                step_fn(batch)
+                done += 1
+            if not done:
+                break
+            step += done
+            logs = self._logs()
+            on_end(step - 1, logs)
+            if stop_check():
+                break
+        return logs, step
+
+    # ---- fit / evaluate / predict ----
+    def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None, validation_split=0.0,
+            validation_data=None, shuffle=True, class_weight=None, sample_weight=None, initial_epoch=0,
+            steps_per_epoch=None, validation_steps=None, validation_batch_size=None, validation_freq=1):
+        """Trains for ``epochs`` epochs; returns the History callback."""
+        self._assert_compiled()
+        from tpustrategy.data.dataset_ops import Dataset
+
+        if validation_split and validation_data is None:
+            if isinstance(x, Dataset):
+                raise ValueError("`validation_split` is only supported for Tensors or NumPy arrays, found following "
+                                 f"types in the input: {[type(x)]}")
+            (x, y, sample_weight), validation_data = _split_arrays_with_weights(x, y, sample_weight, validation_split)
+        handler = DataHandler(x, y, sample_weight, batch_size, steps_per_epoch, shuffle, class_weight,
+                              self._distribute_strategy, self._distributed)
+        val_handler = None
+        if validation_data is not None:
+            val_x, val_y, val_sw = unpack_x_y_sample_weight(validation_data) if not isinstance(
+                validation_data, Dataset) else (validation_data, None, None)
+            val_handler = DataHandler(val_x, val_y, val_sw, validation_batch_size or batch_size, validation_steps,
+                                      False, None, self._distribute_strategy, self._distributed)
+        self._symbolic_build(handler.sample())
+        verbose = 1 if verbose == "auto" else verbose
+        callback_list = callbacks if isinstance(callbacks, CallbackList) else CallbackList(
+            callbacks, add_history=True, add_progbar=verbose != 0, model=self, verbose=verbose, epochs=epochs,
+            steps=handler.steps)
+        self.stop_training = False
+        callback_list.on_train_begin()
+        training_logs = None
+        with self._strategy_scope():
+            for epoch in range(initial_epoch, epochs):
+                self.reset_metrics()
+                callback_list.on_epoch_begin(epoch)
+                logs, _ = self._loop(handler, lambda b: self._run(self.train_step, b),
+                                     callback_list.on_train_batch_begin, callback_list.on_train_batch_end,
+                                     lambda: self.stop_training)
+                epoch_logs = dict(logs if logs is not None else self._logs())
+                if val_handler is not None and (epoch + 1) % validation_freq == 0:
+                    val_logs = self._evaluate(val_handler, callback_list)
+                    epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
+                callback_list.on_epoch_end(epoch, epoch_logs)
+                training_logs = epoch_logs
+                if self.stop_training:
+                    break
+        callback_list.on_train_end(logs=training_logs)
+        return self.history
+
+    def _evaluate(self, handler, callback_list) -> dict:
+        self.reset_metrics()
+        callback_list.on_test_begin()
+        logs, _ = self._loop(handler, lambda b: self._run(self.test_step, b), callback_list.on_test_batch_begin,
+                             callback_list.on_test_batch_end)
+        logs = logs if logs is not None else self._logs()
+        callback_list.on_test_end(logs)
+        return logs
+
+    def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None, steps=None, callbacks=None,
+                 return_dict=False, **kwargs):
+        """The loss and metrics over the data: a scalar (loss only), a list in ``metrics_names`` order, or a dict."""
+        self._assert_compiled()
+        handler = DataHandler(x, y, sample_weight, batch_size, steps, False, None, self._distribute_strategy,
+                              self._distributed)
+        self._symbolic_build(handler.sample())
+        verbose = 1 if verbose == "auto" else verbose
+        callback_list = callbacks if isinstance(callbacks, CallbackList) else CallbackList(
+            callbacks, add_progbar=verbose != 0, model=self, verbose=verbose, epochs=1, steps=handler.steps)
+        with self._strategy_scope():
+            logs = self._evaluate(handler, callback_list)
+        if return_dict:
+            return logs
+        values = [logs[name] for name in self.metrics_names if name in logs]
+        return values[0] if len(values) == 1 else values
+
+    def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
+        """Model outputs for every example, as numpy arrays (replicas' pieces concatenated in order)."""
+        handler = DataHandler(x, None, None, batch_size, steps, False, None, self._distribute_strategy,
+                              self._distributed)
+        sample_x, _, _ = handler.sample()
+        if not self.built:
+            with self._strategy_scope():
+                self(nest.map_structure(tensor, sample_x), training=False)
+        verbose = 1 if verbose == "auto" else verbose
+        callback_list = callbacks if isinstance(callbacks, CallbackList) else CallbackList(
+            callbacks, add_progbar=verbose != 0, model=self, verbose=verbose, epochs=1, steps=handler.steps)
+        outputs = []
+
+        def run(batch):
+            result = self._run(self.predict_step, batch)
+            if self._distributed:
+                local = self._distribute_strategy.experimental_local_results(result)
+                pieces = [nest.map_structure(lambda t: np.asarray(t.numpy()), r) for r in local]
+                result = nest.map_structure(lambda *p: np.concatenate(p, axis=0), *pieces)
+            else:
+                result = nest.map_structure(lambda t: np.asarray(t.numpy()), result)
+            outputs.append(result)
+
+        callback_list.on_predict_begin()
+        with self._strategy_scope():
+            iterator = handler.epoch_batches()
+            step = 0
+            for batch in iterator:
+                callback_list.on_predict_batch_begin(step)
+                run(batch)
+                callback_list.on_predict_batch_end(step, {"outputs": outputs[-1]})
+                step += 1
+        callback_list.on_predict_end()
+        if not outputs:
+            raise ValueError("Unexpected result of `predict_function` (Empty batch_outputs). Please use "
+                             "`Model.compile(..., run_eagerly=True)`, or `tf.config.run_functions_eagerly(True)` for "
+                             "more information of where went wrong, or file a issue/bug to `keras`.")
+        return nest.map_structure(lambda *p: np.concatenate(p, axis=0), *outputs)
+
+    # ---- single batches ----
+    def _one_batch_handler(self, x, y, sample_weight, class_weight=None):
+        rows = int(np.shape(nest.flatten(x)[0])[0]) if not hasattr(nest.flatten(x)[0], "_shape_tuple") else \
+            nest.flatten(x)[0]._shape_tuple[0]
+        return DataHandler(x, y, sample_weight, max(1, rows), None, False, class_weight, self._distribute_strategy,
+                           self._distributed)
+
+    def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):
+        """One training step on this batch (metrics keep accumulating, as Keras 3)."""
+        self._assert_compiled()
+        handler = self._one_batch_handler(x, y, sample_weight, class_weight)
+        self._symbolic_build(handler.sample())
+        with self._strategy_scope():
+            for batch in handler.epoch_batches():
+                self._run(self.train_step, batch)
+        return self._batch_result(return_dict)
+
+    def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
+        self._assert_compiled()
+        handler = self._one_batch_handler(x, y, sample_weight)
+        self._symbolic_build(handler.sample())
+        with self._strategy_scope():
+            for batch in handler.epoch_batches():
+                self._run(self.test_step, batch)
+        return self._batch_result(return_dict)
+
+    def predict_on_batch(self, x):
+        rows = int(np.shape(nest.flatten(x)[0])[0]) if not hasattr(nest.flatten(x)[0], "_shape_tuple") else \
+            nest.flatten(x)[0]._shape_tuple[0]
+        return self.predict(x, batch_size=max(1, rows), verbose=0)
+
+    def _batch_result(self, return_dict):
+        logs = self._logs()
+        if return_dict:
+            return logs
+        values = [logs[name] for name in self.metrics_names]
+        return values[0] if len(values) == 1 else values
+
+
+def _as_list(value, what):
+    if value is None:
+        return []
+    if isinstance(value, dict):
+        raise NotImplementedError(f"compile({what}=dict) for multi-output models is not built")
+    return list(value) if isinstance(value, list | tuple) else [value]
+
+
+def _split_arrays_with_weights(x, y, sample_weight, validation_split):
+    if not 0 < validation_split < 1:
+        raise ValueError(f"`validation_split` must be in [0, 1). Received: validation_split={validation_split}")
+    arrays = tuple(a for a in (x, y, sample_weight) if a is not None)
+    train, val = _split_arrays(arrays, validation_split)
+    train = list(train) + [None] * (3 - len(train))
+    if y is None:
+        train = [train[0], None, None]
+    return tuple(train), tuple(val)

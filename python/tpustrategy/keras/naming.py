@@ -1,0 +1,30 @@
+"""Identifier lookups the Keras modules share: class-name spelling and ``get(identifier)``."""
+
+from __future__ import annotations
+
+import re
+
+
+def snake_case(name: str) -> str:
+    """"GlorotUniform" -> "glorot_uniform" (Keras' spelling of class names as identifiers)."""
+    name = re.sub(r"\W+", "", name)
+    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
+
+
+def lookup(identifier, base: type, by_name: dict, what: str, wrap_callable=None):
+    """An instance of `base` for `identifier`: None, an instance, a subclass, a name (as given or the
+    snake_case of a class name) in `by_name`, or a callable (wrapped by `wrap_callable` when given)."""
+    if identifier is None:
+        return None
+    if isinstance(identifier, base):
+        return identifier
+    if isinstance(identifier, type) and issubclass(identifier, base):
+        return identifier()
+    if isinstance(identifier, str):
+        cls = by_name.get(identifier) or by_name.get(snake_case(identifier))
+        if cls is not None:
+            return cls()
+    elif callable(identifier):
+        return wrap_callable(identifier) if wrap_callable is not None else identifier
+    raise ValueError(f"Could not interpret {what} identifier: {identifier!r}")

@@ -1,0 +1,77 @@
+"""``tf.keras.regularizers`` L1, L2, L1L2 (Keras 3 defaults: l1 = l2 = 0.01) and ``get``."""
+
+from __future__ import annotations
+
+from tpustrategy import _core
+from tpustrategy.keras._tensors import scalar, tensor
+
+
+def _validate(value, name):
+    if not isinstance(value, int | float) or value < 0:
+        raise ValueError(f"Value for argument `{name}` must be a non-negative float. Received: {name}={value!r}")
+    return float(value)
+
+
+class Regularizer:
+    def __call__(self, x):
+        return _core.constant(0.0, _core.float32)
+
+    def get_config(self) -> dict:
+        return {}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+
+class L1L2(Regularizer):
+    """l1 * sum(|x|) + l2 * sum(x^2)."""
+
+    def __init__(self, l1=0.0, l2=0.0):
+        self.l1, self.l2 = _validate(l1, "l1"), _validate(l2, "l2")
+
+    def __call__(self, x):
+        x = tensor(x)
+        total = _core.ops.zeros([], x.dtype)
+        if self.l1:
+            total = total + scalar(self.l1, x.dtype) * _core.ops.reduce_sum(_core.ops.abs(x))
+        if self.l2:
+            total = total + scalar(self.l2, x.dtype) * _core.ops.reduce_sum(_core.ops.square(x))
+        return total
+
+    def get_config(self):
+        return {"l1": self.l1, "l2": self.l2}
+
+
+class L1(L1L2):
+    def __init__(self, l1=0.01):
+        super().__init__(l1=l1)
+
+    def get_config(self):
+        return {"l1": self.l1}
+
+
+class L2(L1L2):
+    def __init__(self, l2=0.01):
+        super().__init__(l2=l2)
+
+    def get_config(self):
+        return {"l2": self.l2}
+
+
+l1, l2, l1_l2 = L1, L2, L1L2
+
+
+def get(identifier):
+    if identifier is None:
+        return None
+    if isinstance(identifier, Regularizer) or callable(identifier) and not isinstance(identifier, type):
+        return identifier
+    if isinstance(identifier, str):
+        found = {"l1": L1, "l2": L2, "l1_l2": L1L2, "l1l2": L1L2}.get(identifier.lower())
+        if found is not None:
+            return found()
+    raise ValueError(f"Could not interpret regularizer identifier: {identifier!r}")
+
+
+__all__ = ["L1", "L1L2", "L2", "Regularizer", "get", "l1", "l1_l2", "l2"]

@@ -1,0 +1,1 @@
+"""Keras 3 weight files (``.weights.h5``)."""

@@ -1,0 +1,56 @@
+"""Helpers for the Keras layer tests: a layer's forward pass and gradients checked against numpy."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import tpustrategy as tf
+
+RNG = np.random.default_rng(0)
+
+
+def _numeric_grad(fn, array, eps=1e-4):
+    """d sum(fn(array) * probe) / d array by central differences (fn in float64)."""
+    grad = np.zeros_like(array, dtype=np.float64)
+    flat = array.reshape(-1)
+    g = grad.reshape(-1)
+    for i in range(flat.size):
+        old = flat[i]
+        flat[i] = old + eps
+        up = fn()
+        flat[i] = old - eps
+        down = fn()
+        flat[i] = old
+        g[i] = (up - down) / (2 * eps)
+    return grad
+
+
+def check_layer(layer, x, numpy_forward, training=None, rtol=2e-3, atol=2e-4):
+    """Forward equals numpy_forward(x, *weights); gradients of sum(out * probe) w.r.t. x and every
+    trainable weight equal central differences of the numpy forward."""
+    x = np.asarray(x, np.float32)
+    kwargs = {} if training is None else {"training": training}
+    out = layer(x, **kwargs)
+    weights = [np.asarray(w, np.float64) for w in layer.get_weights()]
+    expected = numpy_forward(x.astype(np.float64), *weights)
+    np.testing.assert_allclose(np.asarray(out), expected, rtol=rtol, atol=atol)
+    probe = RNG.normal(size=expected.shape)
+    x_tensor = tf.constant(x)
+    with tf.GradientTape() as tape:
+        tape.watch(x_tensor)
+        y = layer(x_tensor, **kwargs)
+        target = tf.reduce_sum(y * tf.constant(probe.astype(np.float32)))
+    trainable = layer.trainable_weights
+    grads = tape.gradient(target, [x_tensor] + list(trainable))
+    x64 = x.astype(np.float64)
+    expected_dx = _numeric_grad(lambda: float(np.sum(numpy_forward(x64, *weights) * probe)), x64)
+    np.testing.assert_allclose(np.asarray(grads[0]), expected_dx, rtol=rtol, atol=atol * 10)
+    trainable_ids = [id(w) for w in trainable]
+    all_weights = layer.weights
+    for grad, variable in zip(grads[1:], trainable, strict=True):
+        index = [id(w) for w in all_weights].index(id(variable))
+        assert id(variable) in trainable_ids
+        expected_dw = _numeric_grad(lambda: float(np.sum(numpy_forward(x64, *weights) * probe)), weights[index])
+        dense = grad.numpy() if hasattr(grad, "numpy") else np.asarray(tf.convert_to_tensor(grad))
+        np.testing.assert_allclose(np.asarray(dense), expected_dw, rtol=rtol, atol=atol * 10)
+    return out
