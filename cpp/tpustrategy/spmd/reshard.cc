@@ -32,8 +32,8 @@ std::int64_t nbytes_of(const Shape& shape, DType dtype) {
   return num_elements(shape) * static_cast<std::int64_t>(dtype_size(dtype));
 }
 
-ShardedTensor broadcast_from_maximal(SpmdContext& ctx, const ShardedTensor& x, const std::string& why) {
-  const int root = x.sharding().maximal_device();
+// `x` holds the whole tensor on `root` (maximal, or gathered on a subset of the cores): every core gets it.
+ShardedTensor broadcast_from(SpmdContext& ctx, const ShardedTensor& x, int root, const std::string& why) {
   const int n = ctx.num_cores();
   std::vector<Tensor> shards(static_cast<std::size_t>(n));
   std::vector<const void*> in(static_cast<std::size_t>(n), x.shards()[root].raw_data());
@@ -49,7 +49,7 @@ ShardedTensor broadcast_from_maximal(SpmdContext& ctx, const ShardedTensor& x, c
   ShardedTensor result(x.shape(), x.dtype(), Sharding::replicated(), ctx.devices(), std::move(shards));
   std::vector<int> all(static_cast<std::size_t>(n));
   for (int k = 0; k < n; ++k) all[k] = k;
-  auto entry = collective_entry(ctx, "broadcast", why + ": maximal source → replicated", result, x.shape(), {all}, -1);
+  auto entry = collective_entry(ctx, "broadcast", why + ": whole tensor on one core → replicated", result, x.shape(), {all}, -1);
   for (int k = 0; k < n; ++k) entry.bytes[k] = k == root ? nbytes_of(x.shape(), x.dtype()) * (n - 1) : 0;
   ctx.record().entries.push_back(std::move(entry));
   return result;
@@ -361,7 +361,17 @@ ShardedTensor reshard(SpmdContext& ctx, const ShardedTensor& x_in, const Shardin
   ShardedTensor x = with_sharding(ctx, x_in, normalized(x_in.sharding(), rank, n_cores));
   if (x.sharding() == target) return x;
   if (x.sharding().is_maximal()) {
-    x = broadcast_from_maximal(ctx, x, why);
+    x = broadcast_from(ctx, x, x.sharding().maximal_device(), why);
+    if (x.sharding() == target) return x;
+  }
+  // A sharding over a subset of the cores cannot reach the others by slicing: gather it, broadcast it.
+  bool subset = false;
+  for (int k = 0; k < n_cores; ++k) subset |= target.holds_data(k) && !x.sharding().holds_data(k);
+  if (subset) {
+    for (int d = rank - 1; d >= 0; --d) x = all_gather_dim(ctx, x, d, why + ": source on a subset of the cores");
+    int root = 0;
+    while (!x.sharding().holds_data(root)) ++root;
+    x = broadcast_from(ctx, x, root, why + ": source on a subset of the cores");
     if (x.sharding() == target) return x;
   }
   if (target.is_maximal()) {
