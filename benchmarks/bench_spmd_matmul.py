@@ -79,11 +79,26 @@ def main() -> None:
         traffic_bytes = sum((len(g) + 1) * int(np.prod(e.operand_shape)) * 4 for e in collectives for g in e.groups)
         traffic = traffic_bytes / bytes_per_s
         ratio = partitioned / (unpartitioned + traffic)
-        print(f"{name:14} {partitioned * 1e3:15.2f} {unpartitioned * 1e3:17.2f} {traffic * 1e3:11.2f} {ratio:6.2f}  "
-              f"{','.join(kinds) or '-'}")
-        print(json.dumps({"bench": "spmd_matmul", "case": name, "n": n, "cores": 8, "partitioned_s": partitioned,
-                          "unpartitioned_s": unpartitioned, "collective_traffic_s": traffic,
-                          "collective_bytes": int(traffic_bytes), "ratio": ratio, "collectives": kinds}))
+        print(
+            f"{name:14} {partitioned * 1e3:15.2f} {unpartitioned * 1e3:17.2f} {traffic * 1e3:11.2f} {ratio:6.2f}  "
+            f"{','.join(kinds) or '-'}"
+        )
+        print(
+            json.dumps(
+                {
+                    "bench": "spmd_matmul",
+                    "case": name,
+                    "n": n,
+                    "cores": 8,
+                    "partitioned_s": partitioned,
+                    "unpartitioned_s": unpartitioned,
+                    "collective_traffic_s": traffic,
+                    "collective_bytes": int(traffic_bytes),
+                    "ratio": ratio,
+                    "collectives": kinds,
+                }
+            )
+        )
 
 
 if __name__ == "__main__":

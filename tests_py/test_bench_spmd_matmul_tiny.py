@@ -14,8 +14,14 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_bench_spmd_matmul_tiny_prints_json_results():
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "python"), env.get("PYTHONPATH")]))
-    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_spmd_matmul.py"), "--tiny"],
-                         capture_output=True, text=True, env=env, timeout=120, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_spmd_matmul.py"), "--tiny"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=True,
+    ).stdout
     results = {r["case"]: r for r in (json.loads(line) for line in out.splitlines() if line.startswith("{"))}
     assert set(results) == {"rows_of_x", "columns_of_w", "contracting"}
     assert results["contracting"]["collectives"] == ["all-reduce"]

@@ -12,8 +12,8 @@ import pytest
 import tpustrategy as tf
 from tpustrategy import experimental as tpx
 from tpustrategy.tpu import spmd_partitioner
-from tpustrategy.tpu.sharded_tensor import ShardedTensor
 from tpustrategy.tpu.device_assignment import DeviceAssignment
+from tpustrategy.tpu.sharded_tensor import ShardedTensor
 
 
 @pytest.fixture(autouse=True)
@@ -60,8 +60,9 @@ def test_contracting_split_inserts_one_all_reduce_over_every_core():
     s = strategy_8()
 
     def fn(x, w):
-        return tf.matmul(s.experimental_split_to_logical_devices(x, [1, 8]),
-                         s.experimental_split_to_logical_devices(w, [8, 1]))
+        return tf.matmul(
+            s.experimental_split_to_logical_devices(x, [1, 8]), s.experimental_split_to_logical_devices(w, [8, 1])
+        )
 
     out = s.run(fn, args=(tf.constant(X), tf.constant(W)))
     np.testing.assert_allclose(out.numpy(), X @ W, rtol=1e-4, atol=1e-4)

@@ -213,13 +213,15 @@ void bind_ops(py::module_& m) {
   // Partitioned gradients.
   m.def(
       "matmul_grad",
-      [](SpmdContext& c, const ShardedTensor& a, const ShardedTensor& b, const ShardedTensor& dy) {
+      [](SpmdContext& c, const ShardedTensor& a, const ShardedTensor& b, const ShardedTensor& dy, bool want_a,
+         bool want_b) {
         return nogil([&] {
-          auto g = spmd::matmul_grad(c, a, b, dy);
+          auto g = spmd::matmul_grad(c, a, b, dy, {want_a, want_b});
           return std::pair{g.da, g.db};
         });
       },
-      py::arg("ctx"), py::arg("a"), py::arg("b"), py::arg("dy"));
+      py::arg("ctx"), py::arg("a"), py::arg("b"), py::arg("dy"), py::kw_only(), py::arg("want_a") = true,
+      py::arg("want_b") = true, "(da, db) of y = a @ b; a gradient not wanted is None and costs nothing.");
   m.def(
       "unary_grad",
       [](SpmdContext& c, const std::string& op, const ShardedTensor& x, const ShardedTensor& dy) {

@@ -144,16 +144,23 @@ Prepared prepare(SpmdContext& ctx, const ShardedTensor& x_in, const ShardedTenso
   const TileGrid grid = TileGrid::from(x.sharding(), 4, cores);
   std::vector<Tensor> current = x.shards();
   const std::int64_t k[3] = {0, kh, kw};
-  for (int d : {1, 2}) {
+  // Halos of the tiled dimensions first (height, then width: the width halo carries the height halo's
+  // corners), then the zero padding of untiled dimensions, so halos are as small as XLA's.
+  auto halo = [&](int d) {
     const std::int64_t before = padding == "SAME" ? (k[d] - 1) / 2 : 0;
-    const std::int64_t after = padding == "SAME" ? k[d] - 1 - before : 0;
-    if (grid.dims[d] > 1) {
-      current = exchange(ctx, current, x.dtype(), x.sharding(), groups_along(grid, d), d, before, after,
-                         "conv2d with a spatially tiled input");
-    } else {
-      for (int c = 0; c < cores; ++c)
-        if (current[c].valid()) current[c] = pad_dim(current[c], d, before, after, ctx.device(c));
-    }
+    return std::pair{before, padding == "SAME" ? k[d] - 1 - before : 0};
+  };
+  for (int d : {1, 2}) {
+    if (grid.dims[d] == 1) continue;
+    const auto [before, after] = halo(d);
+    current = exchange(ctx, current, x.dtype(), x.sharding(), groups_along(grid, d), d, before, after,
+                       "conv2d with a spatially tiled input");
+  }
+  for (int d : {1, 2}) {
+    if (grid.dims[d] > 1) continue;
+    const auto [before, after] = halo(d);
+    for (int c = 0; c < cores; ++c)
+      if (current[c].valid()) current[c] = pad_dim(current[c], d, before, after, ctx.device(c));
   }
   std::vector<int> tiled;
   for (int d = 0; d < 3; ++d)

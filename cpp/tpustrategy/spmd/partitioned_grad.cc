@@ -26,14 +26,16 @@ std::vector<std::int64_t> swap_last_two(int rank) {
 
 }  // namespace
 
-MatmulGrads matmul_grad(SpmdContext& ctx, const ShardedTensor& a, const ShardedTensor& b, const ShardedTensor& dy) {
+MatmulGrads matmul_grad(SpmdContext& ctx, const ShardedTensor& a, const ShardedTensor& b, const ShardedTensor& dy,
+                        MatmulGradsWanted wanted) {
   const int rank = static_cast<int>(a.shape().size());
   const auto perm = swap_last_two(rank);
   // The gradient of each operand is asked for in that operand's sharding (XLA's backward propagation
   // gives the parameter gradient its parameter's sharding), which picks reduce-scatter where it applies.
-  ShardedTensor da = matmul(ctx, dy, transpose(ctx, b, perm), a.sharding());
-  ShardedTensor db = matmul(ctx, transpose(ctx, a, perm), dy, b.sharding());
-  return {std::move(da), std::move(db)};
+  MatmulGrads out;
+  if (wanted.da) out.da = matmul(ctx, dy, transpose(ctx, b, perm), a.sharding());
+  if (wanted.db) out.db = matmul(ctx, transpose(ctx, a, perm), dy, b.sharding());
+  return out;
 }
 
 ShardedTensor unary_grad(SpmdContext& ctx, UnaryOp op, const ShardedTensor& x, const ShardedTensor& dy) {

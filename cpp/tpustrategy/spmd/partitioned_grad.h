@@ -4,6 +4,8 @@
 // partitioned contracting dimension all-gathers or all-reduces in the other direction, the gradient of an
 // all-reduced reduction is a local broadcast). Covered: matmul, elementwise (add, subtract, multiply, relu,
 // tanh, exp), reductions (sum, mean), softmax cross-entropy.
+#include <optional>
+
 #include "tpustrategy/ops/elementwise.h"
 #include "tpustrategy/ops/reduce.h"
 #include "tpustrategy/spmd/sharded_tensor.h"
@@ -12,10 +14,15 @@
 namespace tpustrategy::spmd {
 
 struct MatmulGrads {
-  ShardedTensor da, db;
+  std::optional<ShardedTensor> da, db;
 };
-// y = a @ b: da = dy @ bᵀ (in a's sharding), db = aᵀ @ dy (in b's sharding).
-MatmulGrads matmul_grad(SpmdContext& ctx, const ShardedTensor& a, const ShardedTensor& b, const ShardedTensor& dy);
+// y = a @ b: da = dy @ bᵀ (in a's sharding), db = aᵀ @ dy (in b's sharding). A gradient not wanted is not
+// computed (its collectives are not inserted, as XLA drops dead code); it is then the invalid-shard default.
+struct MatmulGradsWanted {
+  bool da = true, db = true;
+};
+MatmulGrads matmul_grad(SpmdContext& ctx, const ShardedTensor& a, const ShardedTensor& b, const ShardedTensor& dy,
+                        MatmulGradsWanted wanted = {});
 // dy · f'(x) for y = f(x); f one of relu, tanh, exp, negative, square.
 ShardedTensor unary_grad(SpmdContext& ctx, UnaryOp op, const ShardedTensor& x, const ShardedTensor& dy);
 // Gradients of y = a ∘ b (add, subtract, multiply) for operands of the output's shape, in their shardings.

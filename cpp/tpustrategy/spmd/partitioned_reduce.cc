@@ -99,7 +99,21 @@ ShardedTensor reduce(SpmdContext& ctx, ReduceKind kind, const ShardedTensor& x, 
                                : fmt::format("reduction over tiled axes [{}]: local partial result", fmt::join(tiled_axes, ",")),
             partial_result, flops, local_bytes({&in}, partial_result));
   if (tiled_axes.empty()) return partial_result;
-  auto reduced = all_reduce_groups(ctx, partials, groups, combine_op(kind));
+  // One all-reduce per tiled reduced axis, the minor axis first (XLA's order), each over the groups of cores
+  // that differ only along that axis.
+  std::vector<Tensor> reduced = partials;
+  for (auto it = tiled_axes.rbegin(); it != tiled_axes.rend(); ++it) {
+    const auto axis_groups = groups_along(grid, *it);
+    reduced = all_reduce_groups(ctx, reduced, axis_groups, combine_op(kind));
+    std::vector<Tensor> held(reduced.size());
+    for (int k = 0; k < ctx.num_cores(); ++k)
+      if (out_sharding.holds_data(k)) held[k] = reduced[k];
+    const DType step_dtype = reduced[axis_groups[0][0]].dtype();
+    ShardedTensor step(out_shape, step_dtype, out_sharding, ctx.devices(), std::move(held));
+    record_all_reduce(ctx, step, reduced[axis_groups[0][0]].shape(), axis_groups, combine_op(kind),
+                      fmt::format("{} over tiled axis {}: all-reduce of the partial results over its groups",
+                                  reduce_name(kind), *it));
+  }
   if (kind == ReduceKind::kMean) {
     std::int64_t count = 1;
     for (auto a : axes) count *= x.shape()[a];
@@ -115,9 +129,10 @@ ShardedTensor reduce(SpmdContext& ctx, ReduceKind kind, const ShardedTensor& x, 
     if (out_sharding.holds_data(k)) shards[k] = reduced[k];
   const DType dtype = reduced[groups[0][0]].dtype();
   ShardedTensor result(out_shape, dtype, out_sharding, ctx.devices(), std::move(shards));
-  record_all_reduce(ctx, result, partials[groups[0][0]].shape(), groups, combine_op(kind),
-                    fmt::format("{} over tiled axes [{}]: all-reduce of the partial results over their groups",
-                                reduce_name(kind), fmt::join(tiled_axes, ",")));
+  if (kind == ReduceKind::kMean) {
+    record_op(ctx, "divide", "mean: the all-reduced sum divided by the global count", result, shard_elements(result),
+              local_bytes({&result}, result));
+  }
   return result;
 }
 

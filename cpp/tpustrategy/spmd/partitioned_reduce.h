@@ -1,7 +1,7 @@
 #pragma once
 // Partitioned reductions and the ops built on them. A reduction over tiled axes reduces each core's shard
-// locally, then all-reduces the partial results over the groups of cores that differ only along those axes
-// (one all-reduce for all of them, as XLA); the reduced axes' tiles become copies (partial replication).
+// locally, then all-reduces the partial results once per tiled reduced axis, the minor axis first, over the
+// groups of cores that differ only along it (XLA's plan); the reduced axes' tiles become copies.
 // MEAN is a local sum, an all-reduce SUM and one division by the global count.
 //
 // softmax over a tiled axis: local max → all-reduce MAX, exp(x - max), local sum → all-reduce SUM, divide.

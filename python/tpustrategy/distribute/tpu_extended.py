@@ -21,9 +21,8 @@ from tpustrategy.distribute.extended import StrategyExtendedV1, require_cross_re
 from tpustrategy.distribute.replica_context import ReplicaContext
 from tpustrategy.distribute.tpu_replicated_variable import LogicallyReplicatedVariable
 from tpustrategy.framework import device_scope
-from tpustrategy.tpu import tpu_system
+from tpustrategy.tpu import spmd_partitioner, tpu_system
 from tpustrategy.tpu.device_assignment import DeviceAssignment
-from tpustrategy.tpu import spmd_partitioner
 from tpustrategy.tpu.sharded_tensor import ShardedTensor
 
 

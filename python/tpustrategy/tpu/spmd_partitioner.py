@@ -138,9 +138,20 @@ def binary(name: str, x, y):
 def reduce(kind: str, x, axis, keepdims):
     step, (a,) = _operands(x)
     rank = len(a._shape_tuple)
-    axes = list(range(rank)) if axis is None else [int(v) % rank for v in (axis if isinstance(axis, (list, tuple)) else [axis])]
-    return _record(step, "reduce", [a], _spmd.reduce(step.ctx, kind, a._impl, axes, bool(keepdims)), kind=kind,
-                   axes=axes, keepdims=bool(keepdims))
+    axes = (
+        list(range(rank))
+        if axis is None
+        else [int(v) % rank for v in (axis if isinstance(axis, (list, tuple)) else [axis])]
+    )
+    return _record(
+        step,
+        "reduce",
+        [a],
+        _spmd.reduce(step.ctx, kind, a._impl, axes, bool(keepdims)),
+        kind=kind,
+        axes=axes,
+        keepdims=bool(keepdims),
+    )
 
 
 def matmul(x, y, transpose_a=False, transpose_b=False):
@@ -228,7 +239,7 @@ def _reduce_to(step, g, shape):
     return wrap(_spmd.reshape(step.ctx, summed._impl, list(shape)))
 
 
-def _backward(step, node, g):
+def _backward(step, node, g, wanted):
     ctx, (kind, ins, attrs) = step.ctx, (node.kind, node.inputs, node.attrs)
     if kind == "unary":
         return [wrap(_spmd.unary_grad(ctx, attrs["op"], ins[0]._impl, g._impl))]
@@ -249,8 +260,8 @@ def _backward(step, node, g):
             return [_reduce_to(step, ga, a._shape_tuple), _reduce_to(step, gb, b._shape_tuple)]
         raise NotImplementedError(f"no partitioned gradient for {op}")
     if kind == "matmul":
-        da, db = _spmd.matmul_grad(ctx, ins[0]._impl, ins[1]._impl, g._impl)
-        return [wrap(da), wrap(db)]
+        da, db = _spmd.matmul_grad(ctx, ins[0]._impl, ins[1]._impl, g._impl, want_a=wanted[0], want_b=wanted[1])
+        return [None if da is None else wrap(da), None if db is None else wrap(db)]
     if kind == "reduce":
         if attrs["kind"] not in ("sum", "mean"):
             raise NotImplementedError(f"no partitioned gradient for reduce_{attrs['kind']}")
@@ -295,18 +306,30 @@ def gradient(tape, target, sources, output_gradients=None):
             seed = _core.convert_to_tensor(np.ones_like(np.asarray(target._as_tensor())))
         else:
             seed = _core.convert_to_tensor(output_gradients)
+        flat_sources = nest.flatten(sources)
+        # Only what leads from a source to the target is differentiated (XLA drops the rest as dead code, and
+        # with it the collectives of unneeded input gradients).
+        source_components = [c for source in flat_sources for c in (getattr(source, "_values", None) or [source])]
+        needed = {
+            key for key, component in step.variable_reads.items() if any(component is c for c in source_components)
+        }
+        needed |= {id(source) for source in flat_sources}
+        for node in step.nodes:
+            if any(id(i) in needed for i in node.inputs):
+                needed.add(id(node.output))
         grads = {id(target): _operand(step, seed)}
         keep = {id(target): target}
         for node in reversed(step.nodes):
             g = grads.get(id(node.output))
-            if g is None:
+            if g is None or id(node.output) not in needed:
                 continue
-            for inp, gi in zip(node.inputs, _backward(step, node, g), strict=True):
-                if gi is not None and inp._impl.dtype.is_floating:
+            wanted = [id(i) in needed for i in node.inputs]
+            for inp, gi in zip(node.inputs, _backward(step, node, g, wanted), strict=True):
+                if gi is not None and id(inp) in needed and inp._impl.dtype.is_floating:
                     grads[id(inp)] = _add(step, grads.get(id(inp)), gi)
                     keep[id(inp)] = inp
         out = []
-        for source in nest.flatten(sources):
+        for source in flat_sources:
             components = list(getattr(source, "_values", None) or [source])
             total = None
             for key, component in step.variable_reads.items():
@@ -361,18 +384,27 @@ class SpmdPlan:
         for i, e in enumerate(self.entries):
             shapes = sorted({str(list(s)) for s in e.shard_shapes if s is not None})
             where = ", ".join("{" + ",".join(map(str, g)) + "}" for g in e.groups) or (
-                ", ".join(f"{s}&rarr;{t}" for s, t in e.pairs) if e.pairs else "")
-            style = ' style="background:#fde2cf"' if e.kind == "collective" else (
-                ' style="background:#fff3b0"' if e.kind == "note" else "")
+                ", ".join(f"{s}&rarr;{t}" for s, t in e.pairs) if e.pairs else ""
+            )
+            style = (
+                ' style="background:#fde2cf"'
+                if e.kind == "collective"
+                else (' style="background:#fff3b0"' if e.kind == "note" else "")
+            )
             rows.append(
                 f"<tr{style}><td>{i}</td><td>{html.escape(e.kind)}</td><td><b>{html.escape(e.name)}</b></td>"
                 f"<td>{html.escape(' | '.join(shapes))}</td><td>{html.escape(e.sharding)}</td><td>{where}</td>"
-                f"<td>{max(e.flops, default=0)}</td><td>{max(e.bytes, default=0)}</td><td>{html.escape(e.rule)}</td></tr>"
+                f"<td>{max(e.flops, default=0)}</td><td>{max(e.bytes, default=0)}</td>"
+                f"<td>{html.escape(e.rule)}</td></tr>"
             )
-        head = ("<tr><th>#</th><th>kind</th><th>name</th><th>shard shape per core</th><th>sharding</th>"
-                "<th>groups / pairs</th><th>FLOPs/core</th><th>bytes/core</th><th>rule</th></tr>")
-        return (f"<div><b>SPMD plan, replica 0 of {len(self.records)}, {self.records[0].num_cores} logical cores</b>"
-                f"</div><table>{head}{''.join(rows)}</table>")
+        head = (
+            "<tr><th>#</th><th>kind</th><th>name</th><th>shard shape per core</th><th>sharding</th>"
+            "<th>groups / pairs</th><th>FLOPs/core</th><th>bytes/core</th><th>rule</th></tr>"
+        )
+        return (
+            f"<div><b>SPMD plan, replica 0 of {len(self.records)}, {self.records[0].num_cores} logical cores</b>"
+            f"</div><table>{head}{''.join(rows)}</table>"
+        )
 
 
 def spmd_plan() -> SpmdPlan | None:
