@@ -1,4 +1,7 @@
-"""tpustrategy's dense kernels (matmul, elementwise, reductions) against numpy and TF eager ops, same data.
+"""tpustrategy's dense kernels (matmul, conv2d, elementwise, reductions) against numpy and TF eager ops, same data.
+
+conv2d (NHWC, 3x3, SAME, stride 1; shape = batch, height, width, in, out) is im2col + GEMM here; the numpy
+baseline is the same algorithm written in numpy (sliding_window_view + tensordot on OpenBLAS).
 
 TF runs in a process of its own (see _sides.py): importing TensorFlow slows numpy's BLAS in the same
 process, so a same-process baseline would flatter us. numpy and tpustrategy run together in another
@@ -28,11 +31,13 @@ import _sides  # noqa: E402
 
 def cases(tiny: bool) -> list[tuple[str, tuple[int, ...], str]]:
     if tiny:
-        return [("add", (64, 64), "float32"), ("matmul", (32, 32), "float32")]
+        return [("add", (64, 64), "float32"), ("matmul", (32, 32), "float32"), ("conv2d", (2, 8, 8, 4, 8), "float32")]
     out = [("matmul", (n, n), "float32") for n in (128, 256, 512, 1024, 2048)]
     out += [("matmul", (n, n), "float64") for n in (128, 512, 1024, 2048)]
     out += [("matmul", (n, n), "bfloat16") for n in (128, 512, 1024, 2048)]
     out += [("batch_matmul", (64, 128, 128), "float32"), ("batch_matmul", (8, 512, 512), "float32")]
+    out += [("conv2d", (32, 28, 28, 32, 64), "float32"), ("conv2d", (8, 56, 56, 64, 64), "float32"),
+            ("conv2d", (16, 14, 14, 256, 256), "float32")]
     out += [("add", (1024,), "float32"), ("add", (1024, 1024), "float32"), ("add", (4096, 4096), "float32"),
             ("add_broadcast_row", (4096, 4096), "float32"), ("multiply", (4096, 4096), "float32"),
             ("relu", (4096, 4096), "float32"), ("exp", (1024, 1024), "float32")]
@@ -49,6 +54,10 @@ def inputs(op: str, shape: tuple[int, ...]):
     import numpy as np
 
     rng = np.random.default_rng(0)
+    if op == "conv2d":
+        n, h, w, c, o = shape
+        return (rng.standard_normal((n, h, w, c)).astype(np.float32),
+                rng.standard_normal((3, 3, c, o)).astype(np.float32))
     a = rng.standard_normal(shape).astype(np.float32)
     b_shape = shape[-1:] if op == "add_broadcast_row" else shape
     b = rng.standard_normal(b_shape).astype(np.float32)
@@ -56,6 +65,9 @@ def inputs(op: str, shape: tuple[int, ...]):
 
 
 def flops(op: str, shape: tuple[int, ...]) -> float:
+    if op == "conv2d":
+        n, h, w, c, o = shape
+        return 2.0 * n * h * w * c * o * 9
     if "matmul" in op:
         batch = shape[0] if op == "batch_matmul" else 1
         n, k = shape[-2], shape[-1]
@@ -66,6 +78,13 @@ def flops(op: str, shape: tuple[int, ...]) -> float:
 def numpy_fn(op: str, a, b, dtype: str):
     import numpy as np
 
+    if op == "conv2d":  # im2col by strided views, then one tensordot (OpenBLAS sgemm)
+        def conv():
+            padded = np.pad(a, [(0, 0), (1, 1), (1, 1), (0, 0)])
+            windows = np.lib.stride_tricks.sliding_window_view(padded, (3, 3), axis=(1, 2))  # n, h, w, c, 3, 3
+            return np.tensordot(windows, b, axes=([4, 5, 3], [0, 1, 2]))
+
+        return conv
     if "matmul" in op:  # bfloat16: numpy's float32 sgemm is the baseline
         a, b = (a, b) if dtype != "float64" else (a.astype(np.float64), b.astype(np.float64))
         return lambda: np.matmul(a, b)
@@ -84,6 +103,7 @@ def framework_fn(module, op: str, a, b, dtype: str):
         ta, tb = module.cast(ta, getattr(module, dtype)), module.cast(tb, getattr(module, dtype))
     return {
         "matmul": lambda: module.matmul(ta, tb), "batch_matmul": lambda: module.matmul(ta, tb),
+        "conv2d": lambda: module.nn.conv2d(ta, tb, 1, "SAME"),
         "add": lambda: module.add(ta, tb), "add_broadcast_row": lambda: module.add(ta, tb),
         "multiply": lambda: module.multiply(ta, tb), "relu": lambda: module.nn.relu(ta), "exp": lambda: module.exp(ta),
         "reduce_sum_axis0": lambda: module.reduce_sum(ta, axis=0),

@@ -3,6 +3,10 @@
 A developer tool, not a test (TensorFlow is never a project dependency and CI does not have it):
 
     PYTHONPATH=python /opt/tfvenv/bin/python tools/crosscheck_tf.py [-k SUBSTRING] [--verbose]
+        [--write-reference tests_py/data/crosscheck_nn_tf.json]
+
+--write-reference stores TF's side of the selected cases (error messages dropped); tests_py/test_crosscheck_nn.py
+compares tpustrategy against that file in the normal test suite, without TensorFlow.
 
 Each framework runs in its own subprocess (`--emit tensorflow|tpustrategy`), which prints one JSON object
 {case: description}; descriptions hold type names, dtypes, shapes, exact values, reprs and error type names
@@ -64,7 +68,15 @@ def emit(framework: str, pattern: str, done: set[str]) -> None:
     """
     import importlib
 
-    from crosscheck import cases_autodiff, cases_input, cases_ops, cases_reduce, cases_run, cases_variables  # noqa: F401
+    from crosscheck import (  # noqa: F401
+        cases_autodiff,
+        cases_input,
+        cases_nn,
+        cases_ops,
+        cases_reduce,
+        cases_run,
+        cases_variables,
+    )
     from crosscheck.describe import describe
     from crosscheck.registry import make_logical_cpus, ordered_cases, strategy_factory
 
@@ -159,11 +171,18 @@ def main() -> int:
     parser.add_argument("--done", default="[]", help=argparse.SUPPRESS)  # JSON list of cases to skip
     parser.add_argument("-k", default="", help="only cases whose name contains this")
     parser.add_argument("--verbose", action="store_true", help="print both descriptions of each mismatch")
+    parser.add_argument("--write-reference", metavar="JSON",
+                        help="store TF's descriptions of the selected cases (messages dropped) for the test suite")
     args = parser.parse_args()
     if args.emit:
         emit(args.emit, args.k, set(json.loads(args.done)))
         return 0
     theirs = run_framework("tensorflow", args.k)
+    if args.write_reference:
+        path = Path(args.write_reference)
+        stored = json.loads(path.read_text()) if path.exists() else {}
+        stored.update(_without_messages(theirs))  # the selected cases replace their old entries
+        path.write_text(json.dumps(stored, indent=1, sort_keys=True) + "\n")
     ours = run_framework("tpustrategy", args.k)
     return 1 if compare(theirs, ours, args.verbose) else 0
 

@@ -589,6 +589,7 @@ Raises:
       },
       py::arg("input"), "The same values; no gradient flows back through the result (tf.stop_gradient).");
 
+  init_ops_nn(m);
   init_tensor_operators(root);
 }
 

@@ -61,7 +61,7 @@ from tpustrategy.variables import Variable, VariableAggregation, VariableSynchro
 __version__ = "0.1.0"
 
 # ---- tensor ops (C++ kernels in _core.ops; TF names and signatures) ----
-from tpustrategy import linalg, math, nn, ops, raw_ops  # noqa: E402
+from tpustrategy import linalg, math, nn, ops, random, raw_ops  # noqa: E402
 from tpustrategy.ops import *  # noqa: E402, F403  (the tf.<op> names: ops.__all__)
 
 newaxis = None
@@ -127,6 +127,7 @@ __all__ = [
     "nest",
     "newaxis",
     "nn",
+    "random",
     "raw_ops",
     "numpy_function",
     "py_function",

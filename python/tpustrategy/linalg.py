@@ -5,9 +5,10 @@ from __future__ import annotations
 from tpustrategy import _core
 from tpustrategy.ops.array_ops import transpose
 from tpustrategy.ops.clip_ops import global_norm, norm
+from tpustrategy.ops.einsum_op import einsum
 from tpustrategy.ops.math_ops import matmul
 
-__all__ = ["global_norm", "matmul", "matrix_transpose", "norm"]
+__all__ = ["einsum", "global_norm", "matmul", "matrix_transpose", "norm"]
 
 
 def matrix_transpose(a, name="matrix_transpose", conjugate=False):

@@ -1,8 +1,22 @@
-"""``tpustrategy.nn``: activations (mirrors ``tf.nn``)."""
+"""``tpustrategy.nn``: activations, convolutions, pooling, normalisation, dropout (mirrors ``tf.nn``)."""
 
 from __future__ import annotations
 
 from tpustrategy.ops.losses_util import compute_average_loss, scale_regularization_loss  # noqa: F401
+from tpustrategy.ops.nn_conv_ops import (  # noqa: F401
+    avg_pool,
+    avg_pool1d,
+    avg_pool2d,
+    conv1d,
+    conv2d,
+    conv2d_transpose,
+    convolution,
+    depthwise_conv2d,
+    max_pool,
+    max_pool1d,
+    max_pool2d,
+)
+from tpustrategy.ops.nn_impl_ops import batch_normalization, dropout, embedding_lookup, moments  # noqa: F401
 from tpustrategy.ops.nn_ops import (  # noqa: F401
     l2_loss,
     leaky_relu,
@@ -16,3 +30,4 @@ from tpustrategy.ops.nn_ops import (  # noqa: F401
     sparse_softmax_cross_entropy_with_logits,
     tanh,
 )
+from tpustrategy.ops.top_k_ops import in_top_k, top_k  # noqa: F401

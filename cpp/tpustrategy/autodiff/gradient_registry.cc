@@ -17,6 +17,8 @@ const std::unordered_map<std::string_view, GradFn>& registry() {
     detail::register_shape_gradients(list);
     detail::register_nn_gradients(list);
     detail::register_matmul_gradients(list);
+    detail::register_conv_gradients(list);
+    detail::register_top_k_gradients(list);
     auto* map = new std::unordered_map<std::string_view, GradFn>();
     for (auto& [name, fn] : list) map->emplace(name, std::move(fn));
     return map;

@@ -5,12 +5,14 @@
 // the kernels directly, so every op a user or a gradient runs is differentiable.
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "tpustrategy/core/tensor.h"
 #include "tpustrategy/ops/elementwise.h"
 #include "tpustrategy/ops/indexing.h"
 #include "tpustrategy/ops/reduce.h"
+#include "tpustrategy/ops/window.h"
 
 namespace tpustrategy::op {
 
@@ -58,6 +60,26 @@ Tensor identity(const Tensor& x);
 Tensor stop_gradient(const Tensor& x);
 Tensor softmax(const Tensor& logits, std::int64_t axis = -1);
 Tensor log_softmax(const Tensor& logits, std::int64_t axis = -1);
+
+// Convolutions and pooling over NHWC (ops/conv.h, ops/pool.h; recorded_nn_ops.cc), windows resolved.
+Tensor conv2d(const Tensor& input, const Tensor& filter, const Window2D& win);
+Tensor conv2d_backprop_input(const Shape& input_shape, const Tensor& filter, const Tensor& out_backprop,
+                             const Window2D& win);
+Tensor conv2d_backprop_filter(const Tensor& input, const Shape& filter_shape, const Tensor& out_backprop,
+                              const Window2D& win);
+Tensor depthwise_conv2d(const Tensor& input, const Tensor& filter, const Window2D& win);
+Tensor depthwise_conv2d_backprop_input(const Shape& input_shape, const Tensor& filter, const Tensor& out_backprop,
+                                       const Window2D& win);
+Tensor depthwise_conv2d_backprop_filter(const Tensor& input, const Shape& filter_shape, const Tensor& out_backprop,
+                                        const Window2D& win);
+Tensor max_pool2d(const Tensor& input, const Window2D& win);
+Tensor avg_pool2d(const Tensor& input, const Window2D& win);
+Tensor max_pool2d_grad(const Tensor& input, const Tensor& grad, const Window2D& win);
+Tensor max_pool2d_grad_grad(const Tensor& input, const Tensor& gg, const Window2D& win);
+Tensor avg_pool2d_grad(const Shape& input_shape, const Tensor& grad, const Window2D& win);
+
+// (values, indices) of the k largest entries of the last axis (ops/top_k.h), recorded as TopKV2.
+std::pair<Tensor, Tensor> top_k(const Tensor& x, std::int64_t k, DType index_type = DType::kInt32);
 
 // Shorthands used by the gradient functions.
 inline Tensor add(const Tensor& a, const Tensor& b) { return op::binary(BinaryOp::kAdd, a, b); }

@@ -5,7 +5,7 @@ from __future__ import annotations
 import collections.abc
 import tpustrategy._core
 import typing
-__all__: list[str] = ['abs', 'add', 'argmax', 'argmin', 'broadcast_to', 'cast', 'ceil', 'concat', 'divide', 'equal', 'exp', 'expand_dims', 'fill', 'floor', 'floordiv', 'floormod', 'gather', 'greater', 'greater_equal', 'identity', 'less', 'less_equal', 'log', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'matmul', 'maximum', 'minimum', 'multiply', 'negative', 'not_equal', 'one_hot', 'ones', 'pad', 'pow', 'range', 'reduce_all', 'reduce_any', 'reduce_max', 'reduce_mean', 'reduce_min', 'reduce_prod', 'reduce_sum', 'relu', 'reshape', 'rsqrt', 'sigmoid', 'sign', 'slice', 'softmax', 'split', 'split_sizes', 'sqrt', 'square', 'squeeze', 'stack', 'stop_gradient', 'subtract', 'tanh', 'tile', 'transpose', 'unsorted_segment_sum', 'unstack', 'where', 'zeros']
+__all__: list[str] = ['abs', 'add', 'argmax', 'argmin', 'avg_pool2d', 'broadcast_to', 'cast', 'ceil', 'concat', 'conv2d', 'conv2d_backprop_input', 'depthwise_conv2d', 'divide', 'equal', 'exp', 'expand_dims', 'fill', 'floor', 'floordiv', 'floormod', 'gather', 'greater', 'greater_equal', 'identity', 'less', 'less_equal', 'log', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'matmul', 'max_pool2d', 'maximum', 'minimum', 'multiply', 'negative', 'not_equal', 'one_hot', 'ones', 'pad', 'pow', 'random_float', 'random_int', 'range', 'reduce_all', 'reduce_any', 'reduce_max', 'reduce_mean', 'reduce_min', 'reduce_prod', 'reduce_sum', 'relu', 'reshape', 'rsqrt', 'sigmoid', 'sign', 'slice', 'softmax', 'split', 'split_sizes', 'sqrt', 'square', 'squeeze', 'stack', 'stop_gradient', 'subtract', 'tanh', 'tile', 'top_k', 'transpose', 'unsorted_segment_sum', 'unstack', 'where', 'zeros']
 def abs(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
     """
     Applies the op elementwise.
@@ -44,6 +44,10 @@ def argmin(input: typing.Any, axis: typing.SupportsInt | typing.SupportsIndex = 
     """
     Index of the first minimum along `axis` (tf.math.argmin).
     """
+def avg_pool2d(input: typing.Any, *, ksize: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], strides: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], padding: str, explicit_paddings: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"] = [0, 0, 0, 0]) -> tpustrategy._core.Tensor:
+    """
+    2-D average pooling over NHWC (tf.nn.avg_pool2d); padding is not counted.
+    """
 def broadcast_to(input: typing.Any, shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> tpustrategy._core.Tensor:
     """
     Broadcasts `input` to `shape` (NumPy rules).
@@ -78,6 +82,43 @@ def ceil(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
 def concat(values: collections.abc.Sequence[tpustrategy._core.Tensor], axis: typing.SupportsInt | typing.SupportsIndex) -> tpustrategy._core.Tensor:
     """
     Concatenates tensors of one dtype along `axis`.
+    """
+def conv2d(input: typing.Any, filter: typing.Any, *, strides: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], dilations: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], padding: str, explicit_paddings: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"] = [0, 0, 0, 0]) -> tpustrategy._core.Tensor:
+    """
+    2-D convolution over NHWC (tf.nn.conv2d); input depth may be a multiple of the filter's (groups).
+    Args:
+      input: [batch, height, width, channels].
+      filter: [filter_height, filter_width, in_channels, out_channels] (conv2d) or
+        [filter_height, filter_width, channels, multiplier] (depthwise_conv2d).
+      strides, dilations: (height, width) steps and rates, all > 0.
+      padding: "SAME", "VALID" or "EXPLICIT".
+      explicit_paddings: (top, bottom, left, right), read when padding is "EXPLICIT".
+    
+    Raises:
+      InvalidArgumentError: ranks other than 4, mismatched depths or dtypes, non-positive strides /
+        dilations, negative explicit paddings, an unknown padding string.
+    """
+def conv2d_backprop_input(input_sizes: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], filter: typing.Any, out_backprop: typing.Any, *, strides: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], dilations: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], padding: str, explicit_paddings: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"] = [0, 0, 0, 0]) -> tpustrategy._core.Tensor:
+    """
+    The gradient of conv2d with respect to an input of `input_sizes` (tf.nn.conv2d_transpose).
+    
+    Raises:
+      InvalidArgumentError: out_backprop's shape is not the convolution's output shape, or as conv2d.
+    """
+def depthwise_conv2d(input: typing.Any, filter: typing.Any, *, strides: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], dilations: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], padding: str, explicit_paddings: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"] = [0, 0, 0, 0]) -> tpustrategy._core.Tensor:
+    """
+    Depthwise 2-D convolution over NHWC (tf.nn.depthwise_conv2d_native).
+    Args:
+      input: [batch, height, width, channels].
+      filter: [filter_height, filter_width, in_channels, out_channels] (conv2d) or
+        [filter_height, filter_width, channels, multiplier] (depthwise_conv2d).
+      strides, dilations: (height, width) steps and rates, all > 0.
+      padding: "SAME", "VALID" or "EXPLICIT".
+      explicit_paddings: (top, bottom, left, right), read when padding is "EXPLICIT".
+    
+    Raises:
+      InvalidArgumentError: ranks other than 4, mismatched depths or dtypes, non-positive strides /
+        dilations, negative explicit paddings, an unknown padding string.
     """
 def divide(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
     """
@@ -322,6 +363,10 @@ def matmul(a: typing.Any, b: typing.Any, transpose_a: bool = False, transpose_b:
     Raises:
       InvalidArgumentError: rank < 2, mismatched inner dimensions, batch shapes that do not broadcast.
     """
+def max_pool2d(input: typing.Any, *, ksize: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], strides: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], padding: str, explicit_paddings: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"] = [0, 0, 0, 0]) -> tpustrategy._core.Tensor:
+    """
+    2-D max pooling over NHWC (tf.nn.max_pool2d); padding never wins.
+    """
 def maximum(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
     """
     Applies the op elementwise with NumPy broadcasting.
@@ -427,6 +472,15 @@ def pow(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._c
     Raises:
       InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
       TypeError: the op does not support the dtype, or a Python operand is not representable in it.
+    """
+def random_float(shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], dtype: tpustrategy._core.DType, distribution: str, seed: typing.SupportsInt | typing.SupportsIndex, stream: typing.SupportsInt | typing.SupportsIndex) -> tpustrategy._core.Tensor:
+    """
+    Standard samples ("uniform" [0, 1), "normal", "truncated_normal" within 2 stddev) that are a pure
+    function of (seed, stream, element index): Philox4x32-10, not TF's bit stream.
+    """
+def random_int(shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], dtype: tpustrategy._core.DType, minval: typing.SupportsInt | typing.SupportsIndex, maxval: typing.SupportsInt | typing.SupportsIndex, seed: typing.SupportsInt | typing.SupportsIndex, stream: typing.SupportsInt | typing.SupportsIndex) -> tpustrategy._core.Tensor:
+    """
+    Integers uniform in [minval, maxval) (int32 / int64), a pure function of (seed, stream, index).
     """
 def range(start: typing.Any, limit: typing.Any, delta: typing.Any, dtype: tpustrategy._core.DType | None = None) -> tpustrategy._core.Tensor:
     """
@@ -693,6 +747,13 @@ def tanh(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
 def tile(input: typing.Any, multiples: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> tpustrategy._core.Tensor:
     """
     Repeats `input` `multiples[i]` times along axis i.
+    """
+def top_k(input: typing.Any, k: typing.SupportsInt | typing.SupportsIndex, index_type: tpustrategy._core.DType = ...) -> tuple[tpustrategy._core.Tensor, tpustrategy._core.Tensor]:
+    """
+    (values, indices) of the k largest entries of the last axis, descending, ties by lower index.
+    
+    Raises:
+      InvalidArgumentError: a scalar input, k < 0, or k > the last dimension.
     """
 def transpose(a: typing.Any, perm: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] = []) -> tpustrategy._core.Tensor:
     """

@@ -15,7 +15,6 @@ from tpustrategy.ops.array_ops import (  # noqa: F401  (re-exported through __al
     concat,
     expand_dims,
     fill,
-    gather,
     identity,
     one_hot,
     ones,
@@ -38,6 +37,16 @@ from tpustrategy.ops.array_ops import (  # noqa: F401  (re-exported through __al
     zeros,
     zeros_like,
 )
+from tpustrategy.ops.einsum_op import einsum  # noqa: F401
+from tpustrategy.ops.gather_scatter_ops import (  # noqa: F401
+    gather,
+    gather_nd,
+    scatter_nd,
+    tensor_scatter_nd_add,
+    tensor_scatter_nd_sub,
+    tensor_scatter_nd_update,
+)
+from tpustrategy.ops.logging_ops import print_v2 as print  # noqa: F401, A004
 from tpustrategy.ops.math_ops import (  # noqa: F401
     abs,  # noqa: A004
     add,

@@ -89,15 +89,6 @@ def slice(input_, begin, size, name=None):  # noqa: A001
     return _ops.slice(input_, int_list(begin, "begin"), int_list(size, "size"))
 
 
-def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
-    """Gathers slices of `params` along `axis` at `indices` (tf.gather; batch_dims=0 only)."""
-    if batch_dims != 0:
-        raise NotImplementedError("gather with batch_dims != 0 is not supported")
-    if _spmd_hook.active and _spmd_hook.sharded(params, indices) and axis in (None, 0):
-        return _spmd_hook.partitioner.gather(params, indices)
-    return _ops.gather(params, indices, 0 if axis is None else axis_int(axis))
-
-
 def fill(dims, value, name=None):
     """A tensor of shape `dims` filled with `value` (tf.fill)."""
     return _ops.fill(int_list(dims, "dims"), value)

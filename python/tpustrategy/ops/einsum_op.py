@@ -1,0 +1,128 @@
+"""``tf.einsum`` over the dispatched ops (transpose, reduce_sum, batched matmul), so it is differentiable.
+
+Operands are contracted left to right in pairs: labels in both operands and the output are batch axes
+(they broadcast, as in matmul), labels in both but not needed later are contracted by one matmul, labels
+of one operand that appear nowhere else are summed first. ``...`` is supported. Not built: a label repeated
+inside one operand (traces and diagonals, e.g. ``ii->i``) -- a clear ValueError says so.
+"""
+
+from __future__ import annotations
+
+import math
+import string
+
+from tpustrategy import _core, errors
+
+_ops = _core.ops
+
+
+def _tensor(value):
+    return value if isinstance(value, _core.Tensor) else _core.convert_to_tensor(value)
+
+
+def _parse(equation, tensors):
+    if not isinstance(equation, str):
+        raise TypeError(f"einsum equation must be a string, got {type(equation).__name__}")
+    eq = equation.replace(" ", "")
+    if "->" in eq:
+        lhs, out = eq.split("->")
+        explicit = True
+    else:
+        lhs, out, explicit = eq, None, False
+    terms = lhs.split(",")
+    if len(terms) != len(tensors):
+        raise ValueError(f"Input equation '{equation}' has {len(terms)} operands but {len(tensors)} were given")
+    used = set(eq) - set(",->.")
+    spare = [c for c in string.ascii_letters if c not in used]
+    ell_rank = max((t.ndim - (len(term) - 3) for term, t in zip(terms, tensors, strict=True) if "..." in term),
+                   default=0)
+    ell = "".join(spare[:ell_rank])
+    subs = []
+    for term, t in zip(terms, tensors, strict=True):
+        if "..." in term:
+            n = t.ndim - (len(term) - 3)
+            term = term.replace("...", ell[ell_rank - n:] if n else "")
+        if len(term) != t.ndim:
+            raise ValueError(f"einsum term '{term}' has {len(term)} labels for an operand of rank {t.ndim} "
+                             f"(equation '{equation}')")
+        if not all(c.isalpha() for c in term):
+            raise ValueError(f"einsum labels must be letters, got '{term}' in '{equation}'")
+        if len(set(term)) != len(term):
+            raise ValueError(f"einsum: repeated label in one operand ('{term}': traces / diagonals) is not "
+                             f"supported by tpustrategy")
+        subs.append(term)
+    if explicit:
+        out = out.replace("...", ell)
+        if len(set(out)) != len(out):
+            raise ValueError(f"einsum output '{out}' repeats a label")
+        for c in out:
+            if not any(c in s for s in subs):
+                raise ValueError(f"einsum output label '{c}' appears in no input of '{equation}'")
+    else:
+        counts = {}
+        for s in subs:
+            for c in s:
+                counts[c] = counts.get(c, 0) + 1
+        out = ell + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ell))
+    return subs, out
+
+
+def _sum_out(t, sub, keep):
+    """Sums the axes of `t` whose labels are not in `keep`."""
+    axes = [i for i, c in enumerate(sub) if c not in keep]
+    if not axes:
+        return t, sub
+    return _ops.reduce_sum(t, axes, False), "".join(c for c in sub if c in keep)
+
+
+def _permute(t, sub, order):
+    if sub == order:
+        return t
+    return _ops.transpose(t, [sub.index(c) for c in order])
+
+
+def _size(dims, labels):
+    return int(math.prod(dims[c] for c in labels))
+
+
+def _contract(a, sa, b, sb, keep):
+    """a (labels sa) times b (labels sb), keeping the labels in `keep`; returns (tensor, labels)."""
+    a, sa = _sum_out(a, sa, keep | set(sb))
+    b, sb = _sum_out(b, sb, keep | set(sa))
+    batch = [c for c in sa if c in sb and c in keep]
+    contract = [c for c in sa if c in sb and c not in keep]
+    free_a = [c for c in sa if c not in sb]
+    free_b = [c for c in sb if c not in sa]
+    da = dict(zip(sa, a._shape_tuple, strict=True))
+    db = dict(zip(sb, b._shape_tuple, strict=True))
+    for c in contract:
+        if da[c] != db[c]:
+            raise errors.InvalidArgumentError(None, None, f"einsum: label '{c}' has sizes {da[c]} and {db[c]}")
+    a3 = _ops.reshape(_permute(a, sa, "".join(batch + free_a + contract)),
+                      [da[c] for c in batch] + [_size(da, free_a), _size(da, contract)])
+    b3 = _ops.reshape(_permute(b, sb, "".join(batch + contract + free_b)),
+                      [db[c] for c in batch] + [_size(db, contract), _size(db, free_b)])
+    y = _ops.matmul(a3, b3, False, False)
+    batch_sizes = list(y._shape_tuple[:len(batch)])
+    y = _ops.reshape(y, batch_sizes + [da[c] for c in free_a] + [db[c] for c in free_b])
+    return y, "".join(batch + free_a + free_b)
+
+
+def einsum(equation, *inputs, **kwargs):
+    """Einstein summation (tf.einsum): e.g. 'ij,jk->ik', 'bij,bjk->bik', 'ij->ji', 'ij->', '...ij,jk->...ik',
+    'bhqd,bhkd->bhqk'. Differentiable through the ops it is built from.
+
+    Raises:
+      ValueError: a malformed equation, mismatched label sizes, or a label repeated within one operand
+        (not supported).
+    """
+    tensors = [_tensor(t) for t in inputs]
+    if not tensors:
+        raise ValueError("einsum needs at least one operand")
+    subs, out = _parse(equation, tensors)
+    current, cs = tensors[0], subs[0]
+    for i in range(1, len(tensors)):
+        later = set(out).union(*subs[i + 1:])
+        current, cs = _contract(current, cs, tensors[i], subs[i], later)
+    current, cs = _sum_out(current, cs, set(out))
+    return _permute(current, cs, out)

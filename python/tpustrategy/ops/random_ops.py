@@ -1,0 +1,238 @@
+"""``tf.random``: stateful ops with TF's seed rules, stateless ops, and the seed bookkeeping they share.
+
+Samples come from the C++ Philox4x32-10 kernels (``_core.ops.random_float`` / ``random_int``): element i of
+a call is a pure function of (key, stream, i). TF's seed rules decide the key and stream:
+
+* ``tf.random.set_seed(s)`` then op seed None: each random op takes the next op seed (1, 2, ...) from a
+  counter that ``set_seed`` resets, so a program reruns identically after ``set_seed``.
+* an op seed with no global seed: the global seed is TF's default (87654321).
+* neither: fresh entropy (not reproducible), as in TF.
+* the same (global, op) seed pair used again continues the sequence (TF's kernels keep their state), so two
+  calls of ``uniform([2], seed=1)`` differ, and rerun the same after ``set_seed``.
+
+Stateless ops (``stateless_*``) depend only on their ``seed`` argument (shape [2]). The distributions are
+TF's (uniform [minval, maxval), normal, normal truncated at 2 stddev, integers by modulo), but the bits are
+not TF's Philox / ThreeFry streams: the same seed gives different numbers here than in TensorFlow.
+"""
+
+from __future__ import annotations
+
+import numbers
+import secrets
+
+import numpy as np
+
+from tpustrategy import _core, errors
+from tpustrategy.ops._args import int_list
+
+_ops = _core.ops
+DEFAULT_GRAPH_SEED = 87654321
+_MASK64 = (1 << 64) - 1
+
+
+class _SeedState:
+    global_seed: int | None = None
+    op_counter = 0
+    calls: dict = {}
+
+
+def _splitmix(x: int) -> int:
+    x = (x + 0x9E3779B97F4A7C15) & _MASK64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return x ^ (x >> 31)
+
+
+def key_of(a: int, b: int) -> int:
+    """The 64-bit Philox key of a seed pair."""
+    return _splitmix(_splitmix(int(a) & _MASK64) ^ (int(b) & _MASK64))
+
+
+def set_seed(seed):
+    """Sets the global random seed (tf.random.set_seed); None clears it. Resets the op-seed counter and every
+    op's sequence, so the random ops that follow repeat exactly."""
+    _SeedState.global_seed = None if seed is None else int(seed)
+    _SeedState.op_counter = 0
+    _SeedState.calls = {}
+
+
+def get_seed(op_seed):
+    """TF's (global seed, op seed) for an op given `op_seed` (tf.compat.v1.get_seed); (None, None) when neither
+    seed is set."""
+    if _SeedState.global_seed is not None:
+        if op_seed is None:
+            _SeedState.op_counter += 1
+            op_seed = _SeedState.op_counter
+        return _SeedState.global_seed, int(op_seed)
+    if op_seed is not None:
+        return DEFAULT_GRAPH_SEED, int(op_seed)
+    return None, None
+
+
+def _key_and_stream(op_seed):
+    global_seed, op = get_seed(op_seed)
+    if global_seed is None:
+        return secrets.randbits(64), 0
+    pair = (global_seed, op)
+    stream = _SeedState.calls.get(pair, 0)
+    _SeedState.calls[pair] = stream + 1
+    return key_of(global_seed, op), stream
+
+
+def _shape(shape):
+    dims = int_list(shape, "shape")
+    if any(d < 0 for d in dims):
+        raise errors.InvalidArgumentError(None, None, f"Dimension -1 must be >= 0; shape {dims} is invalid")
+    return dims
+
+
+def _is_python_number(value, target):
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and value == target
+
+
+def _scaled(sample, low_or_mean, scale, dtype, uniform):
+    """sample * scale + offset (uniform: offset + sample * (maxval - minval)), skipping identities; tensors
+    broadcast as in TF, and are differentiable."""
+    if uniform:
+        if _is_python_number(low_or_mean, 0) and _is_python_number(scale, 1):
+            return sample
+        low = _core.convert_to_tensor(low_or_mean, dtype)
+        high = _core.convert_to_tensor(scale, dtype)
+        return _ops.add(_ops.multiply(sample, _ops.subtract(high, low)), low)
+    out = sample
+    if not _is_python_number(scale, 1):
+        out = _ops.multiply(out, _core.convert_to_tensor(scale, dtype))
+    if not _is_python_number(low_or_mean, 0):
+        out = _ops.add(out, _core.convert_to_tensor(low_or_mean, dtype))
+    return out
+
+
+def _int_bound(value, what):
+    if isinstance(value, _core.Tensor):
+        if value.ndim != 0:
+            raise errors.InvalidArgumentError(None, None, f"{what} must be a scalar for integer uniform, got shape "
+                                              f"{value._shape_tuple}")
+        return int(value)
+    return int(value)
+
+
+def _uniform(shape, minval, maxval, dtype, key, stream):
+    dtype = _core.DType(dtype)
+    dims = _shape(shape)
+    if dtype.is_integer:
+        if maxval is None:
+            raise ValueError(f"Must specify maxval for integer dtype {dtype!r}")
+        return _ops.random_int(dims, dtype, _int_bound(minval, "minval"), _int_bound(maxval, "maxval"), key, stream)
+    if not dtype.is_floating:
+        raise ValueError(f"Invalid dtype {dtype!r}: random uniform needs a floating or integer dtype")
+    sample = _ops.random_float(dims, dtype, "uniform", key, stream)
+    return _scaled(sample, minval, 1 if maxval is None else maxval, dtype, True)
+
+
+def _float_dtype(dtype, what):
+    dtype = _core.DType(dtype)
+    if not dtype.is_floating:
+        raise ValueError(f"Invalid dtype {dtype!r} for {what}: a floating dtype is required")
+    return dtype
+
+
+def _normal(shape, mean, stddev, dtype, key, stream, truncated):
+    dtype = _float_dtype(dtype, "truncated_normal" if truncated else "normal")
+    sample = _ops.random_float(_shape(shape), dtype, "truncated_normal" if truncated else "normal", key, stream)
+    return _scaled(sample, mean, stddev, dtype, False)
+
+
+def uniform(shape, minval=0, maxval=None, dtype=_core.float32, seed=None, name=None):
+    """Uniform values in [minval, maxval) (tf.random.uniform); integer dtypes need `maxval`.
+
+    Raises:
+      ValueError: an integer dtype without maxval.
+      InvalidArgumentError: minval >= maxval for integers, a negative dimension.
+    """
+    key, stream = _key_and_stream(seed)
+    return _uniform(shape, minval, maxval, dtype, key, stream)
+
+
+def normal(shape, mean=0.0, stddev=1.0, dtype=_core.float32, seed=None, name=None):
+    """Normal values (tf.random.normal)."""
+    key, stream = _key_and_stream(seed)
+    return _normal(shape, mean, stddev, dtype, key, stream, False)
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=_core.float32, seed=None, name=None):
+    """Normal values redrawn until within 2 standard deviations of the mean (tf.random.truncated_normal)."""
+    key, stream = _key_and_stream(seed)
+    return _normal(shape, mean, stddev, dtype, key, stream, True)
+
+
+def _categorical(logits, num_samples, dtype, key, stream):
+    x = logits if isinstance(logits, _core.Tensor) else _core.convert_to_tensor(logits)
+    if x.ndim != 2:
+        raise errors.InvalidArgumentError(None, None, f"logits should be a matrix, got shape {list(x._shape_tuple)}")
+    if not x.dtype.is_floating:
+        raise errors.InvalidArgumentError(None, None, f"logits must be floating, got {x.dtype.name}")
+    n = int(num_samples)
+    if n < 0:
+        raise errors.InvalidArgumentError(None, None, f"num_samples should be nonnegative, got {n}")
+    out_dtype = _core.int64 if dtype is None else _core.DType(dtype)
+    if out_dtype not in (_core.int32, _core.int64):
+        raise TypeError(f"categorical output dtype must be int32 or int64, got {out_dtype!r}")
+    batch, classes = x._shape_tuple
+    if batch * n == 0:
+        return _ops.zeros([batch, n], out_dtype)
+    # Gumbel-max: argmax(logits + Gumbel noise) samples from softmax(logits).
+    u = _ops.random_float([batch, n, classes], _core.float64, "uniform", key, stream)
+    gumbel = _ops.negative(_ops.log(_ops.negative(_ops.log(_ops.subtract(1.0, u)))))
+    scores = _ops.add(_ops.expand_dims(_ops.cast(x, _core.float64), 1), gumbel)
+    return _ops.argmax(scores, -1, out_dtype)
+
+
+def categorical(logits, num_samples, dtype=None, seed=None, name=None):
+    """Class indices drawn from softmax(logits) per row (tf.random.categorical): [batch, num_samples]."""
+    key, stream = _key_and_stream(seed)
+    return _categorical(logits, num_samples, dtype, key, stream)
+
+
+def shuffle(value, seed=None, name=None):
+    """`value` with its first dimension randomly permuted (tf.random.shuffle).
+
+    Raises:
+      InvalidArgumentError: `value` is a scalar.
+    """
+    x = value if isinstance(value, _core.Tensor) else _core.convert_to_tensor(value)
+    if x.ndim == 0:
+        raise errors.InvalidArgumentError(None, None, "value must be at least 1-D, got a scalar")
+    key, stream = _key_and_stream(seed)
+    keys = np.asarray(_ops.random_float([x._shape_tuple[0]], _core.float64, "uniform", key, stream))
+    order = np.argsort(keys, kind="stable").astype(np.int64)
+    return _ops.gather(x, _core.constant(order, _core.int64), 0)
+
+
+def _stateless_key(seed):
+    values = np.asarray(seed.numpy() if isinstance(seed, _core.Tensor) else seed)
+    if values.shape != (2,):
+        raise errors.InvalidArgumentError(None, None, f"seed must have shape [2], not {list(values.shape)}")
+    if values.dtype.kind not in "iu":
+        raise TypeError(f"seed must be int32 or int64, got {values.dtype}")
+    return key_of(int(values[0]), int(values[1]))
+
+
+def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=_core.float32, name=None, alg="auto_select"):
+    """Uniform values determined by `seed` ([2] integers) alone (tf.random.stateless_uniform)."""
+    return _uniform(shape, minval, maxval, dtype, _stateless_key(seed), 0)
+
+
+def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=_core.float32, name=None, alg="auto_select"):
+    """Normal values determined by `seed` alone (tf.random.stateless_normal)."""
+    return _normal(shape, mean, stddev, dtype, _stateless_key(seed), 0, False)
+
+
+def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=_core.float32, name=None,
+                               alg="auto_select"):
+    """Truncated normal values determined by `seed` alone (tf.random.stateless_truncated_normal)."""
+    return _normal(shape, mean, stddev, dtype, _stateless_key(seed), 0, True)
+
+
+def stateless_categorical(logits, num_samples, seed, dtype=_core.int64, name=None):
+    """tf.random.stateless_categorical."""
+    return _categorical(logits, num_samples, dtype, _stateless_key(seed), 0)
