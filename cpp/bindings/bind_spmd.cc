@@ -164,6 +164,7 @@ the sharding places nothing), so each core's memory is charged for exactly what 
 void init_spmd(py::module_& m) {
   bind_sharding(m);
   bind_sharded_tensor(m);
+  init_spmd_partitioner(m);
 }
 
 }  // namespace tpustrategy::bindings

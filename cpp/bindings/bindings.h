@@ -18,6 +18,7 @@ void init_collectives(py::module_& m);
 void init_data(py::module_& m);
 void init_example(py::module_& m);
 void init_spmd(py::module_& m);
+void init_spmd_partitioner(py::module_& root);  // _core.spmd, called by init_spmd
 void init_runtime(py::module_& m);
 void init_sim(py::module_& m);
 // Called by init_sim with the _core.sim submodule (recorded steps and their estimates).

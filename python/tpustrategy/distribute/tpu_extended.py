@@ -22,7 +22,7 @@ from tpustrategy.distribute.extended import StrategyExtendedV1, require_cross_re
 from tpustrategy.distribute.replica_context import ReplicaContext
 from tpustrategy.distribute.tpu_replicated_variable import LogicallyReplicatedVariable
 from tpustrategy.framework import device_scope
-from tpustrategy.tpu import tpu_system
+from tpustrategy.tpu import spmd_partitioner, tpu_system
 from tpustrategy.tpu.device_assignment import DeviceAssignment
 from tpustrategy.tpu.sharded_tensor import ShardedTensor
 
@@ -111,6 +111,8 @@ class TPUExtended(StrategyExtendedV1):
         self._logical_grid = _slice_devices(device_assignment)
         self._num_logical_devices = device_assignment.num_cores_per_replica if device_assignment else 1
         self._spmd = bool(spmd)
+        if self._spmd and self._num_logical_devices > 1:
+            spmd_partitioner.activate()
         self.steps_per_run = 1 if steps_per_run is None else int(steps_per_run)
         self._process_slice = _multi_process_slice(device_assignment)
         if self._process_slice is not None:  # TF_CONFIG's task, the MPI rank and the resolver's task agree
@@ -152,7 +154,13 @@ class TPUExtended(StrategyExtendedV1):
         def tpu_computation(*replica_args, **replica_kwargs):
             return nest.map_structure(_as_replica_output, fn(*replica_args, **replica_kwargs))
 
-        return super()._call_for_each_replica(tpu_computation, args, kwargs)
+        if not (self._spmd and self._num_logical_devices > 1):
+            return super()._call_for_each_replica(tpu_computation, args, kwargs)
+        spmd_partitioner.begin_step()  # one plan per step: tpustrategy.experimental.spmd_plan()
+        try:
+            return super()._call_for_each_replica(tpu_computation, args, kwargs)
+        finally:
+            spmd_partitioner.end_step()
 
     def _regroup_run_results(self, results: list):
         """Every output is a tensor, so N > 1 replicas always give PerReplica (None stays None)."""
@@ -210,9 +218,16 @@ class TPUExtended(StrategyExtendedV1):
         return 0
 
     def _annotate(self, tensor, sharding) -> ShardedTensor:
-        """`tensor` laid out by `sharding` over the current replica's logical cores (each charged its shard)."""
+        """`tensor` laid out by `sharding` over the current replica's logical cores (each charged its shard).
+
+        In SPMD mode the result is partitioned: ops on it run shard by shard; annotating a partitioned
+        intermediate reshards it with XLA's collectives (recorded in the step's plan)."""
+        partitioned = self._spmd and self._num_logical_devices > 1
         cores = self._logical_grid[self._current_replica_id()]
-        return ShardedTensor.shard(tensor, sharding, cores)
+        if partitioned and (getattr(tensor, "_spmd_partitioned", False) or values_lib.is_distributed_variable(tensor)
+                            or hasattr(tensor, "_copies")):
+            return spmd_partitioner.reshard(tensor, sharding, cores)
+        return ShardedTensor.shard(tensor, sharding, cores, spmd=partitioned)
 
     # ---- TPU members ----
     @property

@@ -136,10 +136,11 @@ class _TPUStrategyMethods:
 
     def experimental_split_to_logical_devices(self, tensor, partition_dimensions):
         """Splits `tensor` into tiles over the logical cores: ``partition_dimensions[i]`` pieces along axis i."""
-        tensor = _core.convert_to_tensor(tensor)
+        if not (getattr(tensor, "_spmd_partitioned", False) or values_lib.is_distributed_variable(tensor)):
+            tensor = _core.convert_to_tensor(tensor)  # partitioned values and variables are resharded in place
         # Validated in TF's order (rank, divisibility, product) by the C++ sharding math.
         sharding = _core.Sharding.split(
-            list(tensor._shape_tuple), [int(p) for p in partition_dimensions], self._extended._num_logical_devices
+            list(tensor.shape.as_list()), [int(p) for p in partition_dimensions], self._extended._num_logical_devices
         )
         return self._extended._annotate(tensor, sharding)
 

@@ -17,6 +17,7 @@ import logging
 
 from tpustrategy import _core, nest
 from tpustrategy.framework.indexed_slices import IndexedSlices
+from tpustrategy.ops import _spmd_hook
 from tpustrategy.ops.unconnected_gradients import UnconnectedGradients
 
 _logger = logging.getLogger("tpustrategy")
@@ -262,6 +263,9 @@ class GradientTape:
           TypeError: ``target`` is None.
           ValueError: an unknown ``unconnected_gradients``, or mismatched ``output_gradients``.
         """
+        if _spmd_hook.active and target is not None and _spmd_hook.sharded(target):
+            # A partitioned target (SPMD): the backward runs partitioned over the step's partitioned ops.
+            return _spmd_hook.partitioner.gradient(self, target, sources, output_gradients)
         self._begin_use("gradient")
         if target is None:
             raise TypeError("Argument `target` should be a list or nested structure of Tensors, Variables or "

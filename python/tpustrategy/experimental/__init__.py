@@ -1,4 +1,5 @@
-"""tpustrategy.experimental: simulated time on a TPU slice (issue 16's cost model).
+"""tpustrategy.experimental: simulated time on a TPU slice (issue 16's cost model), and ``spmd_plan()``: what the
+last SPMD step ran on each logical core, with the collectives the partitioner inserted (issue 13).
 
 Estimates, from the chip generation's figures and the slice's real ICI geometry, how long an op or a collective
 would take on a real slice, without running anything::
@@ -41,6 +42,7 @@ from tpustrategy.experimental._step_report import (
 )
 
 StepRecord = _core.sim.StepRecord
+from tpustrategy.tpu.spmd_partitioner import SpmdPlan, spmd_plan
 
 __all__ = [
     "CollectiveEstimate",
@@ -59,4 +61,6 @@ __all__ = [
     "memory_report",
     "record_step",
     "slice_bandwidths",
+    "SpmdPlan",
+    "spmd_plan",
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import builtins
 
 from tpustrategy import _core
-from tpustrategy.ops import numpy_backed_ops
+from tpustrategy.ops import _spmd_hook, numpy_backed_ops
 from tpustrategy.ops._args import axis_int, axis_list, dtype_or_none, int_list, tensor_list
 
 _ops = _core.ops
@@ -18,6 +18,8 @@ def _as_tensor(value):
 
 def reshape(tensor, shape, name=None):
     """Reshapes `tensor`; one dimension of `shape` may be -1. Shares the buffer (tf.reshape)."""
+    if _spmd_hook.active and _spmd_hook.sharded(tensor):
+        return _spmd_hook.partitioner.reshape(tensor, int_list(shape, "shape"))
     return _ops.reshape(tensor, int_list(shape, "shape"))
 
 
@@ -34,11 +36,15 @@ def squeeze(input, axis=None, name=None):  # noqa: A002
 
 def transpose(a, perm=None, conjugate=False, name="transpose"):
     """Permutes the axes; reverses them when `perm` is None (tf.transpose)."""
+    if _spmd_hook.active and _spmd_hook.sharded(a):
+        return _spmd_hook.partitioner.transpose(a, None if perm is None else int_list(perm, "perm"))
     return _ops.transpose(a, [] if perm is None else int_list(perm, "perm"))
 
 
 def concat(values, axis, name="concat"):
     """Concatenates tensors along `axis` (tf.concat)."""
+    if _spmd_hook.active and isinstance(values, (list, tuple)) and _spmd_hook.sharded(*values):
+        return _spmd_hook.partitioner.concat(values, axis_int(axis))
     return _ops.concat(tensor_list(values), axis_int(axis))
 
 

@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from tpustrategy import _core, errors
+from tpustrategy.ops import _spmd_hook
 from tpustrategy.ops._args import axis_int, int_list
 
 _ops = _core.ops
@@ -121,6 +122,8 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
       InvalidArgumentError: batch_dims greater than axis, an index out of range.
     """
     if batch_dims == 0:
+        if _spmd_hook.active and _spmd_hook.sharded(params, indices) and axis in (None, 0):
+            return _spmd_hook.partitioner.gather(params, indices)
         return _ops.gather(params, indices, 0 if axis is None else axis_int(axis))
     p, i = _tensor(params), _tensor(indices)
     rank_p, rank_i = p.ndim, i.ndim

@@ -7,6 +7,7 @@ Python operand takes the dtype of the tensor operand (``t + 1`` keeps ``t``'s dt
 from __future__ import annotations
 
 from tpustrategy import _core
+from tpustrategy.ops import _spmd_hook
 from tpustrategy.ops._args import axis_int, axis_list, tensor_list
 
 _ops = _core.ops
@@ -20,14 +21,22 @@ def _named(op, kernel, doc):
 
 
 def _unary(kernel, doc):
+    kind = kernel.__name__
+
     def op(x, name=None):
+        if _spmd_hook.active and _spmd_hook.sharded(x):
+            return _spmd_hook.partitioner.unary(kind, x)
         return kernel(x)
 
     return _named(op, kernel, doc)
 
 
 def _binary(kernel, doc):
+    kind = kernel.__name__
+
     def op(x, y, name=None):
+        if _spmd_hook.active and _spmd_hook.sharded(x, y):
+            return _spmd_hook.partitioner.binary(kind, x, y)
         return kernel(x, y)
 
     return _named(op, kernel, doc)
@@ -69,7 +78,11 @@ logical_not = _unary(_ops.logical_not, "Returns NOT x for a bool tensor (tf.math
 
 
 def _reduction(kernel, doc):
+    kind = kernel.__name__.removeprefix("reduce_")
+
     def op(input_tensor, axis=None, keepdims=False, name=None):
+        if _spmd_hook.active and _spmd_hook.sharded(input_tensor):
+            return _spmd_hook.partitioner.reduce(kind, input_tensor, axis, keepdims)
         return kernel(input_tensor, axis_list(axis), bool(keepdims))
 
     return _named(op, kernel, doc)
@@ -131,6 +144,8 @@ def matmul(
     """
     if (transpose_a and adjoint_a) or (transpose_b and adjoint_b):
         raise ValueError("Only one of transpose and adjoint may be True for each operand")
+    if _spmd_hook.active and _spmd_hook.sharded(a, b):
+        return _spmd_hook.partitioner.matmul(a, b, bool(transpose_a or adjoint_a), bool(transpose_b or adjoint_b))
     result = _ops.matmul(a, b, bool(transpose_a or adjoint_a), bool(transpose_b or adjoint_b))
     if output_type is not None and _core.DType(output_type) != result.dtype:
         return _ops.cast(result, _core.DType(output_type))

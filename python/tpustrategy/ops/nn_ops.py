@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from tpustrategy import _core
+from tpustrategy.ops import _spmd_hook
 from tpustrategy.ops._args import axis_int
 
 _ops = _core.ops
@@ -12,21 +13,29 @@ _ops = _core.ops
 
 def relu(features, name=None):
     """max(features, 0) (tf.nn.relu)."""
+    if _spmd_hook.active and _spmd_hook.sharded(features):
+        return _spmd_hook.partitioner.unary("relu", features)
     return _ops.relu(features)
 
 
 def sigmoid(x, name=None):
     """1 / (1 + exp(-x)) (tf.nn.sigmoid)."""
+    if _spmd_hook.active and _spmd_hook.sharded(x):
+        return _spmd_hook.partitioner.unary("sigmoid", x)
     return _ops.sigmoid(x)
 
 
 def tanh(x, name=None):
     """tanh(x) (tf.nn.tanh)."""
+    if _spmd_hook.active and _spmd_hook.sharded(x):
+        return _spmd_hook.partitioner.unary("tanh", x)
     return _ops.tanh(x)
 
 
 def softmax(logits, axis=None, name=None):
     """exp(logits) / sum(exp(logits)) over `axis` (default -1), computed stably (tf.nn.softmax)."""
+    if _spmd_hook.active and _spmd_hook.sharded(logits):
+        return _spmd_hook.partitioner.softmax(logits, -1 if axis is None else axis_int(axis))
     return _ops.softmax(logits, -1 if axis is None else axis_int(axis))
 
 
@@ -75,6 +84,8 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
     """
     from tpustrategy import errors
 
+    if _spmd_hook.active and _spmd_hook.sharded(labels, logits):
+        return _spmd_hook.partitioner.sparse_softmax_cross_entropy_with_logits(labels, logits)
     x = _tensor(logits)
     y = _tensor(labels)
     classes = x._shape_tuple[-1] if x.ndim else 0

@@ -27,13 +27,18 @@ class ShardedTensor:
 
     __array_priority__ = 100  # numpy defers binary operators to us
 
-    def __init__(self, impl: _core.ShardedTensor):
+    def __init__(self, impl: _core.ShardedTensor, spmd: bool = False):
         self._impl = impl
+        # In SPMD mode ops on this tensor run partitioned (tpu/spmd_partitioner.py) instead of assembling it.
+        self._spmd_partitioned = bool(spmd)
 
     @classmethod
-    def shard(cls, tensor, sharding: _core.Sharding, logical_devices) -> ShardedTensor:
+    def shard(cls, tensor, sharding: _core.Sharding, logical_devices, spmd: bool = False) -> ShardedTensor:
         """Lays `tensor` (anything tensor-convertible, including another ShardedTensor) out on `logical_devices`."""
-        return cls(_core.ShardedTensor.shard(_core.convert_to_tensor(tensor), sharding, list(logical_devices)))
+        if isinstance(tensor, ShardedTensor):
+            tensor = tensor._as_tensor()
+        impl = _core.ShardedTensor.shard(_core.convert_to_tensor(tensor), sharding, list(logical_devices))
+        return cls(impl, spmd=spmd)
 
     # ---- tensor-like surface ----
     @property
@@ -155,9 +160,27 @@ class ShardedTensor:
         )
 
 
-# Operators follow the assembled tensor, so annotated values compute exactly as unannotated ones.
+# Operators follow the assembled tensor, so annotated values compute exactly as unannotated ones; in SPMD mode
+# they run partitioned (same values, shard by shard, with the collectives XLA inserts).
+_PARTITIONED = {"add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide", "pow": "pow"}
+
+
 def _forward(name: str):
+    op = name.strip("_")
+    reflected = op.startswith("r") and op[1:] in _PARTITIONED | {"matmul": 0}
+    base = op[1:] if reflected else op
+
     def method(self, *args):
+        if self._spmd_partitioned and (base in _PARTITIONED or base in ("matmul", "neg")):
+            from tpustrategy.ops import _spmd_hook
+
+            partitioner = _spmd_hook.partitioner
+            if base == "neg":
+                return partitioner.unary("negative", self)
+            a, b = (args[0], self) if reflected else (self, args[0])
+            if base == "matmul":
+                return partitioner.matmul(a, b)
+            return partitioner.binary(_PARTITIONED[base], a, b)
         return getattr(self._as_tensor(), name)(*args)
 
     method.__name__ = name

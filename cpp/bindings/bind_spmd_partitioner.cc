@@ -1,0 +1,271 @@
+// _core.spmd: the SPMD partitioner (cpp/tpustrategy/spmd/) — the per-replica SpmdContext, the per-step
+// SpmdRecord, the reshard engine, the partitioned ops and their partitioned gradients. Every call releases
+// the GIL: the kernels and collectives are pure C++. The facade is tpustrategy/tpu/spmd_partitioner.py.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <map>
+
+#include "bindings/bindings.h"
+#include "bindings/convert.h"
+#include "tpustrategy/core/errors.h"
+#include "tpustrategy/spmd/partitioned_conv.h"
+#include "tpustrategy/spmd/partitioned_dot.h"
+#include "tpustrategy/spmd/partitioned_elementwise.h"
+#include "tpustrategy/spmd/partitioned_grad.h"
+#include "tpustrategy/spmd/partitioned_reduce.h"
+#include "tpustrategy/spmd/partitioned_shape.h"
+#include "tpustrategy/spmd/reshard.h"
+
+namespace tpustrategy::bindings {
+
+namespace {
+
+using spmd::ShardedTensor;
+using spmd::Sharding;
+using spmd::SpmdContext;
+using spmd::SpmdEntry;
+using spmd::SpmdRecord;
+
+template <typename Fn>
+auto nogil(Fn&& fn) {
+  py::gil_scoped_release release;
+  return fn();
+}
+
+UnaryOp unary_op(const std::string& name) {
+  static const std::map<std::string, UnaryOp> ops = {
+      {"negative", UnaryOp::kNegative}, {"abs", UnaryOp::kAbs},   {"square", UnaryOp::kSquare},
+      {"exp", UnaryOp::kExp},           {"log", UnaryOp::kLog},   {"sqrt", UnaryOp::kSqrt},
+      {"rsqrt", UnaryOp::kRsqrt},       {"tanh", UnaryOp::kTanh}, {"sigmoid", UnaryOp::kSigmoid},
+      {"relu", UnaryOp::kRelu},         {"floor", UnaryOp::kFloor}, {"ceil", UnaryOp::kCeil},
+      {"sign", UnaryOp::kSign},         {"logical_not", UnaryOp::kLogicalNot}};
+  auto it = ops.find(name);
+  if (it == ops.end()) fail<ValueError>("spmd.unary", "no partitioned unary op '{}'", name);
+  return it->second;
+}
+
+BinaryOp binary_op(const std::string& name) {
+  static const std::map<std::string, BinaryOp> ops = {
+      {"add", BinaryOp::kAdd},         {"subtract", BinaryOp::kSubtract},   {"multiply", BinaryOp::kMultiply},
+      {"divide", BinaryOp::kDivide},   {"floordiv", BinaryOp::kFloorDiv},   {"floormod", BinaryOp::kFloorMod},
+      {"pow", BinaryOp::kPow},         {"maximum", BinaryOp::kMaximum},     {"minimum", BinaryOp::kMinimum},
+      {"equal", BinaryOp::kEqual},     {"not_equal", BinaryOp::kNotEqual},  {"less", BinaryOp::kLess},
+      {"less_equal", BinaryOp::kLessEqual}, {"greater", BinaryOp::kGreater}, {"greater_equal", BinaryOp::kGreaterEqual},
+      {"logical_and", BinaryOp::kLogicalAnd}, {"logical_or", BinaryOp::kLogicalOr}};
+  auto it = ops.find(name);
+  if (it == ops.end()) fail<ValueError>("spmd.binary", "no partitioned binary op '{}'", name);
+  return it->second;
+}
+
+ReduceKind reduce_kind(const std::string& name) {
+  static const std::map<std::string, ReduceKind> kinds = {
+      {"sum", ReduceKind::kSum}, {"mean", ReduceKind::kMean}, {"max", ReduceKind::kMax}, {"min", ReduceKind::kMin},
+      {"prod", ReduceKind::kProd}, {"any", ReduceKind::kAny}, {"all", ReduceKind::kAll}};
+  auto it = kinds.find(name);
+  if (it == kinds.end()) fail<ValueError>("spmd.reduce", "no partitioned reduction '{}'", name);
+  return it->second;
+}
+
+py::object shape_or_none(const SpmdEntry& e, std::size_t k) {
+  if (!e.holds[k]) return py::none();
+  py::tuple t(e.shard_shapes[k].size());
+  for (std::size_t i = 0; i < e.shard_shapes[k].size(); ++i) t[i] = e.shard_shapes[k][i];
+  return t;
+}
+
+void bind_record(py::module_& m) {
+  py::class_<SpmdEntry>(m, "SpmdEntry", "One partitioned op, inserted collective or note of an SPMD step.")
+      .def_property_readonly("kind",
+                             [](const SpmdEntry& e) {
+                               return e.kind == spmd::SpmdEntryKind::kOp           ? "op"
+                                      : e.kind == spmd::SpmdEntryKind::kCollective ? "collective"
+                                                                                   : "note";
+                             })
+      .def_readonly("name", &SpmdEntry::name)
+      .def_readonly("rule", &SpmdEntry::rule)
+      .def_readonly("dtype", &SpmdEntry::dtype)
+      .def_readonly("sharding", &SpmdEntry::sharding)
+      .def_property_readonly("shard_shapes",
+                             [](const SpmdEntry& e) {
+                               py::list out;
+                               for (std::size_t k = 0; k < e.holds.size(); ++k) out.append(shape_or_none(e, k));
+                               return out;
+                             })
+      .def_readonly("flops", &SpmdEntry::flops)
+      .def_readonly("bytes", &SpmdEntry::bytes)
+      .def_readonly("groups", &SpmdEntry::groups)
+      .def_readonly("dimension", &SpmdEntry::dimension)
+      .def_readonly("reduction", &SpmdEntry::reduction)
+      .def_readonly("pairs", &SpmdEntry::pairs)
+      .def_property_readonly("operand_shape", [](const SpmdEntry& e) { return py::tuple(py::cast(e.operand_shape)); });
+  py::class_<SpmdRecord>(m, "SpmdRecord", "What one SPMD step ran on each logical core, in program order.")
+      .def_readonly("num_cores", &SpmdRecord::num_cores)
+      .def_readonly("entries", &SpmdRecord::entries)
+      .def("total_flops", &SpmdRecord::total_flops, py::arg("core"))
+      .def("collective_bytes", &SpmdRecord::collective_bytes, py::arg("core"))
+      .def("to_text", &SpmdRecord::to_text);
+  py::class_<SpmdContext>(m, "SpmdContext", R"doc(
+One replica's logical cores for the partitioner: the devices shards live on, an in-process Communicator over
+them (subgroups by split) and the record of the current step.
+
+Args:
+  logical_devices: the replica's cores, logical core k at index k.)doc")
+      .def(py::init([](std::vector<DevicePtr> devices) { return std::make_unique<SpmdContext>(std::move(devices)); }),
+           py::arg("logical_devices"))
+      .def_property_readonly("num_cores", &SpmdContext::num_cores)
+      .def_property_readonly("record", [](const SpmdContext& c) { return c.record(); })
+      .def("take_record", &SpmdContext::take_record, "The step's record; starts a new one.")
+      .def("note", &SpmdContext::note, py::arg("text"));
+}
+
+void bind_ops(py::module_& m) {
+  m.def(
+      "reshard",
+      [](SpmdContext& c, const ShardedTensor& x, const Sharding& s, const std::string& why) {
+        return nogil([&] { return spmd::reshard(c, x, s, why); });
+      },
+      py::arg("ctx"), py::arg("x"), py::arg("sharding"), py::kw_only(), py::arg("why") = "reshard",
+      "Moves `x` to `sharding` with XLA's collectives (recorded in ctx).");
+  m.def(
+      "unary",
+      [](SpmdContext& c, const std::string& op, const ShardedTensor& x) {
+        const auto kind = unary_op(op);
+        return nogil([&] { return spmd::unary(c, kind, x); });
+      },
+      py::arg("ctx"), py::arg("op"), py::arg("x"));
+  m.def(
+      "binary",
+      [](SpmdContext& c, const std::string& op, const ShardedTensor& a, const ShardedTensor& b) {
+        const auto kind = binary_op(op);
+        return nogil([&] { return spmd::binary(c, kind, a, b); });
+      },
+      py::arg("ctx"), py::arg("op"), py::arg("a"), py::arg("b"));
+  m.def(
+      "reduce",
+      [](SpmdContext& c, const std::string& kind, const ShardedTensor& x, std::vector<std::int64_t> axes,
+         bool keepdims) {
+        const auto k = reduce_kind(kind);
+        return nogil([&] { return spmd::reduce(c, k, x, axes, keepdims); });
+      },
+      py::arg("ctx"), py::arg("kind"), py::arg("x"), py::arg("axes"), py::arg("keepdims") = false);
+  m.def(
+      "matmul",
+      [](SpmdContext& c, const ShardedTensor& a, const ShardedTensor& b, std::optional<Sharding> out) {
+        return nogil([&] { return spmd::matmul(c, a, b, out); });
+      },
+      py::arg("ctx"), py::arg("a"), py::arg("b"), py::kw_only(), py::arg("out_sharding") = py::none());
+  m.def(
+      "transpose",
+      [](SpmdContext& c, const ShardedTensor& x, std::vector<std::int64_t> perm) {
+        return nogil([&] { return spmd::transpose(c, x, perm); });
+      },
+      py::arg("ctx"), py::arg("x"), py::arg("perm"));
+  m.def(
+      "reshape",
+      [](SpmdContext& c, const ShardedTensor& x, const Shape& shape) {
+        return nogil([&] { return spmd::reshape(c, x, shape); });
+      },
+      py::arg("ctx"), py::arg("x"), py::arg("shape"));
+  m.def(
+      "concat",
+      [](SpmdContext& c, const std::vector<ShardedTensor>& values, std::int64_t axis) {
+        return nogil([&] { return spmd::concat(c, values, axis); });
+      },
+      py::arg("ctx"), py::arg("values"), py::arg("axis"));
+  m.def(
+      "slice",
+      [](SpmdContext& c, const ShardedTensor& x, std::vector<std::int64_t> begin, std::vector<std::int64_t> size) {
+        return nogil([&] { return spmd::slice(c, x, begin, size); });
+      },
+      py::arg("ctx"), py::arg("x"), py::arg("begin"), py::arg("size"));
+  m.def(
+      "softmax",
+      [](SpmdContext& c, const ShardedTensor& x, std::int64_t axis) {
+        return nogil([&] { return spmd::softmax(c, x, axis); });
+      },
+      py::arg("ctx"), py::arg("logits"), py::arg("axis") = -1);
+  m.def(
+      "sparse_softmax_cross_entropy",
+      [](SpmdContext& c, const ShardedTensor& logits, const ShardedTensor& labels) {
+        return nogil([&] { return spmd::sparse_softmax_cross_entropy(c, logits, labels); });
+      },
+      py::arg("ctx"), py::arg("logits"), py::arg("labels"));
+  m.def(
+      "gather",
+      [](SpmdContext& c, const ShardedTensor& table, const ShardedTensor& ids) {
+        return nogil([&] { return spmd::gather(c, table, ids); });
+      },
+      py::arg("ctx"), py::arg("table"), py::arg("ids"));
+  m.def(
+      "conv2d",
+      [](SpmdContext& c, const ShardedTensor& x, const ShardedTensor& filter, const std::string& padding) {
+        return nogil([&] { return spmd::conv2d(c, x, filter, padding); });
+      },
+      py::arg("ctx"), py::arg("x"), py::arg("filter"), py::arg("padding") = "SAME",
+      "NHWC x HWIO, stride 1; spatially tiled inputs exchange halos by collective-permute.");
+  m.def(
+      "halo_exchange",
+      [](SpmdContext& c, const ShardedTensor& x, int dim, std::int64_t before, std::int64_t after) {
+        return nogil([&] { return spmd::halo_exchange(c, x, dim, before, after); });
+      },
+      py::arg("ctx"), py::arg("x"), py::arg("dim"), py::arg("before"), py::arg("after"));
+  // Partitioned gradients.
+  m.def(
+      "matmul_grad",
+      [](SpmdContext& c, const ShardedTensor& a, const ShardedTensor& b, const ShardedTensor& dy, bool want_a,
+         bool want_b) {
+        return nogil([&] {
+          auto g = spmd::matmul_grad(c, a, b, dy, {want_a, want_b});
+          return std::pair{g.da, g.db};
+        });
+      },
+      py::arg("ctx"), py::arg("a"), py::arg("b"), py::arg("dy"), py::kw_only(), py::arg("want_a") = true,
+      py::arg("want_b") = true, "(da, db) of y = a @ b; a gradient not wanted is None and costs nothing.");
+  m.def(
+      "unary_grad",
+      [](SpmdContext& c, const std::string& op, const ShardedTensor& x, const ShardedTensor& dy) {
+        const auto kind = unary_op(op);
+        return nogil([&] { return spmd::unary_grad(c, kind, x, dy); });
+      },
+      py::arg("ctx"), py::arg("op"), py::arg("x"), py::arg("dy"));
+  m.def(
+      "binary_grad",
+      [](SpmdContext& c, const std::string& op, const ShardedTensor& a, const ShardedTensor& b,
+         const ShardedTensor& dy) {
+        const auto kind = binary_op(op);
+        return nogil([&] { return spmd::binary_grad(c, kind, a, b, dy); });
+      },
+      py::arg("ctx"), py::arg("op"), py::arg("a"), py::arg("b"), py::arg("dy"));
+  m.def(
+      "reduce_grad",
+      [](SpmdContext& c, const std::string& kind, const ShardedTensor& x, std::vector<std::int64_t> axes,
+         const ShardedTensor& dy) {
+        const auto k = reduce_kind(kind);
+        return nogil([&] { return spmd::reduce_grad(c, k, x, axes, dy); });
+      },
+      py::arg("ctx"), py::arg("kind"), py::arg("x"), py::arg("axes"), py::arg("dy"));
+  m.def(
+      "sparse_softmax_cross_entropy_grad",
+      [](SpmdContext& c, const ShardedTensor& logits, const ShardedTensor& labels, const ShardedTensor& dloss) {
+        return nogil([&] { return spmd::sparse_softmax_cross_entropy_grad(c, logits, labels, dloss); });
+      },
+      py::arg("ctx"), py::arg("logits"), py::arg("labels"), py::arg("dloss"));
+  m.def(
+      "conv2d_filter_grad",
+      [](SpmdContext& c, const ShardedTensor& x, const ShardedTensor& filter, const ShardedTensor& dy,
+         const std::string& padding) {
+        return nogil([&] { return spmd::conv2d_filter_grad(c, x, filter, dy, padding); });
+      },
+      py::arg("ctx"), py::arg("x"), py::arg("filter"), py::arg("dy"), py::arg("padding") = "SAME");
+}
+
+}  // namespace
+
+void init_spmd_partitioner(py::module_& root) {
+  py::module_ m = root.def_submodule("spmd", "The SPMD partitioner (private; use the tpustrategy facade).");
+  bind_record(m);
+  bind_ops(m);
+}
+
+}  // namespace tpustrategy::bindings

@@ -1,0 +1,70 @@
+#include "tpustrategy/spmd/partition_util.h"
+
+#include <fmt/format.h>
+
+namespace tpustrategy::spmd {
+
+std::vector<Tensor> per_core(SpmdContext& ctx, const Sharding& sharding, const std::function<Tensor(int)>& fn) {
+  std::vector<Tensor> shards(static_cast<std::size_t>(ctx.num_cores()));
+  for (int k = 0; k < ctx.num_cores(); ++k) {
+    if (!sharding.holds_data(k)) continue;
+    ScopedDevice on(ctx.device(k));
+    shards[k] = fn(k);
+    if (shards[k].device() != ctx.device(k)) shards[k] = shared_on(shards[k], ctx.device(k));
+  }
+  return shards;
+}
+
+Tensor shared_on(const Tensor& t, const DevicePtr& device) {
+  if (t.device() == device) return t;
+  auto buffer = std::make_shared<Buffer>(t.buffer()->data(), t.buffer()->nbytes(), device, t.buffer());
+  return Tensor(t.dtype(), t.shape(), std::move(buffer));
+}
+
+Tensor box(const Tensor& t, const std::vector<std::int64_t>& offset, const Shape& extent, const DevicePtr& device) {
+  Tensor out = Tensor::empty(t.dtype(), extent, device);
+  copy_box(t.raw_data(), t.shape(), offset, out.mutable_raw_data(), extent, std::vector<std::int64_t>(extent.size(), 0),
+           extent, dtype_size(t.dtype()));
+  return out;
+}
+
+std::vector<Tensor> all_reduce_groups(SpmdContext& ctx, const std::vector<Tensor>& partials,
+                                      const std::vector<std::vector<int>>& groups, CollectiveOp op) {
+  std::vector<Tensor> out(partials.size());
+  const auto comms = ctx.subgroups(groups);
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const auto& members = groups[g];
+    const Tensor& first = partials[members[0]];
+    std::vector<const void*> in;
+    for (int core : members) in.push_back(partials[core].raw_data());
+    Tensor result = Tensor::empty(first.dtype(), first.shape(), ctx.device(members[0]));
+    comms[g]->all_reduce(first.dtype(), in, first.num_elements(), op, result.mutable_raw_data());
+    for (int core : members) out[core] = shared_on(result, ctx.device(core));
+  }
+  return out;
+}
+
+void record_all_reduce(SpmdContext& ctx, const ShardedTensor& result, const Shape& operand_shape,
+                       const std::vector<std::vector<int>>& groups, CollectiveOp op, const std::string& rule) {
+  auto entry = collective_entry(ctx, "all-reduce", rule, result, operand_shape, groups, -1);
+  entry.reduction = std::string(collective_op_name(op));
+  ctx.record().entries.push_back(std::move(entry));
+}
+
+std::vector<std::int64_t> local_bytes(const std::vector<const ShardedTensor*>& inputs, const ShardedTensor& output) {
+  std::vector<std::int64_t> bytes = output.bytes_per_device();
+  for (const auto* x : inputs) {
+    const auto b = x->bytes_per_device();
+    for (std::size_t k = 0; k < bytes.size(); ++k)
+      if (output.shards()[k].valid()) bytes[k] += b[k];
+  }
+  return bytes;
+}
+
+std::vector<std::int64_t> shard_elements(const ShardedTensor& x) {
+  std::vector<std::int64_t> out;
+  for (const auto& s : x.shards()) out.push_back(s.valid() ? s.num_elements() : 0);
+  return out;
+}
+
+}  // namespace tpustrategy::spmd
