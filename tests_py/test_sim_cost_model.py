@@ -16,7 +16,8 @@ from tpustrategy import experimental as tpx
 def test_public_names():
     assert tps.experimental is tpx
     memory = {"CoreMemory", "MemoryReport", "memory_report"}  # tpx.memory_report (tests_py/test_pictures.py)
-    assert set(tpx.__all__) - memory == {
+    spmd = {"SpmdPlan", "spmd_plan"}  # tests_py/test_spmd_*.py
+    assert set(tpx.__all__) - memory - spmd == {
         "CollectiveEstimate", "CollectiveTime", "CostParams", "OpTime", "StepRecord", "StepReport", "StepTimeline",
         "estimate_collective", "estimate_collective_time", "estimate_op_time", "estimate_step", "record_step",
         "slice_bandwidths"}
