@@ -257,3 +257,28 @@ def test_shapes_as_tensorflow():
     assert tf.nn.conv2d(np.ones((1, 5, 5, 2), np.int32), np.ones((3, 3, 2, 4), np.int32), 1,
                         "SAME").dtype == tf.int32
     assert tf.nn.conv2d(x.astype(np.float16), np.ones((3, 3, 2, 4), np.float16), 1, "SAME").dtype == tf.float16
+
+
+def test_conv2d_releases_the_gil():
+    import threading
+    import time
+
+    x = tf.constant(RNG.standard_normal((16, 32, 32, 32)).astype(np.float32))
+    f = tf.constant(RNG.standard_normal((3, 3, 32, 64)).astype(np.float32))
+    start = time.perf_counter()
+    tf.nn.conv2d(x, f, 1, "SAME")
+    kernel = time.perf_counter() - start
+    stamps, done = [], threading.Event()
+
+    def work():
+        tf.nn.conv2d(x, f, 1, "SAME")
+        done.set()
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    while not done.is_set():
+        stamps.append(time.perf_counter())
+    thread.join()
+    # Holding the GIL for the whole kernel would stall this loop for about `kernel` seconds.
+    assert len(stamps) > 10
+    assert np.diff(stamps).max() < max(0.8 * kernel, 0.03)
