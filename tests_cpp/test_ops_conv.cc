@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "gradient_check.h"
@@ -250,6 +251,9 @@ TEST(TopK, ValuesIndicesTiesAndErrors) {
   EXPECT_EQ(i.dtype(), DType::kInt32);
   EXPECT_EQ(top_k(x, 0).first.shape(), (Shape{2, 0}));
   EXPECT_EQ(top_k(x, 2, DType::kInt64).second.dtype(), DType::kInt64);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  auto [nv, ni] = top_k(testing::f64({1, nan, 3, -1, nan}, {5}), 3);
+  EXPECT_EQ(values(ni), (std::vector<double>{1, 4, 2}));  // NaNs first, by index: a well-defined order
   EXPECT_THROW(top_k(x, 6), InvalidArgumentError);
   EXPECT_THROW(top_k(x, -1), InvalidArgumentError);
   EXPECT_THROW(top_k(testing::f64({1}, {}), 1), InvalidArgumentError);

@@ -257,3 +257,13 @@ def test_shapes_as_tensorflow():
     assert tf.nn.conv2d(np.ones((1, 5, 5, 2), np.int32), np.ones((3, 3, 2, 4), np.int32), 1,
                         "SAME").dtype == tf.int32
     assert tf.nn.conv2d(x.astype(np.float16), np.ones((3, 3, 2, 4), np.float16), 1, "SAME").dtype == tf.float16
+
+
+def test_conv2d_releases_the_gil():
+    from gil_check import stall_during
+
+    x = tf.constant(RNG.standard_normal((16, 32, 32, 32)).astype(np.float32))
+    f = tf.constant(RNG.standard_normal((3, 3, 32, 64)).astype(np.float32))
+    kernel, stamps, longest_gap = stall_during(lambda: tf.nn.conv2d(x, f, 1, "SAME"))
+    assert stamps > 10
+    assert longest_gap < max(0.8 * kernel, 0.03)

@@ -441,29 +441,12 @@ def test_ops_count_against_device_memory(tpu0):
 
 
 def test_kernels_release_the_gil():
-    import threading
-    import time
+    from gil_check import stall_during
 
     a = tps.constant(np.random.default_rng(4).standard_normal((768, 768)))
-    start = time.perf_counter()
-    tps.matmul(a, a)
-    kernel = time.perf_counter() - start
-    stamps = []
-    done = threading.Event()
-
-    def work():
-        tps.matmul(a, a)
-        done.set()
-
-    thread = threading.Thread(target=work)
-    thread.start()
-    while not done.is_set():
-        stamps.append(time.perf_counter())
-    thread.join()
-    gaps = np.diff(stamps) if len(stamps) > 1 else np.array([kernel])
-    # With the GIL held for the whole kernel, this thread would stall for about `kernel` seconds.
-    assert len(stamps) > 10
-    assert gaps.max() < max(0.6 * kernel, 0.02)
+    kernel, stamps, longest_gap = stall_during(lambda: tps.matmul(a, a))
+    assert stamps > 10
+    assert longest_gap < max(0.6 * kernel, 0.02)
 
 
 def test_ops_from_several_threads_agree():

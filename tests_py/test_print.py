@@ -88,3 +88,18 @@ def test_replicas_print_in_replica_order(capsys):
     strategy.run(step)
     lines = capsys.readouterr().out.splitlines()
     assert lines == [f"before {i}" for i in range(n)] + [f"after {i} {n}" for i in range(n)]
+
+
+def test_distributed_values_print_as_tensorflow():
+    # observed with TF 2.21 (MirroredStrategy over two logical CPUs)
+    strategy = tf.distribute.MirroredStrategy(["TPU:0", "TPU:1"])
+    pr = strategy.run(lambda: tf.distribute.get_replica_context().replica_id_in_sync_group + tf.constant([1, 2]))
+    expected = ("PerReplica:{\n"
+                "  0: <tf.Tensor: shape=(2,), dtype=int32, numpy=array([1, 2], dtype=int32)>,\n"
+                "  1: <tf.Tensor: shape=(2,), dtype=int32, numpy=array([2, 3], dtype=int32)>\n"
+                "}")
+    assert printed(pr) == expected
+    assert printed("v", [pr]) == "v [" + expected + "]"
+    with strategy.scope():
+        v = tf.Variable(1.5)
+    assert printed(v) == "1.5"

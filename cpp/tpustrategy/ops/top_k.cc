@@ -39,9 +39,13 @@ std::pair<Tensor, Tensor> top_k(const Tensor& x, std::int64_t k, DType index_typ
         for (std::int64_t r = b; r < e; ++r) {
           const T* row = src + r * n;
           std::iota(order.begin(), order.end(), 0);
-          // Larger first, lower index first among equals (a strict order, so the partial sort is exact).
+          // Larger first, lower index first among equals; NaN before every number, so the order is a strict
+          // weak order whatever the values (TF's own placement of NaN depends on its heap; not reproduced).
           auto before = [row](std::int64_t i, std::int64_t j) {
-            return row[i] > row[j] || (!(row[j] > row[i]) && i < j);
+            const bool nan_i = row[i] != row[i], nan_j = row[j] != row[j];
+            if (nan_i != nan_j) return nan_i;
+            if (!nan_i && row[i] != row[j]) return row[i] > row[j];
+            return i < j;
           };
           std::partial_sort(order.begin(), order.begin() + k, order.end(), before);
           for (std::int64_t j = 0; j < k; ++j) {

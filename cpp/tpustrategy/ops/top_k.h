@@ -1,6 +1,6 @@
 #pragma once
 // tf.math.top_k: the k largest entries of each row of the last axis, in descending order, ties broken by
-// the lower index (TF's order), with their int32 / int64 indices.
+// the lower index (TF's order), with their int32 / int64 indices. NaN ranks above every number.
 #include <cstdint>
 #include <utility>
 

@@ -15,7 +15,8 @@ TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
 
 def top_k(input, k=1, sorted=True, index_type=_core.int32, name=None):  # noqa: A002
     """The `k` largest entries of the last axis in descending order (ties: lower index first) and their
-    indices (tf.math.top_k). `sorted=False` also returns them sorted (TF leaves the order unspecified).
+    indices (tf.math.top_k). `sorted=False` also returns them sorted (TF leaves the order unspecified). NaN ranks
+    above every number (TF places NaNs by its heap's comparisons; that order is not reproduced).
 
     Raises:
       InvalidArgumentError: a scalar input, k < 0, or k greater than the last dimension.
