@@ -16,7 +16,8 @@ from tpustrategy import experimental as tpx
 def test_public_names():
     assert tps.experimental is tpx
     assert set(tpx.__all__) == {"CollectiveEstimate", "CostParams", "StepTimeline", "estimate_collective",
-                                "estimate_collective_time", "estimate_op_time", "slice_bandwidths"}
+                                "estimate_collective_time", "estimate_op_time", "slice_bandwidths",
+                                "SpmdPlan", "spmd_plan"}  # issue 13's per-step SPMD record
 
 
 def test_scaling_book_v5e_all_gather_anchor():
