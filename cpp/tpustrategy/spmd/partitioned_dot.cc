@@ -49,23 +49,17 @@ std::optional<std::map<int, DotKey>> dot_tiles(const DotDims& dd, const TileGrid
   return tiles;
 }
 
-// The rhs sharding whose contracting (and batch) tiles follow the lhs's, replicated across lhs's M tiles.
-Sharding follow_lhs(const DotDims& dd, const TileGrid& ga, int cores) {
-  TileGrid g = merge_into_replication(ga, dd.m);
-  std::vector<std::int64_t> perm(static_cast<std::size_t>(dd.rank));
-  for (int i = 0; i < dd.rank; ++i) perm[i] = i;
-  std::swap(perm[dd.m], perm[dd.ak]);
-  return transpose_grid(g, perm).to_sharding(cores);
+// The sharding of the other operand whose contracting (and batch) tiles follow `grid`'s, replicated across
+// `grid`'s non-contracting tiles: merge dimension `free` into the replication, then swap it with `contracting`.
+Sharding follow(const TileGrid& grid, int free, int contracting, int rank, int cores) {
+  std::vector<std::int64_t> perm(static_cast<std::size_t>(rank));
+  for (int i = 0; i < rank; ++i) perm[i] = i;
+  std::swap(perm[free], perm[contracting]);
+  return transpose_grid(merge_into_replication(grid, free), perm).to_sharding(cores);
 }
 
-// The lhs sharding whose contracting (and batch) tiles follow the rhs's, replicated across rhs's N tiles.
-Sharding follow_rhs(const DotDims& dd, const TileGrid& gb, int cores) {
-  TileGrid g = merge_into_replication(gb, dd.n);
-  std::vector<std::int64_t> perm(static_cast<std::size_t>(dd.rank));
-  for (int i = 0; i < dd.rank; ++i) perm[i] = i;
-  std::swap(perm[dd.bk], perm[dd.n]);
-  return transpose_grid(g, perm).to_sharding(cores);
-}
+Sharding follow_lhs(const DotDims& dd, const TileGrid& ga, int cores) { return follow(ga, dd.m, dd.ak, dd.rank, cores); }
+Sharding follow_rhs(const DotDims& dd, const TileGrid& gb, int cores) { return follow(gb, dd.n, dd.bk, dd.rank, cores); }
 
 std::string shapes(const ShardedTensor& a, const ShardedTensor& b) {
   return fmt::format("{} x {}", a.sharding().to_string(), b.sharding().to_string());
@@ -185,17 +179,7 @@ ShardedTensor matmul(SpmdContext& ctx, const ShardedTensor& a_in, const ShardedT
           std::vector<const void*> in;
           std::vector<void*> outs;
           for (int core : k_groups[g]) {
-            Shape packed_shape = chunk;
-            packed_shape.insert(packed_shape.begin(), nk);
-            Tensor p = Tensor::empty(local.dtype(), packed_shape, ctx.device(core));
-            const auto es = static_cast<std::int64_t>(dtype_size(local.dtype()));
-            for (std::int64_t j = 0; j < nk; ++j) {
-              std::vector<std::int64_t> from(full.size(), 0);
-              from[d] = j * chunk[d];
-              copy_box(partials[core].raw_data(), full, from,
-                       static_cast<char*>(p.mutable_raw_data()) + j * num_elements(chunk) * es, chunk,
-                       std::vector<std::int64_t>(chunk.size(), 0), chunk, dtype_size(local.dtype()));
-            }
+            Tensor p = pack_chunks(partials[core], d, nk, ctx.device(core));
             packed.push_back(p);
             in.push_back(p.raw_data());
             shards[core] = Tensor::empty(local.dtype(), chunk, ctx.device(core));

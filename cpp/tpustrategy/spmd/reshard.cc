@@ -84,6 +84,22 @@ std::pair<int, int> all_to_all_dims(const TileGrid& from, const TileGrid& to, co
 
 }  // namespace
 
+Tensor pack_chunks(const Tensor& t, int dim, std::int64_t n, const DevicePtr& device) {
+  Shape chunk = t.shape();
+  chunk[dim] /= n;
+  Shape packed_shape = chunk;
+  packed_shape.insert(packed_shape.begin(), n);
+  Tensor out = Tensor::empty(t.dtype(), packed_shape, device);
+  const auto chunk_bytes = num_elements(chunk) * static_cast<std::int64_t>(dtype_size(t.dtype()));
+  for (std::int64_t j = 0; j < n; ++j) {
+    std::vector<std::int64_t> from(chunk.size(), 0);
+    from[dim] = j * chunk[dim];
+    copy_box(t.raw_data(), t.shape(), from, static_cast<char*>(out.mutable_raw_data()) + j * chunk_bytes, chunk,
+             std::vector<std::int64_t>(chunk.size(), 0), chunk, dtype_size(t.dtype()));
+  }
+  return out;
+}
+
 Tensor padded_tile(const ShardedTensor& x, int core, const Shape& tile) {
   const Tensor& shard = x.shards()[core];
   if (shard.shape() == tile) return shard;
@@ -93,10 +109,13 @@ Tensor padded_tile(const ShardedTensor& x, int core, const Shape& tile) {
   return out;
 }
 
-void record_op(SpmdContext& ctx, const std::string& name, const std::string& rule, const ShardedTensor& result,
-               const std::vector<std::int64_t>& flops, const std::vector<std::int64_t>& bytes) {
+namespace {
+
+// The fields every entry shares: what the result is and where its shards are.
+SpmdEntry entry_for(SpmdContext& ctx, SpmdEntryKind kind, const std::string& name, const std::string& rule,
+                    const ShardedTensor& result) {
   SpmdEntry e;
-  e.kind = SpmdEntryKind::kOp;
+  e.kind = kind;
   e.name = name;
   e.rule = rule;
   e.dtype = result.dtype();
@@ -105,31 +124,28 @@ void record_op(SpmdContext& ctx, const std::string& name, const std::string& rul
     e.holds.push_back(shard.valid());
     e.shard_shapes.push_back(shard.valid() ? shard.shape() : Shape{});
   }
-  e.flops = flops;
-  e.bytes = bytes;
-  e.flops.resize(static_cast<std::size_t>(ctx.num_cores()), 0);
-  e.bytes.resize(static_cast<std::size_t>(ctx.num_cores()), 0);
+  e.flops.assign(static_cast<std::size_t>(ctx.num_cores()), 0);
+  e.bytes.assign(static_cast<std::size_t>(ctx.num_cores()), 0);
+  return e;
+}
+
+}  // namespace
+
+void record_op(SpmdContext& ctx, const std::string& name, const std::string& rule, const ShardedTensor& result,
+               const std::vector<std::int64_t>& flops, const std::vector<std::int64_t>& bytes) {
+  SpmdEntry e = entry_for(ctx, SpmdEntryKind::kOp, name, rule, result);
+  std::copy_n(flops.begin(), std::min(flops.size(), e.flops.size()), e.flops.begin());
+  std::copy_n(bytes.begin(), std::min(bytes.size(), e.bytes.size()), e.bytes.begin());
   ctx.record().entries.push_back(std::move(e));
 }
 
 SpmdEntry collective_entry(SpmdContext& ctx, const std::string& name, const std::string& rule,
                            const ShardedTensor& result, const Shape& operand_shape,
                            std::vector<std::vector<int>> groups, int dimension) {
-  SpmdEntry e;
-  e.kind = SpmdEntryKind::kCollective;
-  e.name = name;
-  e.rule = rule;
-  e.dtype = result.dtype();
-  e.sharding = result.sharding().to_string();
-  for (const auto& shard : result.shards()) {
-    e.holds.push_back(shard.valid());
-    e.shard_shapes.push_back(shard.valid() ? shard.shape() : Shape{});
-  }
+  SpmdEntry e = entry_for(ctx, SpmdEntryKind::kCollective, name, rule, result);
   e.operand_shape = operand_shape;
   e.groups = std::move(groups);
   e.dimension = dimension;
-  e.flops.assign(static_cast<std::size_t>(ctx.num_cores()), 0);
-  e.bytes.assign(static_cast<std::size_t>(ctx.num_cores()), 0);
   // Bytes each core sends on a ring / direct exchange: all-gather (n-1)·b, all-to-all and reduce-scatter
   // (n-1)/n of the buffer, all-reduce 2(n-1)/n of it.
   const std::int64_t b = nbytes_of(operand_shape, result.dtype());
@@ -272,18 +288,10 @@ ShardedTensor all_to_all_dim(SpmdContext& ctx, const ShardedTensor& x, int from_
     std::vector<void*> out;
     for (int core : groups[g]) {
       // Chunk j of this core (its slice j along to_dim) goes to member j.
-      Shape packed_shape = chunk;
-      packed_shape.insert(packed_shape.begin(), n);
-      Tensor buffer = Tensor::empty(x.dtype(), packed_shape, ctx.device(core));
-      for (std::int64_t j = 0; j < n; ++j) {
-        auto from = zeros_like_shape(chunk);
-        from[to_dim] = j * chunk[to_dim];
-        copy_box(x.shards()[core].raw_data(), in_tile, from, static_cast<char*>(buffer.mutable_raw_data()) + j * chunk_count * es,
-                 chunk, zeros_like_shape(chunk), chunk, esize(x));
-      }
+      Tensor buffer = pack_chunks(x.shards()[core], to_dim, n, ctx.device(core));
       packed.push_back(buffer);
       in.push_back(buffer.raw_data());
-      received.push_back(Tensor::empty(x.dtype(), packed_shape, ctx.device(core)));
+      received.push_back(Tensor::empty(x.dtype(), buffer.shape(), ctx.device(core)));
       out.push_back(received.back().mutable_raw_data());
     }
     comms[g]->all_to_all(x.dtype(), in, n * chunk_count, out);

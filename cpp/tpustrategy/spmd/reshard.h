@@ -44,6 +44,9 @@ void record_op(SpmdContext& ctx, const std::string& name, const std::string& rul
 SpmdEntry collective_entry(SpmdContext& ctx, const std::string& name, const std::string& rule,
                            const ShardedTensor& result, const Shape& operand_shape,
                            std::vector<std::vector<int>> groups, int dimension);
+// `t` cut into n equal chunks along `dim`, laid out one after another ([n, chunk...]) on `device`: the send
+// buffer of an all-to-all or a reduce-scatter along that dimension.
+Tensor pack_chunks(const Tensor& t, int dim, std::int64_t n, const DevicePtr& device);
 // Zero-padded copy of core k's shard at the full tile shape (the shard itself when it is full).
 Tensor padded_tile(const ShardedTensor& x, int core, const Shape& tile);
 
