@@ -152,3 +152,6 @@ from tpustrategy.ops.check_ops import Assert, assert_equal, assert_greater, asse
 
 __all__ += ["Assert", "assert_equal", "assert_greater", "assert_less", "assert_rank", "control_dependencies",
             "debugging"]
+from tpustrategy.framework.sparse_tensor import SparseTensorSpec  # noqa: E402
+
+__all__ += ["SparseTensorSpec"]
