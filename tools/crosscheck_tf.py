@@ -26,7 +26,6 @@ _NO_TF_LOW_PRECISION = "TF's CPU collectives cannot all_reduce float16/bfloat16 
 _TPU_TYPES = "TPU variables print as TPUMirroredVariable/TPUSyncOnReadVariable, as TF's TPUStrategy does"
 _SEMANTICS_2_3 = "SEMANTICS.md 2.3: a non-tensor 0 reduces to 0 (TF 2.21 raises AttributeError on it)"
 _SEMANTICS_2_5 = "SEMANTICS.md 2.5: unbatched input -> ValueError 'call batch ...' (TF 2.21 raises IndexError)"
-_REPLICA_ID = "replica_context.py: replica_id_in_sync_group is a Python int (TF Mirrored eager gives int32 tensors)"
 _ULP = "float32 matmul/softmax: 1-ulp differences from oneDNN's accumulation order vs our Eigen kernels"
 _HALF_ACCUMULATION = ("float16/bfloat16 reductions accumulate in float32, as XLA does on a TPU (TF on CPU sums in "
                       "float16: its float16 mean overflows to inf)")
@@ -48,7 +47,6 @@ KNOWN_DEVIATIONS: dict[str, str] = {
     "strategy_reduce_plain_values[tpu]": _SEMANTICS_2_3,
     "distribute_dataset_unbatched[mirrored]": _SEMANTICS_2_5,
     "distribute_dataset_unbatched[tpu]": _SEMANTICS_2_5,
-    "run_replica_ids[mirrored]": _REPLICA_ID,
     "matmul_cases": _ULP,
     "softmax_cases": _ULP,
 }
