@@ -21,7 +21,7 @@ def four():
 
 
 def replica_id():
-    return ds.get_replica_context().replica_id_in_sync_group
+    return int(ds.get_replica_context().replica_id_in_sync_group)  # a tensor, as in TF; these tests index with it
 
 
 def test_replicas_interleave_between_sync_points_in_replica_order():

@@ -43,7 +43,7 @@ def test_update_non_slot_calls_fn_once_per_device_in_its_update_context(strategy
         strategy.extended.update_non_slot(devices, lambda: v.assign_add(1.0))
     # Each call updated only its own device's component, so every component went 1 -> 2 once.
     assert [float(c.numpy()) for c in v.values] == [2.0] * n
-    with pytest.raises(AssertionError):
+    with pytest.raises(TypeError, match="must be what non_slot_devices returned"):  # TF: AssertionError
         strategy.extended.update_non_slot(v, lambda: None)
     with pytest.raises(RuntimeError, match="cross-replica"):
         strategy.run(lambda: strategy.extended.update_non_slot(devices, lambda: None))

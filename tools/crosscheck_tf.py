@@ -4,6 +4,7 @@ A developer tool, not a test (TensorFlow is never a project dependency and CI do
 
     PYTHONPATH=python /opt/tfvenv/bin/python tools/crosscheck_tf.py [-k SUBSTRING] [--verbose]
         [--write-reference tests_py/data/crosscheck_nn_tf.json]
+        [--tpustrategy-python python3] [--tf-results tf.json]
     TPUSTRATEGY_PYTHON=python3 ~/.cache/tpustrategy-references/bin/python tools/crosscheck_tf.py -k keras
 
 --write-reference stores TF's side of the selected cases (error messages dropped); tests_py/test_crosscheck_nn.py
@@ -35,7 +36,6 @@ _NO_TF_LOW_PRECISION = "TF's CPU collectives cannot all_reduce float16/bfloat16 
 _TPU_TYPES = "TPU variables print as TPUMirroredVariable/TPUSyncOnReadVariable, as TF's TPUStrategy does"
 _SEMANTICS_2_3 = "SEMANTICS.md 2.3: a non-tensor 0 reduces to 0 (TF 2.21 raises AttributeError on it)"
 _SEMANTICS_2_5 = "SEMANTICS.md 2.5: unbatched input -> ValueError 'call batch ...' (TF 2.21 raises IndexError)"
-_REPLICA_ID = "replica_context.py: replica_id_in_sync_group is a Python int (TF Mirrored eager gives int32 tensors)"
 _ULP = "float32 matmul/softmax: 1-ulp differences from oneDNN's accumulation order vs our Eigen kernels"
 _HALF_ACCUMULATION = ("float16/bfloat16 reductions accumulate in float32, as XLA does on a TPU (TF on CPU sums in "
                       "float16: its float16 mean overflows to inf)")
@@ -43,7 +43,11 @@ _SEMANTICS_2_4 = ("SEMANTICS.md 2.4: local results of a nest without Distributed
                   "any nest once per replica)")
 _SEMANTICS_2_6 = ("SEMANTICS.md 2.6: cross-replica assign of a PerReplica to a SUM MirroredVariable -> TypeError "
                   "'Expected value to be mirrored' (TF 2.21 gives each component its replica's value)")
+_NON_SLOT = ("update_non_slot(colocate_with not from non_slot_devices) -> TypeError naming the value (TF asserts: "
+             "AssertionError); the project's rule for bad input")
 KNOWN_DEVIATIONS: dict[str, str] = {
+    "strategy_group_and_update_non_slot[mirrored]": _NON_SLOT,
+    "strategy_group_and_update_non_slot[tpu]": _NON_SLOT,
     "all_reduce_low_precision[mirrored]": _NO_TF_LOW_PRECISION,
     "all_reduce_low_precision[tpu]": _NO_TF_LOW_PRECISION,
     "mirrored_variable_updates[tpu]": _TPU_TYPES,
@@ -57,7 +61,6 @@ KNOWN_DEVIATIONS: dict[str, str] = {
     "strategy_reduce_plain_values[tpu]": _SEMANTICS_2_3,
     "distribute_dataset_unbatched[mirrored]": _SEMANTICS_2_5,
     "distribute_dataset_unbatched[tpu]": _SEMANTICS_2_5,
-    "run_replica_ids[mirrored]": _REPLICA_ID,
     "matmul_cases": _ULP,
     "softmax_cases": _ULP,
 }
@@ -112,14 +115,12 @@ def _may_be_poisoned(description) -> bool:
     return "InternalError" in text or "InvalidArgumentError" in text
 
 
-def run_framework(framework: str, pattern: str) -> dict:
+def run_framework(framework: str, pattern: str, python: str = sys.executable) -> dict:
     """All case results of `framework`, resuming in a fresh subprocess after a run that stopped early."""
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "python"), env.get("PYTHONPATH")]))
     results: dict = {}
     while True:
-        # The reference venv may lack this package's dependencies: TPUSTRATEGY_PYTHON runs our side elsewhere.
-        python = os.environ.get("TPUSTRATEGY_PYTHON", sys.executable) if framework == "tpustrategy" else sys.executable
         proc = subprocess.run([python, __file__, "--emit", framework, "-k", pattern,
                                "--done", json.dumps(sorted(results))],
                               capture_output=True, text=True, env=env, cwd=ROOT)
@@ -184,6 +185,11 @@ def main() -> int:
                         help="store TF's descriptions of the selected cases (messages dropped) for the test suite")
     parser.add_argument("--emit-format", nargs=3, metavar=("FRAMEWORK", "STEP", "DIR"), help=argparse.SUPPRESS)
     parser.add_argument("--formats-only", action="store_true", help="only the checkpoint / summary format stage")
+    parser.add_argument("--tpustrategy-python", default=os.environ.get("TPUSTRATEGY_PYTHON", sys.executable),
+                        help="interpreter for the tpustrategy side (one with the project's dependencies, when the "
+                             "TensorFlow venv lacks them; default $TPUSTRATEGY_PYTHON)")
+    parser.add_argument("--tf-results", help="JSON file of TensorFlow's results: read if it exists, else written "
+                                             "(TF's side is the slow one)")
     args = parser.parse_args()
     if args.emit:
         emit(args.emit, args.k, set(json.loads(args.done)))
@@ -196,18 +202,23 @@ def main() -> int:
         return 0
     failures = 0
     if not args.formats_only:
-        theirs = run_framework("tensorflow", args.k)
+        if args.tf_results and Path(args.tf_results).exists():
+            theirs = json.loads(Path(args.tf_results).read_text())
+        else:
+            theirs = run_framework("tensorflow", args.k)
+            if args.tf_results:
+                Path(args.tf_results).write_text(json.dumps(theirs, sort_keys=True))
         if args.write_reference:
             path = Path(args.write_reference)
             stored = json.loads(path.read_text()) if path.exists() else {}
             stored.update(_without_messages(theirs))  # the selected cases replace their old entries
             path.write_text(json.dumps(stored, indent=1, sort_keys=True) + "\n")
-        ours = run_framework("tpustrategy", args.k)
+        ours = run_framework("tpustrategy", args.k, args.tpustrategy_python)
         failures += compare(theirs, ours, args.verbose)
-    return 1 if failures or check_formats() else 0
+    return 1 if failures or check_formats(args.tpustrategy_python) else 0
 
 
-def check_formats() -> int:
+def check_formats(tpustrategy_python: str) -> int:
     """Runs the three format steps (TF writes, tpustrategy reads and writes, TF reads); returns the problems."""
     import tempfile
 
@@ -219,7 +230,7 @@ def check_formats() -> int:
     with tempfile.TemporaryDirectory() as directory:
         for number, framework in enumerate(("tensorflow", "tpustrategy", "tensorflow"), start=1):
             # tpustrategy's step runs on the project's Python (the extension and its dependencies live there)
-            python = sys.executable if framework == "tensorflow" else os.environ.get("TPS_PYTHON", "python3")
+            python = sys.executable if framework == "tensorflow" else tpustrategy_python
             proc = subprocess.run([python, __file__, "--emit-format", framework, str(number), directory],
                                   capture_output=True, text=True, env=env, cwd=ROOT)
             line = next((x for x in proc.stdout.splitlines() if x.startswith("CROSSCHECK ")), None)

@@ -168,3 +168,9 @@ from tpustrategy.ops.check_ops import Assert, assert_equal, assert_greater, asse
 
 __all__ += ["Assert", "assert_equal", "assert_greater", "assert_less", "assert_rank", "control_dependencies",
             "debugging"]
+from tpustrategy.framework.sparse_tensor import SparseTensorSpec  # noqa: E402
+
+__all__ += ["SparseTensorSpec"]
+from tpustrategy import strings  # noqa: E402  (numpy-backed: string values are bytes / object arrays)
+
+__all__ += ["strings"]

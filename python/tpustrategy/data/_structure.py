@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from tpustrategy import _core
-from tpustrategy.framework.sparse_tensor import SparseTensor
+from tpustrategy.framework import sparse_tensor
+from tpustrategy.framework.sparse_tensor import SparseTensor, SparseTensorSpec
 from tpustrategy.framework.tensor import Tensor, TensorSpec
 from tpustrategy.framework.tensor_shape import TensorShape, as_shape
 
@@ -148,8 +149,7 @@ def to_leaf(value, dtype=None):
     if isinstance(value, Tensor) and dtype is None:
         return value
     if isinstance(value, SparseTensor):
-        raise TypeError("Dataset elements cannot hold a tf.SparseTensor yet (e.g. a VarLenFeature parsed inside "
-                        "Dataset.map); convert it with tf.sparse.to_dense in the map function.")
+        return value
     if dtype is string or (dtype is None and _contains_strings(value)):
         array = np.asarray(value, dtype=object)
         if array.ndim == 0:
@@ -197,6 +197,8 @@ def normalize_function_output(value):
 
 
 def leaf_shape(leaf) -> tuple:
+    if isinstance(leaf, SparseTensor):
+        return tuple(int(d) for d in np.asarray(leaf.dense_shape))
     if isinstance(leaf, Tensor):
         return tuple(leaf._shape_tuple)
     if isinstance(leaf, np.ndarray):
@@ -205,6 +207,10 @@ def leaf_shape(leaf) -> tuple:
 
 
 def spec_of_leaf(leaf):
+    if isinstance(leaf, SparseTensor):
+        # A parsed VarLenFeature has dims TF cannot know statically (its spec shows None there).
+        static = getattr(leaf, "_static_shape", None)
+        return SparseTensorSpec(static if static is not None else leaf_shape(leaf), leaf.dtype)
     if isinstance(leaf, Tensor):
         return TensorSpec(leaf._shape_tuple, leaf.dtype)
     return StringSpec(leaf_shape(leaf))
@@ -218,6 +224,8 @@ def with_shape(spec, shape):
     """`spec` with another shape (keeps the dtype / string kind)."""
     if isinstance(spec, StringSpec):
         return StringSpec(shape)
+    if isinstance(spec, SparseTensorSpec):
+        return SparseTensorSpec(shape, spec.dtype)
     return TensorSpec(shape, spec.dtype)
 
 
@@ -230,6 +238,8 @@ def relax_spec(a, b):
 def specs_compatible(a, b) -> bool:
     if isinstance(a, StringSpec) or isinstance(b, StringSpec):
         return isinstance(a, StringSpec) and isinstance(b, StringSpec)
+    if isinstance(a, SparseTensorSpec) != isinstance(b, SparseTensorSpec):
+        return False
     return a.dtype == b.dtype
 
 
@@ -247,6 +257,8 @@ def drop_leading_dim(spec):
 
 def stack_leaves(leaves: list, component: int):
     first = leaves[0]
+    if isinstance(first, SparseTensor):
+        return sparse_tensor.stack(leaves)
     if isinstance(first, Tensor):
         return _core._data_stack_batch(leaves, component)
     shapes = {leaf_shape(leaf) for leaf in leaves}
@@ -259,6 +271,8 @@ def stack_leaves(leaves: list, component: int):
 
 
 def unstack_leaf(leaf) -> list:
+    if isinstance(leaf, SparseTensor):
+        return sparse_tensor.unstack(leaf)
     if isinstance(leaf, Tensor):
         if leaf.ndim == 0:
             raise _invalid_argument("Input element must have a non-scalar value in each component.")
@@ -277,3 +291,8 @@ def _invalid_argument(message: str):
 def to_numpy(element):
     """as_numpy_iterator's view of an element: numpy values (bytes stay bytes)."""
     return map_structure(lambda leaf: leaf.numpy() if isinstance(leaf, Tensor) else leaf, element)
+
+
+def slice_leaf_rows(leaf, begin: int, count: int):
+    """Rows [begin, begin + count) of a batched sparse leaf."""
+    return sparse_tensor.slice_rows(leaf, begin, count)

@@ -309,7 +309,9 @@ class StrategyExtendedV1(StrategyExtendedV2):
         """Calls ``fn(*select_replica(i, args))`` once per device of `colocate_with` (what ``non_slot_devices``
         returned), on that device and in its update context; returns Mirrored (a tuple when `group` is False)."""
         require_cross_replica(self)
-        assert isinstance(colocate_with, tuple), "colocate_with must be what non_slot_devices returned"  # TF's check
+        if not isinstance(colocate_with, tuple):  # TF asserts (AssertionError); a typed error here, as bad input
+            raise TypeError("update_non_slot: `colocate_with` must be what non_slot_devices returned (a tuple of "
+                            f"devices), got {type(colocate_with).__name__}: {colocate_with!r}")
         if not callable(fn):
             raise TypeError(f"update_non_slot: `fn` must be callable, got {type(fn).__name__}: {fn!r}")
         kwargs = kwargs or {}

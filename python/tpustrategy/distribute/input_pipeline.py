@@ -20,6 +20,7 @@ from tpustrategy.data import _structure, _transforms
 from tpustrategy.data.dataset_ops import replace_shard_hints, shard_files, source_files
 from tpustrategy.data.options import AutoShardPolicy
 from tpustrategy.framework import device_scope
+from tpustrategy.framework.sparse_tensor import SparseTensor
 from tpustrategy.framework.tensor import Tensor
 
 
@@ -131,9 +132,15 @@ def place(element, device):
     if device is None:
         return element
     name = device.name
-    leaves = [_core._copy_to_device(leaf, name) if isinstance(leaf, Tensor) else leaf
+    leaves = [_core._copy_to_device(leaf, name) if isinstance(leaf, Tensor) else
+              _place_sparse(leaf, name) if isinstance(leaf, SparseTensor) else leaf
               for leaf in _structure.flatten(element)]
     return _structure.pack_as(element, leaves)
+
+
+def _place_sparse(sp, name: str):
+    values = sp.values if not isinstance(sp.values, Tensor) else _core._copy_to_device(sp.values, name)
+    return SparseTensor(_core._copy_to_device(sp.indices, name), values, _core._copy_to_device(sp.dense_shape, name))
 
 
 class StreamPipeline:
@@ -257,6 +264,9 @@ def _per_replica_elements(structure, columns: list, count: int) -> list:
 
 
 def _split_leaf(leaf, begins, counts, devices) -> list:
+    if isinstance(leaf, SparseTensor):  # rows of a sparse batch, placed on each replica's device
+        return [place(_structure.slice_leaf_rows(leaf, b, c), d) for b, c, d in zip(begins, counts, devices,
+                                                                                       strict=True)]
     if isinstance(leaf, Tensor):
         return _core._data_slice_rows_to_devices(leaf, begins, counts, devices)
     return [leaf[b:b + c].copy() for b, c in zip(begins, counts, strict=True)]  # strings stay on the host

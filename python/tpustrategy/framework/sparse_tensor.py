@@ -80,3 +80,94 @@ def to_dense(sp_input, default_value=None, validate_indices=True, name=None):
     if len(indices):
         out[tuple(indices.T)] = array_values
     return out if is_string else _core.constant(out, values.dtype)
+
+
+class SparseTensorSpec:
+    """The spec of a SparseTensor dataset component (``tf.SparseTensorSpec``): dense shape and dtype."""
+
+    __slots__ = ("_shape", "_dtype")
+
+    def __init__(self, shape=None, dtype="float32"):
+        self._shape = TensorShape(shape)
+        self._dtype = dtype if dtype == "string" or not isinstance(dtype, str) else _core.DType(dtype)
+
+    shape = property(lambda self: self._shape)
+    dtype = property(lambda self: self._dtype)
+    value_type = property(lambda self: SparseTensor)
+
+    @classmethod
+    def from_value(cls, value):
+        return cls(value.shape, value.dtype)
+
+    def is_compatible_with(self, other) -> bool:
+        return isinstance(other, SparseTensorSpec) and self._dtype == other._dtype and \
+            self._shape.is_compatible_with(other._shape)
+
+    def __eq__(self, other):
+        return isinstance(other, SparseTensorSpec) and (self._shape, self._dtype) == (other._shape, other._dtype)
+
+    def __hash__(self):
+        return hash((self._shape, str(self._dtype)))
+
+    def __repr__(self):
+        dtype = "tf.string" if str(self._dtype) in ("string", "tf.string") else repr(self._dtype)
+        return f"SparseTensorSpec({self._shape!r}, {dtype})"
+
+
+def _parts(sp: SparseTensor):
+    values = sp.values
+    is_string = not isinstance(values, Tensor)
+    return np.asarray(sp.indices), (np.asarray(values, dtype=object) if is_string else values.numpy()), \
+        np.asarray(sp.dense_shape).astype(np.int64), is_string, None if is_string else values.dtype
+
+
+def _build(indices, values, shape, is_string, dtype) -> SparseTensor:
+    indices = np.asarray(indices, np.int64).reshape(-1, len(shape))
+    if is_string:
+        out = np.empty(len(values), dtype=object)
+        out[:] = list(values)
+        return SparseTensor(indices, out, shape)
+    return SparseTensor(indices, _core.constant(np.asarray(values), dtype), shape)
+
+
+def stack(items: list) -> SparseTensor:
+    """Batches SparseTensors of one rank: row i holds items[i]; each dense dim is the largest of the items'
+    (what ``Dataset.batch`` gives in TF)."""
+    parts = [_parts(sp) for sp in items]
+    ranks = {len(p[2]) for p in parts}
+    if len(ranks) != 1:
+        from tpustrategy.errors import InvalidArgumentError
+
+        raise InvalidArgumentError(None, None, "Cannot batch SparseTensors of different ranks")
+    rank = ranks.pop()
+    dims = np.max(np.stack([p[2] for p in parts]), axis=0) if parts else np.zeros(rank, np.int64)
+    indices = [np.concatenate([np.full((len(p[0]), 1), i, np.int64), p[0].reshape(-1, rank)], axis=1)
+               for i, p in enumerate(parts)]
+    values = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0)
+    _, _, _, is_string, dtype = parts[0]
+    return _build(np.concatenate(indices) if indices else np.zeros((0, rank + 1)), values,
+                  [len(parts), *dims.tolist()], is_string, dtype)
+
+
+def slice_rows(sp: SparseTensor, begin: int, count: int) -> SparseTensor:
+    """Rows [begin, begin + count) of a batched SparseTensor (dense shape [count, *rest])."""
+    indices, values, shape, is_string, dtype = _parts(sp)
+    keep = (indices[:, 0] >= begin) & (indices[:, 0] < begin + count) if len(indices) else np.zeros(0, bool)
+    rows = indices[keep].copy()
+    if len(rows):
+        rows[:, 0] -= begin
+    return _build(rows, values[keep], [count, *shape[1:].tolist()], is_string, dtype)
+
+
+def unstack(sp: SparseTensor) -> list:
+    """The rows of a batched SparseTensor, each of dense shape ``dense_shape[1:]``."""
+    indices, values, shape, is_string, dtype = _parts(sp)
+    if len(shape) == 0:
+        from tpustrategy.errors import InvalidArgumentError
+
+        raise InvalidArgumentError(None, None, "Input element must have a non-scalar value in each component.")
+    out = []
+    for row in range(int(shape[0])):
+        keep = indices[:, 0] == row if len(indices) else np.zeros(0, bool)
+        out.append(_build(indices[keep][:, 1:], values[keep], shape[1:].tolist(), is_string, dtype))
+    return out

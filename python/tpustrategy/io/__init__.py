@@ -11,6 +11,7 @@ from tpustrategy.io.parsing import (
 )
 from tpustrategy.io.tensor_proto import parse_tensor, serialize_tensor
 from tpustrategy.io.tf_record import TFRecordCompressionType, TFRecordOptions, TFRecordWriter, tf_record_iterator
+from tpustrategy.ops.string_ops import decode_csv, decode_raw
 
 __all__ = [
     "FixedLenFeature",
@@ -19,6 +20,8 @@ __all__ = [
     "TFRecordOptions",
     "TFRecordWriter",
     "VarLenFeature",
+    "decode_csv",
+    "decode_raw",
     "parse_example",
     "parse_single_example",
     "parse_tensor",

@@ -123,7 +123,9 @@ def _parse(serialized: list, features: dict, batched: bool):
                 indices, shape = np.stack([rows, cols], axis=1), [n, width]
             else:
                 indices, shape = cols.reshape(-1, 1), [width]
-            out[key] = SparseTensor(indices, values if is_string else _core.constant(values), shape)
+            sparse = SparseTensor(indices, values if is_string else _core.constant(values), shape)
+            sparse._static_shape = [n, None] if batched else [None]  # the value counts vary between Examples
+            out[key] = sparse
             continue
         shape = ([n] if batched else []) + [int(d) for d in TensorShape(feature.shape).as_list()]
         values = values.reshape(shape)

@@ -1,0 +1,262 @@
+"""``tf.strings`` and the string parsers of ``tf.io`` (decode_raw, decode_csv), numpy-backed.
+
+Tensor has no string dtype: a string scalar is Python ``bytes`` and a string tensor a numpy object array of
+``bytes``, the representation datasets, TFRecord readers and parse_example already use. Numeric results are
+Tensors. Values, shapes and error types follow TF 2.21 (checked against it); ``split`` of a rank >= 1 input
+would be a RaggedTensor in TF, which is not built, so it raises NotImplementedError.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tpustrategy import _core, errors
+from tpustrategy.data import _structure
+from tpustrategy.framework.tensor import Tensor
+
+
+def _bytes(value) -> bytes:
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, str):
+        return value.encode()
+    if isinstance(value, np.bytes_):
+        return bytes(value)
+    raise TypeError(f"expected a string (bytes or str), got {type(value).__name__}: {value!r}")
+
+
+def _strings(value) -> np.ndarray:
+    """Any string input (bytes, str, nested lists, object arrays) as an object array of bytes."""
+    if isinstance(value, Tensor):
+        raise TypeError(f"expected a string tensor, got a {value.dtype.name} tensor")
+    array = np.asarray(value, dtype=object)
+    out = np.empty(array.shape, dtype=object)
+    for index in np.ndindex(array.shape):
+        out[index] = _bytes(array[index])
+    return out
+
+
+def _out(array: np.ndarray):
+    """A string result: bytes for a scalar, an object array otherwise."""
+    return array.item() if array.ndim == 0 else array
+
+
+def _invalid(message: str):
+    return errors.InvalidArgumentError(None, None, message)
+
+
+def length(input, unit="BYTE", name=None):  # noqa: A002 - TF's argument name
+    """Length of each string in bytes, or in Unicode code points with ``unit="UTF8_CHAR"`` (int32)."""
+    if unit not in ("BYTE", "UTF8_CHAR"):
+        raise ValueError(f"unit must be 'BYTE' or 'UTF8_CHAR', got {unit!r}")
+    array = _strings(input)
+    count = (lambda b: len(b.decode("utf-8"))) if unit == "UTF8_CHAR" else len
+    return _core.constant(np.vectorize(count, otypes=[np.int32])(array) if array.size else
+                          np.zeros(array.shape, np.int32), "int32")
+
+
+def join(inputs, separator="", name=None):
+    """Element-wise concatenation of the (broadcast) string tensors in `inputs` with `separator`."""
+    arrays = np.broadcast_arrays(*[_strings(x) for x in inputs])
+    sep = _bytes(separator)
+    out = np.empty(arrays[0].shape, dtype=object)
+    for index in np.ndindex(out.shape):
+        out[index] = sep.join(a[index] for a in arrays)
+    return _out(out)
+
+
+def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
+    """Joins the strings along `axis` (all of them when None) with `separator`."""
+    array = _strings(inputs)
+    sep = _bytes(separator)
+    if axis is None:
+        return sep.join(array.ravel().tolist())
+    joined = np.apply_along_axis(lambda row: sep.join(row.tolist()), int(axis), array) if array.size else \
+        np.empty(np.delete(array.shape, axis), dtype=object)
+    joined = np.asarray(joined, dtype=object)
+    if keepdims:
+        joined = np.expand_dims(joined, int(axis))
+    return _out(joined)
+
+
+def substr(input, pos, len, unit="BYTE", name=None):  # noqa: A002 - TF's argument names
+    """``s[pos:pos + len]`` per string (negative `pos` counts from the end); `pos` past the end raises."""
+    array = _strings(input)
+    pos_b, len_b = np.broadcast_to(np.asarray(pos), array.shape), np.broadcast_to(np.asarray(len), array.shape)
+    out = np.empty(array.shape, dtype=object)
+    for flat, index in enumerate(np.ndindex(array.shape)):
+        s = array[index].decode("utf-8") if unit == "UTF8_CHAR" else array[index]
+        p, n = int(pos_b[index]), int(len_b[index])
+        start = p + len_(s) if p < 0 else p
+        if start < 0 or start > len_(s):
+            raise _invalid(f"pos {p} out of range for string b'{array[index].decode('latin-1')}' at index {flat}")
+        piece = s[start:start + max(n, 0)]
+        out[index] = piece.encode() if unit == "UTF8_CHAR" else piece
+    return _out(out)
+
+
+len_ = len  # substr's `len` argument shadows the builtin there
+
+
+def to_number(string_tensor, out_type="float32", name=None):
+    """Each string parsed as a number of `out_type` (InvalidArgumentError when one does not parse)."""
+    array = _strings(string_tensor)
+    dtype = _core.DType(out_type)
+    out = np.empty(array.shape, dtype=dtype.as_numpy_dtype)
+    for index in np.ndindex(array.shape):
+        text = array[index].decode("utf-8", errors="replace").strip()
+        try:
+            out[index] = int(text) if dtype.is_integer else float(text)
+        except ValueError:
+            raise _invalid(f"StringToNumberOp could not correctly convert string: {text}") from None
+    return _core.constant(out, dtype.name)
+
+
+def bytes_split(input, name=None):  # noqa: A002 - TF's argument name
+    """The bytes of a scalar string as a 1-D string tensor (a rank >= 1 input needs RaggedTensor)."""
+    array = _strings(input)
+    if array.ndim:
+        raise NotImplementedError("tf.strings.bytes_split of a rank >= 1 input returns a RaggedTensor, which "
+                                  "tpustrategy does not build; split each scalar")
+    out = np.empty(len_(array.item()), dtype=object)
+    out[:] = [bytes([b]) for b in array.item()]
+    return out
+
+
+def split(input, sep=None, maxsplit=-1, name=None):  # noqa: A002 - TF's argument name
+    """A scalar string split on `sep` (runs of whitespace when None, dropping empty pieces) into a 1-D tensor."""
+    array = _strings(input)
+    if array.ndim:
+        raise NotImplementedError("tf.strings.split of a rank >= 1 input returns a RaggedTensor, which tpustrategy "
+                                  "does not build; split each scalar")
+    text = array.item()
+    pieces = text.split(None if sep is None else _bytes(sep), -1 if maxsplit is None else maxsplit) \
+        if sep is not None or text.strip() else []
+    out = np.empty(len_(pieces), dtype=object)
+    out[:] = pieces
+    return out
+
+
+def upper(input, encoding="", name=None):  # noqa: A002
+    return _out(np.vectorize(lambda b: b.upper(), otypes=[object])(_strings(input)))
+
+
+def lower(input, encoding="", name=None):  # noqa: A002
+    return _out(np.vectorize(lambda b: b.lower(), otypes=[object])(_strings(input)))
+
+
+def strip(input, name=None):  # noqa: A002
+    return _out(np.vectorize(lambda b: b.strip(), otypes=[object])(_strings(input)))
+
+
+def as_string(input, precision=-1, name=None):  # noqa: A002
+    """Numbers as strings (integers in decimal, floats as C's %f / %.<precision>f)."""
+    array = np.asarray(input.numpy() if isinstance(input, Tensor) else input)
+    fmt = (lambda v: f"{v:.{precision}f}" if precision >= 0 else f"{v:f}") if array.dtype.kind == "f" else str
+    out = np.empty(array.shape, dtype=object)
+    for index in np.ndindex(array.shape):
+        value = array[index]
+        out[index] = (("true" if value else "false") if array.dtype == np.bool_ else fmt(value)).encode()
+    return _out(out)
+
+
+def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, name=None):
+    """Each string reinterpreted as a vector of `out_type` (all strings of one length; shape [..., n])."""
+    array = _strings(input_bytes)
+    dtype = np.dtype(_core.DType(out_type).as_numpy_dtype).newbyteorder("<" if little_endian else ">")
+    flat = array.ravel()
+    if not fixed_length:
+        for i, b in enumerate(flat[1:], start=1):
+            if len_(b) != len_(flat[0]):
+                raise _invalid(f"DecodeRaw requires input strings to all be the same size, but element {i} has size "
+                               f"{len_(flat[0])} != {len_(b)}")
+    rows = [np.frombuffer(b.ljust(fixed_length, b"\0")[:fixed_length] if fixed_length else b, dtype)
+            if len_(b) % dtype.itemsize == 0 or fixed_length else None for b in array.ravel()]
+    if any(r is None for r in rows):
+        bad = next(b for b in array.ravel() if len_(b) % dtype.itemsize)
+        raise _invalid(f"Input to DecodeRaw has length {len_(bad)} that is not a multiple of {dtype.itemsize}, the "
+                       f"size of {_core.DType(out_type).name}")
+    width = len_(rows[0]) if rows else 0
+    stacked = np.stack(rows).astype(dtype.newbyteorder("=")) if rows else np.zeros((0, width), dtype.newbyteorder("="))
+    return _core.constant(stacked.reshape(*array.shape, width), _core.DType(out_type).name)
+
+
+def _default_of(default):
+    """(kind, default value or None when required) of one record_defaults entry."""
+    if isinstance(default, Tensor):
+        values = np.asarray(default.numpy()).ravel()
+        return default.dtype.name, (values[0].item() if values.size else None)
+    array = np.asarray(default, dtype=object).ravel()
+    if array.size == 0:
+        return None, None
+    value = array[0]
+    if isinstance(value, (bytes, str)):
+        return "string", _bytes(value)
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError("decode_csv: record_defaults must be int32, int64, float32, float64 or string")
+    return ("int32", int(value)) if isinstance(value, (int, np.integer)) else ("float32", float(value))
+
+
+def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, na_value="", select_cols=None,
+               name=None):
+    """Each record split into len(record_defaults) columns, typed by the defaults (empty fields take them;
+    a field without a default is required)."""
+    array = _strings(records)
+    kinds = [_default_of(d) for d in record_defaults]
+    if any(kind is None for kind, _ in kinds):
+        raise TypeError("decode_csv: every record_defaults entry needs a dtype (a tensor or a non-empty list)")
+    delim, na = _bytes(field_delim), _bytes(na_value)
+    columns = [np.empty(array.shape, dtype=object) for _ in kinds]
+    for flat, index in enumerate(np.ndindex(array.shape)):
+        fields = _split_record(array[index], delim, use_quote_delim)
+        if select_cols is not None:
+            fields = [fields[c] for c in select_cols if c < len_(fields)]
+        if len_(fields) != len_(kinds):
+            raise _invalid(f"Expect {len_(kinds)} fields but have {len_(fields)} in record {flat}")
+        for column, ((kind, default), field, out) in enumerate(zip(kinds, fields, columns, strict=True)):
+            if field == b"" or field == na:
+                if default is None:
+                    raise _invalid(f"Field {column} is required but missing in record {flat}!")
+                out[index] = default
+                continue
+            try:
+                out[index] = field if kind == "string" else int(field) if "int" in kind else float(field)
+            except ValueError:
+                raise _invalid(f"Field {column} in record {flat} is not a valid {kind}: {field!r}") from None
+    results = []
+    for (kind, _), column in zip(kinds, columns, strict=True):
+        if kind == "string":
+            results.append(_out(column))
+        else:
+            results.append(_core.constant(column.astype(np.dtype(_core.DType(kind).as_numpy_dtype)), kind))
+    return results
+
+
+def _split_record(record: bytes, delim: bytes, quotes: bool) -> list:
+    if not quotes or b'"' not in record:
+        return record.split(delim)
+    fields, current, quoted, i = [], bytearray(), False, 0
+    while i < len_(record):
+        c = record[i:i + 1]
+        if quoted:
+            if c == b'"' and record[i + 1:i + 2] == b'"':
+                current += b'"'
+                i += 1
+            elif c == b'"':
+                quoted = False
+            else:
+                current += c
+        elif c == b'"':
+            quoted = True
+        elif record.startswith(delim, i):
+            fields.append(bytes(current))
+            current = bytearray()
+            i += len_(delim) - 1
+        else:
+            current += c
+        i += 1
+    fields.append(bytes(current))
+    return fields
+
+
+string = _structure.string
