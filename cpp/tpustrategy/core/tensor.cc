@@ -25,7 +25,7 @@ Tensor Tensor::empty(DType dtype, Shape shape, DevicePtr device) {
   check_shape(shape, "Tensor::empty");
   std::int64_t bytes = tpustrategy::num_elements(shape) * static_cast<std::int64_t>(dtype_size(dtype));
   auto buffer = std::make_shared<Buffer>(bytes, placement_device(std::move(device)));
-  return Tensor(dtype, std::move(shape), std::move(buffer));
+  return {dtype, std::move(shape), std::move(buffer)};
 }
 
 Tensor Tensor::zeros(DType dtype, Shape shape, DevicePtr device) {
@@ -53,7 +53,7 @@ Tensor Tensor::reshaped(Shape shape) const {
                                "Input to reshape is a tensor with {} values, but the requested shape {} has {}",
                                num_elements(), shape_to_string(shape), tpustrategy::num_elements(shape));
   }
-  return Tensor(dtype_, std::move(shape), buffer_);
+  return {dtype_, std::move(shape), buffer_};
 }
 
 Tensor Tensor::copy_to(DevicePtr device) const {

@@ -14,7 +14,7 @@ namespace {
 // Copies below this size run inline: a pool hand-off costs more than the memcpy.
 constexpr std::int64_t kParallelCopyBytes = std::int64_t{1} << 20;
 
-Shape row_shape(const Tensor& t) { return Shape(t.shape().begin() + 1, t.shape().end()); }
+Shape row_shape(const Tensor& t) { return {t.shape().begin() + 1, t.shape().end()}; }
 
 std::int64_t row_bytes(const Tensor& t) {
   return num_elements(row_shape(t)) * static_cast<std::int64_t>(dtype_size(t.dtype()));

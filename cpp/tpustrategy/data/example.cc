@@ -125,7 +125,8 @@ bool valid_utf8(std::string_view s) {
     if (c < 0x80) {
       ++i;
       continue;
-    } else if ((c >> 5) == 0x6) {
+    }
+    if ((c >> 5) == 0x6) {
       extra = 1, cp = c & 0x1fu;
     } else if ((c >> 4) == 0xe) {
       extra = 2, cp = c & 0x0fu;

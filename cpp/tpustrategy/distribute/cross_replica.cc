@@ -38,7 +38,7 @@ std::vector<const void*> input_pointers(std::span<const Tensor> inputs) {
 Tensor uncharged_result(DType dtype, const Shape& shape) {
   check_shape(shape, "cross_replica");
   const std::int64_t bytes = num_elements(shape) * static_cast<std::int64_t>(dtype_size(dtype));
-  return Tensor(dtype, shape, std::make_shared<Buffer>(bytes, DevicePtr()));
+  return {dtype, shape, std::make_shared<Buffer>(bytes, DevicePtr())};
 }
 
 }  // namespace
@@ -57,15 +57,15 @@ std::vector<Tensor> share_across(const Tensor& value, std::span<const DevicePtr>
   std::vector<Tensor> out;
   out.reserve(destinations.size());
   bool value_used = false;
-  for (std::size_t i = 0; i < destinations.size(); ++i) {
+  for (const auto& destination : destinations) {
     // The value itself serves the (first) destination it already lives on: charged once, not twice.
-    if (!value_used && value.device() && value.device() == destinations[i]) {
+    if (!value_used && value.device() && value.device() == destination) {
       out.push_back(value);
       value_used = true;
       continue;
     }
     // A view kept alive by the shared buffer, charged to this destination (throws if it does not fit).
-    auto view = std::make_shared<Buffer>(value.mutable_raw_data(), value.nbytes(), destinations[i],
+    auto view = std::make_shared<Buffer>(value.mutable_raw_data(), value.nbytes(), destination,
                                          std::shared_ptr<void>(value.buffer()));
     out.emplace_back(value.dtype(), value.shape(), std::move(view));
   }
@@ -139,7 +139,7 @@ std::vector<Tensor> all_gather_tensors(Communicator& comm, std::span<const Tenso
   }
   // Across processes every participant's size along the axis must be this one (TPU's rule; the MPI
   // handshake checks that every process passes the same element count).
-  const std::size_t participants = static_cast<std::size_t>(comm.size());
+  const auto participants = static_cast<std::size_t>(comm.size());
   if (participants != inputs.size()) {
     for (std::size_t i = 0; i < inputs.size(); ++i) {
       if (inputs[i].shape()[a] != first.shape()[a]) {
@@ -154,7 +154,7 @@ std::vector<Tensor> all_gather_tensors(Communicator& comm, std::span<const Tenso
     return participants == inputs.size() ? inputs[i].shape()[a] : first.shape()[a];
   };
   Tensor result = uncharged_result(first.dtype(), out_shape);
-  const std::int64_t element = static_cast<std::int64_t>(dtype_size(first.dtype()));
+  const auto element = static_cast<std::int64_t>(dtype_size(first.dtype()));
   std::int64_t outer = 1, inner = element;
   for (int d = 0; d < a; ++d) outer *= first.shape()[d];
   for (int d = a + 1; d < first.rank(); ++d) inner *= first.shape()[d];

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <new>
 
 namespace tpustrategy {
 
@@ -31,7 +32,8 @@ WorkerPool::~WorkerPool() {
   if (in_forked_child()) {
     // The threads exist only in the parent: joining them, destroying joinable std::threads or condition
     // variables they wait on would hang or terminate here, so leak all three.
-    new std::vector<std::thread>(std::move(workers_));
+    // nothrow: a destructor must not throw; the vector's move itself cannot.
+    (void)new (std::nothrow) std::vector<std::thread>(std::move(workers_));
     (void)wake_.release();
     (void)idle_.release();
     return;
@@ -47,7 +49,7 @@ WorkerPool::~WorkerPool() {
 bool WorkerPool::in_forked_child() const { return getpid() != owner_pid_; }
 
 WorkerPool& WorkerPool::global() {
-  static WorkerPool pool(std::max(1u, std::thread::hardware_concurrency()));
+  static WorkerPool pool(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   return pool;
 }
 

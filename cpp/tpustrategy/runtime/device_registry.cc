@@ -33,8 +33,7 @@ std::string upper(std::string_view text) {
 bool matches(const DeviceSpec& spec, const Device& device) {
   if (spec.type && *spec.type != device.type()) return false;
   if (spec.index && *spec.index != device.index()) return false;
-  if (spec.task && *spec.task != device.task()) return false;
-  return true;  // job and replica: one simulated client, every job name refers to it
+  return !spec.task || *spec.task == device.task();  // job, replica: one simulated client, any job name is it
 }
 
 // Host CPU 0, the device of tensors created outside any device scope.

@@ -63,32 +63,32 @@ std::string CollectiveDesc::to_string() const {
 
 std::string describe_mismatch(const CollectiveDesc& a, const CollectiveDesc& b) {
   std::vector<std::string_view> fields;
-  if (a.kind != b.kind) fields.push_back("kind");
-  if (uses_op(a.kind) && uses_op(b.kind) && a.op != b.op) fields.push_back("op");
-  if (a.structure != b.structure) fields.push_back("structure");
+  if (a.kind != b.kind) fields.emplace_back("kind");
+  if (uses_op(a.kind) && uses_op(b.kind) && a.op != b.op) fields.emplace_back("op");
+  if (a.structure != b.structure) fields.emplace_back("structure");
   if (a.leaves.empty() != b.leaves.empty()) {
-    fields.push_back("tensors");
+    fields.emplace_back("tensors");
   } else if (a.leaves.empty()) {
-    if (a.dtype != b.dtype) fields.push_back("dtype");
-    if (a.shape != b.shape) fields.push_back("shape");
+    if (a.dtype != b.dtype) fields.emplace_back("dtype");
+    if (a.shape != b.shape) fields.emplace_back("shape");
   } else if (a.structure == b.structure) {
     bool dtype_differs = a.leaves.size() != b.leaves.size(), shape_differs = dtype_differs;
     for (std::size_t i = 0; i < a.leaves.size() && i < b.leaves.size(); ++i) {
       dtype_differs = dtype_differs || a.leaves[i].dtype != b.leaves[i].dtype;
       shape_differs = shape_differs || a.leaves[i].shape != b.leaves[i].shape;
     }
-    if (dtype_differs) fields.push_back("dtype");
-    if (shape_differs) fields.push_back("shape");
+    if (dtype_differs) fields.emplace_back("dtype");
+    if (shape_differs) fields.emplace_back("shape");
   }
   if (uses_axis(a.kind) && a.kind == b.kind && (a.axis != b.axis || a.split_axis != b.split_axis)) {
-    fields.push_back("axis");
+    fields.emplace_back("axis");
   }
-  if (a.groups != b.groups) fields.push_back("group_assignment");
-  if (a.group_id != b.group_id) fields.push_back("group");
-  if (a.sequence != b.sequence) fields.push_back("seq");
-  if (a.kind == CollectiveKind::kBroadcast && a.kind == b.kind && a.root != b.root) fields.push_back("root");
+  if (a.groups != b.groups) fields.emplace_back("group_assignment");
+  if (a.group_id != b.group_id) fields.emplace_back("group");
+  if (a.sequence != b.sequence) fields.emplace_back("seq");
+  if (a.kind == CollectiveKind::kBroadcast && a.kind == b.kind && a.root != b.root) fields.emplace_back("root");
   if (a.kind == CollectiveKind::kCollectivePermute && a.kind == b.kind && a.pairs != b.pairs) {
-    fields.push_back("pairs");
+    fields.emplace_back("pairs");
   }
   return fmt::format("{}", fmt::join(fields, ", "));
 }

@@ -100,7 +100,7 @@ class ReplicaRunnerState {
       : num_replicas_(num_replicas), world_(make_in_process_communicator(num_replicas)), done_(num_replicas, false) {}
 
   int num_replicas() const { return num_replicas_; }
-  ReplicaCtx make_ctx(int replica) { return ReplicaCtx(this, replica); }
+  ReplicaCtx make_ctx(int replica) { return {this, replica}; }
 
   // The rendezvous of `group` (validated by the caller), created on first use; sets *group_id.
   Rendezvous& rendezvous_for(const ReplicaGroup& group, std::int64_t* group_id) {

@@ -105,7 +105,8 @@ class ReplicaCtx {
   }
   int group_size(const ReplicaGroup& group) const;
   // Validates the group, fills in group id and sequence number, and joins the group's rendezvous.
-  void collective(const char* where, CollectiveDesc desc, const void* input, void* output, const ReplicaGroup& group);
+  void collective(const char* where, CollectiveDesc desc, const void* input, void* output,
+                  const ReplicaGroup& requested);
 
   detail::ReplicaRunnerState* state_;
   int replica_id_;

@@ -53,7 +53,7 @@ std::vector<RingAxis> group_axes(const SliceGeometry& g, const std::vector<Coord
   if (members.size() <= 1) return {};
   // Distinct positions along each axis, and whether they are evenly spaced.
   std::array<std::vector<char>, 4> used;
-  for (int i = 0; i < 4; ++i) used[i].assign(static_cast<std::size_t>(hi[i] - lo[i] + 1), 0);
+  for (int i = 0; i < 4; ++i) used[i].assign(static_cast<std::size_t>(hi[i] - lo[i]) + 1, 0);
   for (const Coordinate& c : members)
     for (int i = 0; i < 4; ++i) used[i][static_cast<std::size_t>(c[i] - lo[i])] = 1;
   std::vector<RingAxis> axes;
