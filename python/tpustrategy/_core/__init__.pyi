@@ -11,9 +11,9 @@ from . import ops
 from . import autodiff
 from . import summary
 from . import checkpoint
+from . import spmd
 from . import sim
 from . import mpi
-from . import spmd
 __all__: list[str] = ['ChipSpec', 'CollectiveCounter', 'DType', 'Device', 'DeviceAssignment', 'DeviceOrderMode', 'ExecutionContext', 'ReplicaRendezvous', 'ShardedTensor', 'Sharding', 'SlicePreset', 'Tensor', 'Topology', 'activate_slice', 'active_slice', 'all_gather', 'all_reduce', 'autodiff', 'bfloat16', 'bool', 'broadcast', 'buffer_cache_limit', 'cached_memory_bytes', 'checkpoint', 'chip_specs', 'constant', 'convert_to_tensor', 'current_context', 'current_device', 'find_device', 'find_slice_preset', 'float16', 'float32', 'float64', 'host_cpu', 'int32', 'int64', 'list_devices', 'mpi', 'ops', 'parse_device_spec', 'reduce_scatter', 'release_cached_memory', 'set_buffer_cache_limit', 'set_current_context', 'set_current_device', 'set_logical_cpu_count', 'set_logical_gpu_count', 'sim', 'slice_presets', 'slice_topology', 'spmd', 'summary']
 class DType:
     """
