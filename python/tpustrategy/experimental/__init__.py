@@ -40,9 +40,9 @@ from tpustrategy.experimental._step_report import (
     estimate_step,
     record_step,
 )
+from tpustrategy.tpu.spmd_partitioner import SpmdPlan, spmd_plan
 
 StepRecord = _core.sim.StepRecord
-from tpustrategy.tpu.spmd_partitioner import SpmdPlan, spmd_plan
 
 __all__ = [
     "CollectiveEstimate",
