@@ -9,6 +9,7 @@ from tpustrategy import _core
 from tpustrategy.keras import initializers, regularizers
 from tpustrategy.keras.layers.dense import _positive_int
 from tpustrategy.keras.layers.layer import Layer
+from tpustrategy.ops.gather_scatter_ops import gather
 
 
 class Embedding(Layer):
@@ -36,8 +37,6 @@ class Embedding(Layer):
     def call(self, inputs):
         if not inputs.dtype.is_integer:
             inputs = _core.ops.cast(inputs, _core.int32)
-        from tpustrategy.ops.array_ops import gather
-
         return gather(self.embeddings, inputs)
 
     def compute_mask(self, inputs, mask=None):
