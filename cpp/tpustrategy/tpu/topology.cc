@@ -78,8 +78,9 @@ std::pair<std::vector<std::int64_t>, std::vector<std::int32_t>> detail::flatten_
     }
     for (const Coordinate& c : nested[i]) flat.insert(flat.end(), c.begin(), c.end());
   }
-  return {{static_cast<std::int64_t>(nested.size()), static_cast<std::int64_t>(inner), Topology::kMeshRank},
-          std::move(flat)};
+  std::vector<std::int64_t> shape{static_cast<std::int64_t>(nested.size()), static_cast<std::int64_t>(inner),
+                                  Topology::kMeshRank};
+  return {std::move(shape), std::move(flat)};
 }
 
 Topology::Topology(std::vector<std::int32_t> mesh_shape, const std::vector<std::vector<Coordinate>>& device_coordinates)
@@ -166,8 +167,8 @@ void Topology::index_devices() {
   }
   missing_devices_.clear();
   Coordinate c{};
-  for (std::size_t index = 0; index < task_at_.size(); ++index) {
-    if (task_at_[index] < 0) missing_devices_.push_back(c);
+  for (const auto task : task_at_) {
+    if (task < 0) missing_devices_.push_back(c);
     for (int i = kMeshRank - 1; i >= 0 && ++c[i] == mesh_shape_[i]; --i) c[i] = 0;  // row-major increment
   }
 }
