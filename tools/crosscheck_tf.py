@@ -94,7 +94,8 @@ def emit(framework: str, pattern: str, done: set[str]) -> None:
     make_logical_cpus(tf)
     results, complete = {}, True
     for case in ordered_cases():
-        if pattern not in case.name or case.name in done:
+        # -k matches a case's name or its module (e.g. -k cases_fidelity: one area's cases).
+        if (pattern not in case.name and pattern not in case.fn.__module__) or case.name in done:
             continue
         try:
             args = (tf,) if case.kind is None else (tf, strategy_factory(tf, case.kind))
@@ -179,7 +180,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--emit", choices=("tensorflow", "tpustrategy"), help=argparse.SUPPRESS)
     parser.add_argument("--done", default="[]", help=argparse.SUPPRESS)  # JSON list of cases to skip
-    parser.add_argument("-k", default="", help="only cases whose name contains this")
+    parser.add_argument("-k", default="", help="only cases whose name (or module, e.g. cases_fidelity) contains this")
     parser.add_argument("--verbose", action="store_true", help="print both descriptions of each mismatch")
     parser.add_argument("--write-reference", metavar="JSON",
                         help="store TF's descriptions of the selected cases (messages dropped) for the test suite")

@@ -203,8 +203,11 @@ def strategy_group_and_update_non_slot(tf, strategy):
 
 @case(kinds=(MIRRORED,))
 def cross_device_ops_classes(tf, strategy):
-    results = {}
-    for name in ("ReductionToOneDevice", "NcclAllReduce", "HierarchicalCopyAllReduce"):
+    results: dict = {}
+    # NcclAllReduce is built and checked only: TF has no NCCL kernel without GPUs (InvalidArgumentError on CPUs),
+    # while the simulator runs it on its collectives like the others.
+    results["nccl type"] = [c.__name__ for c in type(tf.distribute.NcclAllReduce()).__mro__[:3]]
+    for name in ("ReductionToOneDevice", "HierarchicalCopyAllReduce"):
         ops = getattr(tf.distribute, name)()
         s = tf.distribute.MirroredStrategy(["CPU:0", "CPU:1"], cross_device_ops=ops)
         pr = s.run(lambda: tf.cast(_rid(tf), tf.float32) + 3.0)
@@ -302,3 +305,51 @@ def central_storage_strategy(tf, strategy):
             "reads": s.run(step), "total": total.numpy(), "mean": mean.numpy(), "times two": s.run(lambda: plain * 2.0),
             "no aggregation": error_of(lambda: s.run(lambda: plain.assign_add(tf.constant(1.0)))),
             "synchronization": Repr(str(plain.synchronization)), "repr": Repr(repr(plain))}
+
+
+def _py(x):
+    """String results compared as Python values (TF's are string tensors, tpustrategy's bytes / object arrays)."""
+    value = x.numpy() if hasattr(x, "numpy") else x
+    return np.asarray(value, dtype=object).tolist() if not isinstance(value, bytes) else value
+
+
+@case()
+def string_ops(tf):
+    words = [b"hello world", b"a,b", b""]
+    ints, floats, text = tf.io.decode_csv([b"1,2.5,x", b"3,,y"], record_defaults=[[0], [9.0], [""]])
+    return {"length": tf.strings.length(words), "utf8 length": tf.strings.length(["h\u00e9llo"], unit="UTF8_CHAR"),
+            "join": _py(tf.strings.join([["a", "b"], ["c", "d"]], separator="-")),
+            "reduce_join": _py(tf.strings.reduce_join(["a", "b", "c"], separator=",")),
+            "substr": _py(tf.strings.substr(words[:2], 1, 3)),
+            "substr negative": _py(tf.strings.substr(b"hello", -3, 2)),
+            "substr error": error_of(lambda: tf.strings.substr(words, 1, 3)),
+            "to_number": tf.strings.to_number(["1.5", "2"]),
+            "to_number int64": tf.strings.to_number(["3", "-4"], out_type=tf.int64),
+            "to_number error": error_of(lambda: tf.strings.to_number(["x"])),
+            "bytes_split": _py(tf.strings.bytes_split(b"abc")), "split": _py(tf.strings.split(b"a b  c")),
+            "split sep": _py(tf.strings.split(b"a,b,,c", sep=",")),
+            "decode_raw": tf.io.decode_raw([b"\x01\x00\x00\x00", b"\x02\x00\x00\x00"], tf.int32),
+            "decode_raw error": error_of(lambda: tf.io.decode_raw(b"\x01\x00\x00", tf.int32)),
+            "decode_csv": [ints, floats, _py(text)],
+            "decode_csv error": error_of(lambda: tf.io.decode_csv([b"1"], record_defaults=[[0], [0]]))}
+
+
+@case()
+def sparse_tensors_in_pipelines(tf, strategy):
+    def example(values):
+        feature = {"a": tf.train.Feature(int64_list=tf.train.Int64List(value=values))}
+        return tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString()
+
+    parsed = tf.data.Dataset.from_tensor_slices([example([1, 2, 3]), example([4]), example([5, 6]), example([])]).map(
+        lambda s: tf.io.parse_single_example(s, {"a": tf.io.VarLenFeature(tf.int64)}))
+    sparse = tf.SparseTensor(indices=[[0, 0], [1, 2]], values=[1.0, 2.0], dense_shape=[3, 4])
+    sliced = tf.data.Dataset.from_tensor_slices(sparse)
+    s = strategy(2)
+    element = next(iter(s.experimental_distribute_dataset(parsed.batch(4))))
+    parts = s.experimental_local_results(element["a"])
+    return {"spec": Repr(repr(parsed.element_spec)), "sliced spec": Repr(repr(sliced.element_spec)),
+            "batched spec": Repr(repr(sliced.batch(2).element_spec)),
+            "rows": [tf.sparse.to_dense(x["a"]) for x in parsed],
+            "batch": tf.sparse.to_dense(next(iter(parsed.batch(4)))["a"]),
+            "per replica": [[p.indices, p.values, p.dense_shape] for p in parts],
+            "sums": s.run(lambda d: tf.reduce_sum(tf.sparse.to_dense(d["a"])), args=(element,))}
