@@ -25,7 +25,7 @@ struct Registry {
 thread_local std::span<const int> tl_members;
 
 Registry& registry() {
-  static Registry* r = new Registry();  // never destroyed: observers may unregister during exit
+  static auto* r = new Registry();  // never destroyed: observers may unregister during exit
   return *r;
 }
 

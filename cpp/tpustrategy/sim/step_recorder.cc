@@ -24,7 +24,7 @@ struct State {
 };
 
 State& state() {
-  static State* s = new State();  // never destroyed: a hook may fire during exit
+  static auto* s = new State();  // never destroyed: a hook may fire during exit
   return *s;
 }
 
