@@ -283,3 +283,13 @@ def test_compat_v1_train_keeps_tf_train_names():
     assert v1.Checkpoint is tf.train.Checkpoint
     assert v1.CheckpointManager is tf.train.CheckpointManager
     assert {"AdamOptimizer", "GradientDescentOptimizer", "MomentumOptimizer"} <= set(v1.__all__)
+
+
+def test_hyperparameters_pass_through_float32_as_in_tf():
+    """TF converts a Python learning rate with convert_to_tensor (float32) and casts it to the variable's dtype."""
+    w = tf.Variable(np.array([1.0]), dtype=tf.float64)
+    v1.GradientDescentOptimizer(0.1).apply_gradients([(tf.constant([1.0], tf.float64), w)])
+    assert w.numpy()[0] == 1.0 - float(np.float32(0.1))
+    adam = v1.AdamOptimizer(0.1)
+    adam.apply_gradients([(tf.constant([1.0], tf.float64), w)])
+    assert [p.dtype for p in adam._get_beta_accumulators()] == [tf.float32, tf.float32]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from tpustrategy.compat.v1.train.optimizer import Optimizer
-from tpustrategy.keras.optimizers.optimizer import as_dtype
 
 
 class GradientDescentOptimizer(Optimizer):
@@ -14,7 +13,7 @@ class GradientDescentOptimizer(Optimizer):
         self._learning_rate = learning_rate
 
     def _prepare(self) -> None:
-        self._learning_rate_value = self._call_if_callable(self._learning_rate)
+        self._learning_rate_tensor = self._hyper_tensor(self._learning_rate)
 
     def _apply_dense(self, grad, var) -> None:
-        var.assign_sub(grad * as_dtype(self._learning_rate_value, var.dtype))
+        var.assign_sub(grad * self._cast(self._learning_rate_tensor, var.dtype))

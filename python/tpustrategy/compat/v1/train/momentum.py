@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from tpustrategy.compat.v1.train.optimizer import Optimizer
-from tpustrategy.keras.optimizers.optimizer import as_dtype
 
 
 class MomentumOptimizer(Optimizer):
@@ -21,11 +20,11 @@ class MomentumOptimizer(Optimizer):
             self._zeros_slot(var, "momentum", self._name)
 
     def _prepare(self) -> None:
-        self._learning_rate_value = self._call_if_callable(self._learning_rate)
-        self._momentum_value = self._call_if_callable(self._momentum)
+        self._learning_rate_tensor = self._hyper_tensor(self._learning_rate)
+        self._momentum_tensor = self._hyper_tensor(self._momentum)
 
     def _apply_dense(self, grad, var) -> None:
-        lr, momentum = as_dtype(self._learning_rate_value, var.dtype), as_dtype(self._momentum_value, var.dtype)
+        lr, momentum = (self._cast(t, var.dtype) for t in (self._learning_rate_tensor, self._momentum_tensor))
         accum = self._slot(var, "momentum")
         accum.assign(accum.value() * momentum + grad)
         if self._use_nesterov:

@@ -196,8 +196,15 @@ class Optimizer:
         return []
 
     @staticmethod
-    def _call_if_callable(param):
-        return param() if callable(param) else param
+    def _hyper_tensor(param):
+        """A hyperparameter as TF's v1 optimizers hold it (``convert_to_tensor``): a Python float becomes float32
+        and is cast to each variable's dtype where used, so a float64 variable sees float32(0.05), as in TF."""
+        param = param() if callable(param) else param
+        return param if isinstance(param, _core.Tensor) else _core.convert_to_tensor(param)
+
+    @staticmethod
+    def _cast(tensor, dtype):
+        return _core.ops.cast(tensor, dtype)
 
     # ---- slots ----
     def _variable_scope(self, strategy):
@@ -227,9 +234,10 @@ class Optimizer:
         named[id(var)] = Variable(zeros(shape, var.dtype), trainable=False,
                                   name=self._unique_name(f"{_base_name(var)}/{op_name}"))
 
-    def _create_non_slot_variable(self, initial_value, name, dtype):
+    def _create_non_slot_variable(self, initial_value, name):
+        """A variable shared by all slots (TF: a Python float initial value makes it float32)."""
         if name not in self._non_slots:
-            self._non_slots[name] = Variable(_core.constant(initial_value, dtype), trainable=False, name=name)
+            self._non_slots[name] = Variable(self._hyper_tensor(initial_value), trainable=False, name=name)
         return self._non_slots[name]
 
     def _get_non_slot_variable(self, name):
