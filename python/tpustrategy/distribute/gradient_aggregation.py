@@ -20,6 +20,14 @@ def dense_gradient(gradient):
     return gradient
 
 
+def distributed_container(variable):
+    """The distributed variable `variable` is a component of, else `variable` (optimizers key slots by it)."""
+    container = getattr(variable, "_distributed_container", None)
+    if callable(container) and not hasattr(container, "_values"):
+        container = container()
+    return container if container is not None else variable
+
+
 def in_replica_context() -> bool:
     """True inside ``strategy.run`` (a strategy is active and its replica context is current)."""
     return (ds_context.has_strategy() and ds_context.get_replica_context() is not None

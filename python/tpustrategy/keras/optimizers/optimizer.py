@@ -17,7 +17,7 @@ import logging
 
 from tpustrategy import _core
 from tpustrategy.distribute import distribution_strategy_context as ds_context
-from tpustrategy.distribute.gradient_aggregation import apply_across_replicas, dense_gradient
+from tpustrategy.distribute.gradient_aggregation import apply_across_replicas, dense_gradient, distributed_container
 from tpustrategy.eager.backprop import GradientTape
 from tpustrategy.framework import deferred_restoration
 from tpustrategy.ops.array_ops import zeros
@@ -241,12 +241,7 @@ class _LearningRateValue:
             self._optimizer._learning_rate = float(value)
 
 
-def _container(variable):
-    """The distributed variable `variable` is a component of, else `variable`."""
-    container = getattr(variable, "_distributed_container", None)
-    if callable(container) and not hasattr(container, "_values"):
-        container = container()
-    return container if container is not None else variable
+_container = distributed_container
 
 
 def _var_key(variable) -> int:

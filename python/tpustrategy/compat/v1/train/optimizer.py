@@ -17,17 +17,10 @@ import contextlib
 from tpustrategy import _core, errors
 from tpustrategy.distribute import distribution_strategy_context as ds_context
 from tpustrategy.distribute.gradient_aggregation import apply_across_replicas, dense_gradient
+from tpustrategy.distribute.gradient_aggregation import distributed_container as container
 from tpustrategy.eager.backprop import GradientTape
 from tpustrategy.ops.array_ops import zeros
 from tpustrategy.variables import Variable
-
-
-def container(variable):
-    """The distributed variable `variable` is a component of, else `variable`."""
-    owner = getattr(variable, "_distributed_container", None)
-    if callable(owner) and not hasattr(owner, "_values"):
-        owner = owner()
-    return owner if owner is not None else variable
 
 
 def component_for(distributed, var):
