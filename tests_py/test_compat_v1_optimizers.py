@@ -293,3 +293,19 @@ def test_hyperparameters_pass_through_float32_as_in_tf():
     adam = v1.AdamOptimizer(0.1)
     adam.apply_gradients([(tf.constant([1.0], tf.float64), w)])
     assert [p.dtype for p in adam._get_beta_accumulators()] == [tf.float32, tf.float32]
+
+
+@pytest.mark.parametrize("make, expected", [
+    (lambda: v1.MomentumOptimizer(0.1, 0.9), [0.41, 0.41, 1.9, 1.9, 3.0, 3.0]),
+    (lambda: v1.MomentumOptimizer(0.1, 0.9, use_nesterov=True), [-0.031, -0.031, 1.81, 1.81, 3.0, 3.0]),
+    (lambda: v1.AdamOptimizer(0.1), [0.811563, 0.811563, 1.832994, 1.832994, 3.0, 3.0]),
+    (lambda: v1.GradientDescentOptimizer(0.1), [0.5, 0.5, 1.9, 1.9, 3.0, 3.0]),
+], ids=["momentum", "nesterov", "adam", "gd"])
+def test_sparse_gradients_as_tf(make, expected):
+    """IndexedSlices from gather, duplicate indices in the second step. TF 2.21's results (checked): sparse
+    Momentum moves only the rows present (row 1 keeps its accumulator in step 2), Adam and GD as dense."""
+    table = tf.Variable([[1.0, 1.0], [2.0, 2.0], [3.0, 3.0]])
+    opt = make()
+    opt.minimize(lambda: tf.reduce_sum(tf.gather(table, [0, 1])))
+    opt.minimize(lambda: tf.reduce_sum(tf.gather(table, [0, 0]) * 2.0))
+    np.testing.assert_allclose(table.numpy().ravel(), expected, rtol=1e-5, atol=1e-6)

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 from tpustrategy.compat.v1.train.optimizer import Optimizer
+from tpustrategy.ops.array_ops import reshape
+from tpustrategy.ops.gather_scatter_ops import gather, tensor_scatter_nd_update
 
 
 class MomentumOptimizer(Optimizer):
@@ -31,3 +33,12 @@ class MomentumOptimizer(Optimizer):
             var.assign_sub(grad * lr + accum.value() * momentum * lr)
         else:
             var.assign_sub(accum.value() * lr)
+
+    def _apply_sparse(self, values, rows, var) -> None:
+        """TF's SparseApplyMomentum: only the rows present move (their accumulators too); other rows keep both."""
+        lr, momentum = (self._cast(t, var.dtype) for t in (self._learning_rate_tensor, self._momentum_tensor))
+        accum, index = self._slot(var, "momentum"), reshape(rows, [-1, 1])
+        accum_rows = gather(accum.value(), rows) * momentum + values
+        accum.assign(tensor_scatter_nd_update(accum.value(), index, accum_rows))
+        step = (values * lr + accum_rows * momentum * lr) if self._use_nesterov else accum_rows * lr
+        var.assign(tensor_scatter_nd_update(var.value(), index, gather(var.value(), rows) - step))

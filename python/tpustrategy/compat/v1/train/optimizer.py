@@ -16,10 +16,13 @@ import contextlib
 
 from tpustrategy import _core, errors
 from tpustrategy.distribute import distribution_strategy_context as ds_context
-from tpustrategy.distribute.gradient_aggregation import apply_across_replicas, dense_gradient
+from tpustrategy.distribute.gradient_aggregation import apply_across_replicas
 from tpustrategy.distribute.gradient_aggregation import distributed_container as container
 from tpustrategy.eager.backprop import GradientTape
-from tpustrategy.ops.array_ops import zeros
+from tpustrategy.framework.indexed_slices import IndexedSlices
+from tpustrategy.ops.array_ops import reshape, zeros
+from tpustrategy.ops.gather_scatter_ops import tensor_scatter_nd_add
+from tpustrategy.ops.numpy_backed_ops import unique, unsorted_segment_sum
 from tpustrategy.variables import Variable
 
 
@@ -48,8 +51,10 @@ def _check_target(variable) -> None:
 
 
 def _as_gradient(gradient):
+    if isinstance(gradient, IndexedSlices):
+        return gradient
     try:
-        return dense_gradient(gradient) if hasattr(gradient, "_as_tensor") else _core.convert_to_tensor(gradient)
+        return _core.convert_to_tensor(gradient)
     except (TypeError, ValueError) as error:
         raise TypeError(f"Gradient must be convertible to a Tensor or IndexedSlices, or None: {gradient}") from error
 
@@ -137,7 +142,10 @@ class Optimizer:
         self._create_slots_in_scope([v for _, v in kept], None)
         self._prepare()
         for gradient, variable in kept:
-            self._apply_dense(gradient, variable)
+            if isinstance(gradient, IndexedSlices):
+                self._apply_sparse_duplicate_indices(gradient, variable)
+            else:
+                self._apply_dense(gradient, variable)
         self._finish_step(None)
         if global_step is not None:
             global_step.assign_add(1)
@@ -165,6 +173,13 @@ class Optimizer:
 
     @staticmethod
     def _check_compatible(gradient, variable) -> None:
+        if isinstance(gradient, IndexedSlices):
+            gradient = gradient.values
+            if gradient.shape.as_list()[1:] != variable.shape.as_list()[1:]:
+                raise errors.InvalidArgumentError(
+                    None, None, f"var and grad rows do not have the same shape{variable.shape.as_list()} "
+                    f"{gradient.shape.as_list()}: the gradient of {variable.name}")
+            return
         if gradient.dtype != variable.dtype:
             raise errors.InvalidArgumentError(
                 None, None, f"apply_gradients: the gradient of {variable.name} has dtype {gradient.dtype.name}, "
@@ -183,6 +198,18 @@ class Optimizer:
 
     def _apply_dense(self, grad, var) -> None:
         raise NotImplementedError
+
+    def _apply_sparse_duplicate_indices(self, grad, var) -> None:
+        """An IndexedSlices gradient: duplicate indices summed first (as TF), then ``_apply_sparse``."""
+        rows, positions = unique(grad.indices)
+        values = unsorted_segment_sum(grad.values, positions, int(rows.shape[0]))
+        self._apply_sparse(values, rows, var)
+
+    def _apply_sparse(self, values, rows, var) -> None:
+        """Default: the rows scattered into a dense gradient (exact for TF's GradientDescent and Adam, whose
+        sparse kernels update every row the same way as the dense ones)."""
+        dense = zeros(var.shape.as_list(), var.dtype)
+        self._apply_dense(tensor_scatter_nd_add(dense, reshape(rows, [-1, 1]), values), var)
 
     def _finish(self) -> list:
         """``[(non-slot variable, update fn)]`` applied once per step after the variables' updates."""
