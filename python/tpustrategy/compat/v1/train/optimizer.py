@@ -8,6 +8,10 @@ Under a strategy, ``apply_gradients`` must be called in replica context (TF: Run
 gradients are SUMMED across replicas (TF's v1 optimizers reduce with SUM, they never average) through the
 path the Keras optimizers use, and the update runs once per component of each mirrored variable. Slot and
 non-slot variables are created in the strategy's scope, so they are mirrored like the variables they serve.
+
+IndexedSlices gradients (from ``gather``): duplicate indices are summed, then GradientDescent and Adam update
+as their dense kernels do and Momentum only the rows present, as TF. Under a strategy they are densified by
+the cross-replica sum (TF all-gathers them), so there sparse Momentum decays every row: a known difference.
 """
 
 from __future__ import annotations
@@ -173,18 +177,13 @@ class Optimizer:
 
     @staticmethod
     def _check_compatible(gradient, variable) -> None:
-        if isinstance(gradient, IndexedSlices):
-            gradient = gradient.values
-            if gradient.shape.as_list()[1:] != variable.shape.as_list()[1:]:
-                raise errors.InvalidArgumentError(
-                    None, None, f"var and grad rows do not have the same shape{variable.shape.as_list()} "
-                    f"{gradient.shape.as_list()}: the gradient of {variable.name}")
-            return
+        sparse = isinstance(gradient, IndexedSlices)
+        gradient = gradient.values if sparse else gradient
         if gradient.dtype != variable.dtype:
             raise errors.InvalidArgumentError(
                 None, None, f"apply_gradients: the gradient of {variable.name} has dtype {gradient.dtype.name}, "
                 f"the variable {variable.dtype.name}")
-        if gradient.shape.as_list() != variable.shape.as_list():
+        if gradient.shape.as_list()[sparse:] != variable.shape.as_list()[sparse:]:  # sparse: the rows' shape
             raise errors.InvalidArgumentError(
                 None, None, f"var and delta do not have the same shape{variable.shape.as_list()} "
                 f"{gradient.shape.as_list()}: the gradient of {variable.name}")
