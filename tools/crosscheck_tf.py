@@ -90,6 +90,7 @@ def emit(framework: str, pattern: str, done: set[str]) -> None:
     from crosscheck.registry import make_logical_cpus, ordered_cases, strategy_factory
 
     importlib.import_module("crosscheck.cases_keras")  # registers keras_fit_parity (a separate line: merge-friendly)
+    importlib.import_module("crosscheck.cases_v1_optimizers")  # tf.compat.v1.train optimizers under strategies
     tf = importlib.import_module(framework)
     make_logical_cpus(tf)
     results, complete = {}, True

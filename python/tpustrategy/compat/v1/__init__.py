@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tpustrategy import config, tpu, train
-from tpustrategy.compat.v1 import distribute
+from tpustrategy import config, tpu
+from tpustrategy.compat.v1 import distribute, train
 from tpustrategy.framework.constant import constant, convert_to_tensor
 
 __all__ = ["config", "constant", "convert_to_tensor", "distribute", "tpu", "train"]

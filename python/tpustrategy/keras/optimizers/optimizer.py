@@ -17,7 +17,7 @@ import logging
 
 from tpustrategy import _core
 from tpustrategy.distribute import distribution_strategy_context as ds_context
-from tpustrategy.distribute.reduce_util import ReduceOp
+from tpustrategy.distribute.gradient_aggregation import apply_across_replicas, dense_gradient, distributed_container
 from tpustrategy.eager.backprop import GradientTape
 from tpustrategy.framework import deferred_restoration
 from tpustrategy.ops.array_ops import zeros
@@ -36,10 +36,7 @@ def as_dtype(value, dtype):
     return _core.constant(value, dtype)
 
 
-def _dense(gradient):
-    if hasattr(gradient, "_as_tensor") and not isinstance(gradient, _core.Tensor):
-        return gradient._as_tensor()
-    return gradient
+_dense = dense_gradient
 
 
 class Optimizer:
@@ -194,15 +191,7 @@ class Optimizer:
                             [v.name for g, v in pairs if g is None])
         kept = self._clip(kept)
         if ds_context.has_strategy():
-            replica_context = ds_context.get_replica_context()
-            if replica_context is not None and not ds_context.in_cross_replica_context():
-                grads = [_dense(g) for g, _ in kept]
-                if aggregate:
-                    grads = list(replica_context.all_reduce(ReduceOp.SUM, grads))
-                variables = [v for _, v in kept]
-                replica_context.merge_call(self._distributed_apply, args=(list(zip(grads, variables, strict=True)),))
-                return self.iterations
-            self._distributed_apply(ds_context.get_strategy(), kept)
+            apply_across_replicas(kept, self._distributed_apply, aggregate)
             return self.iterations
         lr = self.learning_rate
         self._build_slots_for([v for _, v in kept])
@@ -252,12 +241,7 @@ class _LearningRateValue:
             self._optimizer._learning_rate = float(value)
 
 
-def _container(variable):
-    """The distributed variable `variable` is a component of, else `variable`."""
-    container = getattr(variable, "_distributed_container", None)
-    if callable(container) and not hasattr(container, "_values"):
-        container = container()
-    return container if container is not None else variable
+_container = distributed_container
 
 
 def _var_key(variable) -> int:

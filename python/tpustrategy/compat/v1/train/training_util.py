@@ -1,0 +1,34 @@
+"""``tf.compat.v1.train`` global step: one int64, non-trainable variable named ``global_step`` per process
+(TF keeps it in the default graph's collection, which in eager mode lives as long as the process). Created
+inside a strategy's scope it is that strategy's (mirrored) variable, as TF."""
+
+from __future__ import annotations
+
+from tpustrategy import _core
+from tpustrategy.variables import Variable, VariableAggregation
+
+_global_step: list = [None]
+
+
+def get_global_step(graph=None):
+    """The global step variable, or None if none was created."""
+    return _global_step[0]
+
+
+def create_global_step(graph=None):
+    """Creates the global step variable (ValueError if it exists)."""
+    if _global_step[0] is not None:
+        raise ValueError('"global_step" already exists.')
+    _global_step[0] = Variable(_core.constant(0, _core.int64), trainable=False, name="global_step",
+                               aggregation=VariableAggregation.ONLY_FIRST_REPLICA)
+    return _global_step[0]
+
+
+def get_or_create_global_step(graph=None):
+    """The global step variable, created on first call."""
+    return _global_step[0] if _global_step[0] is not None else create_global_step(graph)
+
+
+def _reset_global_step() -> None:
+    """Forgets the global step (what a fresh default graph gives TF); for tests."""
+    _global_step[0] = None

@@ -1,0 +1,51 @@
+"""How an optimizer's update is routed under a strategy; one path shared by the Keras and compat.v1 optimizers.
+
+TF's optimizers (Keras and the v1 ``tf.compat.v1.train`` ones alike) SUM the gradients across replicas, never
+average them: the loss is expected to be scaled by the global batch already. In replica context the gradients
+go through one batched ``all_reduce(SUM)`` (unless aggregation is skipped), then ``merge_call`` runs the apply
+function once, in cross-replica context, which updates every component of each mirrored variable.
+"""
+
+from __future__ import annotations
+
+from tpustrategy import _core
+from tpustrategy.distribute import distribution_strategy_context as ds_context
+from tpustrategy.distribute.reduce_util import ReduceOp
+
+
+def dense_gradient(gradient):
+    """`gradient` as a dense tensor (IndexedSlices are applied densely)."""
+    if hasattr(gradient, "_as_tensor") and not isinstance(gradient, _core.Tensor):
+        return gradient._as_tensor()
+    return gradient
+
+
+def distributed_container(variable):
+    """The distributed variable `variable` is a component of, else `variable` (optimizers key slots by it)."""
+    container = getattr(variable, "_distributed_container", None)
+    if callable(container) and not hasattr(container, "_values"):
+        container = container()
+    return container if container is not None else variable
+
+
+def in_replica_context() -> bool:
+    """True inside ``strategy.run`` (a strategy is active and its replica context is current)."""
+    return (ds_context.has_strategy() and ds_context.get_replica_context() is not None
+            and not ds_context.in_cross_replica_context())
+
+
+def apply_across_replicas(grads_and_vars: list, distributed_apply, aggregate: bool = True, args=()):
+    """Calls ``distributed_apply(strategy, pairs, *args)`` once, in cross-replica context, and returns its result
+    (each replica's share of it when called in replica context).
+
+    In replica context the gradients of ``grads_and_vars`` (no None) are first summed across replicas by one
+    batched all-reduce when ``aggregate``. Must be called under a strategy.
+    """
+    if not in_replica_context():
+        return distributed_apply(ds_context.get_strategy(), grads_and_vars, *args)
+    replica_context = ds_context.get_replica_context()
+    grads = [dense_gradient(g) for g, _ in grads_and_vars]
+    if aggregate:
+        grads = list(replica_context.all_reduce(ReduceOp.SUM, grads))
+    pairs = list(zip(grads, [v for _, v in grads_and_vars], strict=True))
+    return replica_context.merge_call(distributed_apply, args=(pairs, *args))
