@@ -309,3 +309,10 @@ def test_sparse_gradients_as_tf(make, expected):
     opt.minimize(lambda: tf.reduce_sum(tf.gather(table, [0, 1])))
     opt.minimize(lambda: tf.reduce_sum(tf.gather(table, [0, 0]) * 2.0))
     np.testing.assert_allclose(table.numpy().ravel(), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_global_step_graph_argument_must_be_none():
+    with pytest.raises(TypeError, match="graph"):
+        tf.compat.v1.train.create_global_step(1)
+    with pytest.raises(TypeError, match="graph"):
+        tf.compat.v1.train.get_or_create_global_step("g")

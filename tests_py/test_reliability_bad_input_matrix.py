@@ -46,6 +46,9 @@ MATRIX = textwrap.dedent(
         "tpustrategy.print",  # prints its arguments (fine, just noisy)
         "tpustrategy.profiler.experimental.start",  # starts the process-wide profiler (any path is a logdir)
         "tpustrategy.profiler.experimental.stop",  # writes the trace under the logdir given to start
+        # create the process-wide global step (None, their default, is a correct call); tested on their own
+        "tpustrategy.compat.v1.train.create_global_step",
+        "tpustrategy.compat.v1.train.get_or_create_global_step",
     }
 
     def public_names(module):

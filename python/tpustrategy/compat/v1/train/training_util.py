@@ -15,8 +15,16 @@ def get_global_step(graph=None):
     return _global_step[0]
 
 
+def _check_graph(caller: str, graph) -> None:
+    # Eager only: there is one (implicit) graph, so the argument can only be None.
+    if graph is not None:
+        raise TypeError(f"{caller}: `graph` must be None (eager execution has no graphs), got "
+                        f"{type(graph).__name__}: {graph!r}")
+
+
 def create_global_step(graph=None):
     """Creates the global step variable (ValueError if it exists)."""
+    _check_graph("create_global_step", graph)
     if _global_step[0] is not None:
         raise ValueError('"global_step" already exists.')
     _global_step[0] = Variable(_core.constant(0, _core.int64), trainable=False, name="global_step",
@@ -26,6 +34,7 @@ def create_global_step(graph=None):
 
 def get_or_create_global_step(graph=None):
     """The global step variable, created on first call."""
+    _check_graph("get_or_create_global_step", graph)
     return _global_step[0] if _global_step[0] is not None else create_global_step(graph)
 
 
