@@ -89,5 +89,19 @@ TEST(Example, EmptyPackedFloatListParsesAsEmpty) {
   EXPECT_EQ(columns[0].row_lengths, (std::vector<std::int64_t>{0}));
 }
 
+// Found by fuzz_example: a key holding a NUL cut the error message short (messages travel as C strings).
+TEST(Example, ErrorMessagesEscapeTheKey) {
+  const std::string key("k\0y", 3);
+  const std::string bytes = serialize_example(Example{{{key, ints({5})}}});
+  std::vector<std::string_view> batch{bytes};
+  try {
+    parse_examples(batch, {FeatureConfig{key, Feature::Kind::kFloat, true, {}, false, {}}});
+    ADD_FAILURE() << "no error";
+  } catch (const InvalidArgumentError& e) {
+    EXPECT_NE(std::string(e.what()).find("Key: k\\x00y, Index: 0.  Data types don't match"), std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace tpustrategy::data

@@ -12,6 +12,8 @@ namespace {
 
 using Kind = Feature::Kind;
 
+std::string escaped(std::string_view bytes, std::size_t limit = 256);
+
 const char* type_name(Kind kind) {
   switch (kind) {
     case Kind::kBytes:
@@ -52,7 +54,7 @@ std::int64_t append_feature(std::string_view feature, const FeatureConfig& cfg, 
     std::string_view list = r.bytes();
     if (kind != cfg.dtype) {
       fail<InvalidArgumentError>("parse_example", "Name: <unknown>, Key: {}, Index: {}.  Data types don't match. "
-                                 "Data type: {} but expected type: {}", cfg.key, index, type_name(kind),
+                                 "Data type: {} but expected type: {}", escaped(cfg.key), index, type_name(kind),
                                  type_name(cfg.dtype));
     }
     wire::Reader lr(list);
@@ -160,16 +162,18 @@ void find_features(std::string_view example, const std::unordered_map<std::strin
   }
 }
 
-std::string preview(std::string_view bytes) {
+// `bytes` with non-printable bytes, quotes and backslashes as \xNN, cut after `limit` bytes: error
+// messages travel as C strings, so a NUL in a key would otherwise end the message there.
+std::string escaped(std::string_view bytes, std::size_t limit) {
   std::string out;
-  for (unsigned char c : bytes.substr(0, 32)) {
+  for (unsigned char c : bytes.substr(0, limit)) {
     if (c >= 32 && c < 127 && c != '\\' && c != '\'') {
       out.push_back(static_cast<char>(c));
     } else {
       out += fmt::format("\\x{:02x}", c);
     }
   }
-  return bytes.size() > 32 ? out + "..." : out;
+  return bytes.size() > limit ? out + "..." : out;
 }
 
 }  // namespace
@@ -182,7 +186,7 @@ std::vector<ParsedColumn> parse_examples(const std::vector<std::string_view>& se
   for (std::size_t c = 0; c < config.size(); ++c) {
     const FeatureConfig& cfg = config[c];
     if (!index_of.emplace(cfg.key, c).second) {
-      fail<InvalidArgumentError>("parse_example", "Duplicate feature key: {}", cfg.key);
+      fail<InvalidArgumentError>("parse_example", "Duplicate feature key: {}", escaped(cfg.key));
     }
     columns[c].dtype = cfg.dtype;
     expected[c] = cfg.var_len ? -1 : num_elements(cfg.shape);
@@ -210,7 +214,7 @@ std::vector<ParsedColumn> parse_examples(const std::vector<std::string_view>& se
             append_default(cfg, columns[c]);
           } else {
             fail<InvalidArgumentError>("parse_example", "Name: <unknown>, Feature: {} (data type: {}) is required "
-                                       "but could not be found.", cfg.key, type_name(cfg.dtype));
+                                       "but could not be found.", escaped(cfg.key), type_name(cfg.dtype));
           }
           continue;
         }
@@ -219,12 +223,12 @@ std::vector<ParsedColumn> parse_examples(const std::vector<std::string_view>& se
           columns[c].row_lengths.push_back(n);
         } else if (n != expected[c]) {
           fail<InvalidArgumentError>("parse_example", "Name: <unknown>, Key: {}, Index: {}.  Number of {} values != "
-                                     "expected.  Values size: {} but output shape: {}", cfg.key, i,
+                                     "expected.  Values size: {} but output shape: {}", escaped(cfg.key), i,
                                      type_name(cfg.dtype), n, shape_string(cfg.shape));
         }
       }
     } catch (const wire::WireError&) {
-      fail<InvalidArgumentError>("parse_example", "Could not parse example input, value: '{}'", preview(serialized[i]));
+      fail<InvalidArgumentError>("parse_example", "Could not parse example input, value: '{}'", escaped(serialized[i], 32));
     }
   }
   return columns;
