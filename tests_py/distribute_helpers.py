@@ -1,4 +1,4 @@
-"""Helpers for the distribute tests: host-side arithmetic until tensor ops land (branch ``ops``)."""
+"""Helpers for the distribute tests: strategies the tests share, and host-side arithmetic."""
 
 from __future__ import annotations
 
@@ -19,3 +19,18 @@ def values_of(distributed):
 
 def ms2():
     return tps.distribute.MirroredStrategy(["GPU:0", "GPU:1"])
+
+
+def tpu_v3_8():
+    """A TPUStrategy over the default simulated slice (v3-8), its TPU system initialized."""
+    resolver = tps.distribute.cluster_resolver.TPUClusterResolver(tpu="")
+    tps.config.experimental_connect_to_cluster(resolver)
+    tps.tpu.experimental.initialize_tpu_system(resolver)
+    return tps.distribute.TPUStrategy(resolver)
+
+
+# Eight replicas on each engine path: MirroredStrategy over eight cores, and TPUStrategy on v3-8.
+EIGHT_REPLICA_STRATEGIES = {
+    "mirrored8": lambda: tps.distribute.MirroredStrategy([f"TPU:{i}" for i in range(8)]),
+    "tpu_v3_8": tpu_v3_8,
+}

@@ -6,21 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from distribute_helpers import EIGHT_REPLICA_STRATEGIES
 
 import tpustrategy as tf
 
-
-def _tpu_strategy():
-    resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu="")
-    tf.config.experimental_connect_to_cluster(resolver)
-    tf.tpu.experimental.initialize_tpu_system(resolver)
-    return tf.distribute.TPUStrategy(resolver)
-
-
-STRATEGIES = {
-    "mirrored8": lambda: tf.distribute.MirroredStrategy([f"TPU:{i}" for i in range(8)]),
-    "tpu_v3_8": _tpu_strategy,
-}
+STRATEGIES = EIGHT_REPLICA_STRATEGIES
 
 
 @pytest.fixture(params=sorted(STRATEGIES), ids=sorted(STRATEGIES))

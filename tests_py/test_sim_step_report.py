@@ -7,16 +7,11 @@ import time
 
 import numpy as np
 import pytest
+from distribute_helpers import tpu_v3_8
 
 import tpustrategy as tf
 from tpustrategy import _core, errors
 from tpustrategy import experimental as tpx
-
-
-def _tpu_strategy():
-    resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu="")
-    tf.tpu.experimental.initialize_tpu_system(resolver)
-    return tf.distribute.TPUStrategy(resolver)
 
 
 def _mlp_step(strategy, width=64):
@@ -33,7 +28,7 @@ def _mlp_step(strategy, width=64):
 
 
 def test_record_step_records_ops_per_replica_and_collectives_with_groups():
-    strategy = _tpu_strategy()
+    strategy = tpu_v3_8()
     with tpx.record_step("train", step_num=3) as rec:
         _mlp_step(strategy)
     record = rec.record
@@ -57,7 +52,7 @@ def test_record_step_records_ops_per_replica_and_collectives_with_groups():
 
 
 def test_group_assignment_records_each_subgroup_with_its_replicas():
-    strategy = _tpu_strategy()
+    strategy = tpu_v3_8()
 
     def step():
         ctx = tf.distribute.get_replica_context()
@@ -71,7 +66,7 @@ def test_group_assignment_records_each_subgroup_with_its_replicas():
 
 
 def test_estimate_step_report_on_the_active_slice():
-    strategy = _tpu_strategy()
+    strategy = tpu_v3_8()
     with tpx.record_step() as rec:
         _mlp_step(strategy)
     report = tpx.estimate_step(rec.record)
@@ -97,7 +92,7 @@ def test_estimate_step_report_on_the_active_slice():
 
 
 def test_what_if_on_other_presets_without_rerunning():
-    strategy = _tpu_strategy()
+    strategy = tpu_v3_8()
     with tpx.record_step() as rec:
         _mlp_step(strategy, width=256)
     base = tpx.estimate_step(rec.record)
@@ -157,7 +152,7 @@ def test_record_step_refuses_a_second_recording():
 
 
 def test_estimating_on_a_4096_chip_preset_takes_under_a_second():
-    strategy = _tpu_strategy()
+    strategy = tpu_v3_8()
     with tpx.record_step() as rec:
         for _ in range(5):
             _mlp_step(strategy)

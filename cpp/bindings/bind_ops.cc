@@ -13,6 +13,7 @@
 
 #include "bindings/bindings.h"
 #include "bindings/convert.h"
+#include "bindings/nogil.h"
 #include "bindings/python_imports.h"
 #include "tpustrategy/autodiff/recorded_ops.h"
 #include "tpustrategy/core/errors.h"
@@ -49,13 +50,6 @@ std::pair<Tensor, Tensor> operands(py::handle x, py::handle y) {
   Tensor b = as_tensor(y);
   Tensor a = as_tensor(x, b.dtype());
   return {std::move(a), std::move(b)};
-}
-
-// Runs `fn` (a kernel call) with the GIL released.
-template <typename Fn>
-auto nogil(Fn&& fn) {
-  py::gil_scoped_release release;
-  return fn();
 }
 
 // Values a reflected / forward operator accepts; others make the operator return NotImplemented.

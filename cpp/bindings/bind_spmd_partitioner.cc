@@ -8,6 +8,7 @@
 
 #include "bindings/bindings.h"
 #include "bindings/convert.h"
+#include "bindings/nogil.h"
 #include "tpustrategy/core/errors.h"
 #include "tpustrategy/spmd/partitioned_conv.h"
 #include "tpustrategy/spmd/partitioned_dot.h"
@@ -26,12 +27,6 @@ using spmd::Sharding;
 using spmd::SpmdContext;
 using spmd::SpmdEntry;
 using spmd::SpmdRecord;
-
-template <typename Fn>
-auto nogil(Fn&& fn) {
-  py::gil_scoped_release release;
-  return fn();
-}
 
 UnaryOp unary_op(const std::string& name) {
   static const std::map<std::string, UnaryOp> ops = {
