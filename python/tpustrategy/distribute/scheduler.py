@@ -22,7 +22,6 @@ workers keep no reference to a finished run's outputs (or their HBM).
 
 from __future__ import annotations
 
-import contextvars
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -32,6 +31,7 @@ import greenlet
 from tpustrategy import _core, errors
 
 _set_context = _core.set_current_context
+_switch_round = _core.switch_round
 
 
 class _Merge:
@@ -81,7 +81,10 @@ class ReplicaRun:
             rendezvous.arrive(replica_id, kind, tensors, op, axis, structure, ragged, **tpu_args)
             return rendezvous.complete(devices)[0]
         # Raises on a mismatch with the replicas already there.
-        self._rendezvous.arrive(replica_id, kind, tensors, op, axis, structure, ragged, **tpu_args)
+        if tpu_args:
+            self._rendezvous.arrive(replica_id, kind, tensors, op, axis, structure, ragged, **tpu_args)
+        else:  # positional only: pybind matches keywords by name, at a cost per replica
+            self._rendezvous.arrive(replica_id, kind, tensors, op, axis, structure, ragged)
         self._devices = devices
         return self._park(replica_id, _COLLECTIVE)
 
@@ -114,36 +117,29 @@ class ReplicaRun:
         contexts = self._contexts
         workers = _take_workers(n)
         rendezvous = self._take_rendezvous()
-        results: list = [None] * n
+        results: list | None = None
+        finished: list | None = None
         jobs: list | None = [(self, replica_main, i) for i in range(n)]  # the first switch starts a job
         sends: list = []  # after a synchronisation point: each replica's result
         try:
             while True:
-                finished_count = 0
-                for i, worker in enumerate(workers):
-                    # The replica's context is current while it runs. Between replicas the driver only
-                    # switches, so its own context is restored once per round, before it combines.
-                    _set_context(contexts[i])
-                    if jobs is not None:
-                        worker.gr_context = contextvars.copy_context()  # each replica: a copy of the caller's
-                        out = worker.switch(jobs[i])
-                    else:
-                        out = worker.switch(sends[i])
-                    if out is _PARKED:
-                        continue
-                    if out is not _DONE:
-                        _set_context(driver_context)
-                        self._escaped(workers, i)
-                    out, self._finished[i] = self._finished[i], None
-                    if out.error is not None:
-                        _set_context(driver_context)
-                        self._cancel(workers, f"replica {i} raised {type(out.error).__name__}: {out.error}")
-                        _add_note(out.error, f"raised in replica {i} of {n} while running the replica function")
-                        raise out.error
-                    results[i] = out.value
-                    finished_count += 1
+                # Every replica in turn, its context current while it runs (a new job: in a copy of the
+                # caller's contextvars). Between replicas the driver only switches, so its own context is
+                # restored once per round, before it combines.
+                fresh = jobs is not None
+                i, out, finished_count = _switch_round(workers, contexts, jobs if fresh else sends, fresh,
+                                                       _PARKED, _DONE)
                 _set_context(driver_context)
+                if i < n:  # replica i stopped the round: it raised, or switched out by itself
+                    if out is not _FAILED:
+                        self._escaped(workers, i)
+                    error, self._finished[i] = self._finished[i].error, None
+                    self._cancel(workers, f"replica {i} raised {type(error).__name__}: {error}")
+                    _add_note(error, f"raised in replica {i} of {n} while running the replica function")
+                    raise error
                 if finished_count == n:
+                    finished, self._finished = self._finished, [None] * n
+                    results = [outcome.value for outcome in finished]
                     self._clean = True
                     return results
                 if finished_count:
@@ -158,7 +154,8 @@ class ReplicaRun:
                 sends = self._combine(workers)
         except BaseException:
             # This frame lives on in the error's traceback: drop the step's outputs (and their HBM).
-            results = sends = jobs = None
+            results = sends = jobs = finished = None
+            self._finished = [None] * n
             raise
         finally:
             _set_context(driver_context)
@@ -257,6 +254,7 @@ class ReplicaRun:
 
 _PARKED = object()  # what a replica hands the driver when it parks
 _DONE = object()  # what a replica hands the driver when it finished (the outcome is in run._finished)
+_FAILED = object()  # ... when it raised (the error is in run._finished)
 
 
 class _Finished:
@@ -284,8 +282,9 @@ def _worker_loop(job):
         except BaseException as error:  # noqa: BLE001 - handed to the driver, which re-raises it
             outcome = _Finished(None, error)
         run._finished[replica_id] = outcome
+        handed = _DONE if outcome.error is None else _FAILED
         del run, replica_main, job, outcome  # hold nothing of a finished run while idle in the pool
-        job = driver.switch(_DONE)
+        job = driver.switch(handed)
 
 
 _pool = threading.local()
@@ -315,6 +314,11 @@ def _new_worker() -> greenlet.greenlet:
 
 def _take_workers(count: int) -> list:
     free = _free_list("workers")
+    if len(free) >= count:  # the common case: one slice off the end of the pool
+        workers = free[-count:]
+        del free[-count:]
+        workers.reverse()
+        return workers
     return [free.pop() if free else _new_worker() for _ in range(count)]
 
 
