@@ -151,7 +151,7 @@ class Rendezvous {
   StoredError cancel_error_;
   std::vector<bool> departed_;
   int num_departed_ = 0;  // lets an arrival skip the O(n) scan for departures when there are none
-  int blocked_ = 0;  // threads inside arrive_and_wait
+  int blocked_ = 0;       // threads inside arrive_and_wait
 };
 
 }  // namespace tpustrategy

@@ -128,6 +128,11 @@ class StrategyExtendedV2:
             def replica_main(replica_id: int):  # noqa: F811 - the same, without the per-replica input selection
                 ds_context.push_mode(contexts[replica_id]._mode)
                 return fn(*args, **kwargs)
+        elif process_slice is None and flat_inputs is not None:
+            def replica_main(replica_id: int):  # noqa: F811 - the same, inputs selected before the run
+                ds_context.push_mode(contexts[replica_id]._mode)
+                replica_args, replica_kwargs = flat_inputs[replica_id]
+                return fn(*replica_args, **replica_kwargs)
 
         try:
             if len(devices) == 1:

@@ -62,9 +62,9 @@ class ReplicaRun:
         self._parked: list = [None] * num_replicas
         self._driver: greenlet.greenlet | None = None
         self._suspended = [False] * num_replicas  # inside a synchronisation point: parked, or being resumed
-        # A finished replica leaves its _Finished here rather than passing it through switch(): an
-        # argument of a suspended switch() stays referenced by the pooled worker's frame, which would
-        # keep the last step's outputs (and their HBM) alive until the worker's next run.
+        # A finished replica leaves its value (_DONE) or error (_FAILED) here rather than passing it through
+        # switch(): an argument of a suspended switch() stays referenced by the pooled worker's frame, which
+        # would keep the last step's outputs (and their HBM) alive until the worker's next run.
         self._finished: list = [None] * num_replicas
         self._clean = False  # every replica finished normally: the Rendezvous needs no reset
         self._driver_context = None  # the caller's execution context
@@ -118,7 +118,6 @@ class ReplicaRun:
         workers = _take_workers(n)
         rendezvous = self._take_rendezvous()
         results: list | None = None
-        finished: list | None = None
         jobs: list | None = [(self, replica_main, i) for i in range(n)]  # the first switch starts a job
         sends: list = []  # after a synchronisation point: each replica's result
         try:
@@ -133,13 +132,12 @@ class ReplicaRun:
                 if i < n:  # replica i stopped the round: it raised, or switched out by itself
                     if out is not _FAILED:
                         self._escaped(workers, i)
-                    error, self._finished[i] = self._finished[i].error, None
+                    error, self._finished[i] = self._finished[i], None
                     self._cancel(workers, f"replica {i} raised {type(error).__name__}: {error}")
                     _add_note(error, f"raised in replica {i} of {n} while running the replica function")
                     raise error
                 if finished_count == n:
-                    finished, self._finished = self._finished, [None] * n
-                    results = [outcome.value for outcome in finished]
+                    results, self._finished = self._finished, [None] * n
                     self._clean = True
                     return results
                 if finished_count:
@@ -154,7 +152,7 @@ class ReplicaRun:
                 sends = self._combine(workers)
         except BaseException:
             # This frame lives on in the error's traceback: drop the step's outputs (and their HBM).
-            results = sends = jobs = finished = None
+            results = sends = jobs = None
             self._finished = [None] * n
             raise
         finally:
@@ -253,18 +251,8 @@ class ReplicaRun:
 
 
 _PARKED = object()  # what a replica hands the driver when it parks
-_DONE = object()  # what a replica hands the driver when it finished (the outcome is in run._finished)
-_FAILED = object()  # ... when it raised (the error is in run._finished)
-
-
-class _Finished:
-    """What a worker hands the driver when its replica function returned (value) or raised (error)."""
-
-    __slots__ = ("value", "error")
-
-    def __init__(self, value, error):
-        self.value = value
-        self.error = error
+_DONE = object()  # what a replica hands the driver when it returned (its value is in run._finished)
+_FAILED = object()  # ... when it raised (its error is in run._finished)
 
 
 def _worker_loop(job):
@@ -275,14 +263,14 @@ def _worker_loop(job):
     while True:
         run, replica_main, replica_id = job
         driver = run._driver
+        handed = _DONE
         try:
-            outcome = _Finished(replica_main(replica_id), None)
+            outcome = replica_main(replica_id)
         except greenlet.GreenletExit:
             raise
         except BaseException as error:  # noqa: BLE001 - handed to the driver, which re-raises it
-            outcome = _Finished(None, error)
+            outcome, handed = error, _FAILED
         run._finished[replica_id] = outcome
-        handed = _DONE if outcome.error is None else _FAILED
         del run, replica_main, job, outcome  # hold nothing of a finished run while idle in the pool
         job = driver.switch(handed)
 
@@ -323,7 +311,8 @@ def _take_workers(count: int) -> list:
 
 
 def _return_workers(workers) -> None:
-    _free_list("workers").extend(w for w in reversed(workers) if not w.dead)
+    workers.reverse()  # the next run takes them back in replica order
+    _free_list("workers").extend(w for w in workers if not w.dead)
 
 
 def _add_note(error: BaseException, note: str) -> None:

@@ -107,22 +107,22 @@ def select_flat_arguments(args, kwargs: dict, count: int) -> list | None:
     common ``run(fn, args=(x,))``); None otherwise. Builds each replica's arguments with one pass per step."""
     if any(nest.is_nested(a) for a in args) or any(nest.is_nested(v) for v in kwargs.values()):
         return None
-
-    def column(value):
-        if isinstance(value, DistributedValues) and not is_distributed_variable(value):
-            return value.values
-        return None
-
-    arg_columns = [column(a) for a in args]
-    kwarg_columns = {k: column(v) for k, v in kwargs.items()}
-    if any(c is not None and len(c) < count for c in (*arg_columns, *kwarg_columns.values())):
+    values = (*args, *kwargs.values())
+    columns = [_column(a) for a in values]
+    if any(c is not None and len(c) < count for c in columns):
         return None  # a component missing: select_replica raises it in the replica that lacks it
-    selected = []
-    for i in range(count):
-        replica_args = tuple(a if c is None else c[i] for a, c in zip(args, arg_columns, strict=True))
-        replica_kwargs = {k: v if kwarg_columns[k] is None else kwarg_columns[k][i] for k, v in kwargs.items()}
-        selected.append((replica_args, replica_kwargs))
-    return selected
+    rows = list(zip(*[(a,) * count if c is None else c[:count] for a, c in zip(values, columns, strict=True)],
+                    strict=True))
+    if not kwargs:
+        return [(row, kwargs) for row in rows] if args else [((), kwargs)] * count
+    names, positional = tuple(kwargs), len(args)
+    return [(row[:positional], dict(zip(names, row[positional:], strict=True))) for row in rows]
+
+
+def _column(value):
+    if isinstance(value, DistributedValues) and not is_distributed_variable(value):
+        return value.values
+    return None
 
 
 def contains_distributed_values(structure: Any) -> bool:
