@@ -2,10 +2,11 @@
 // of the current device, switched once per greenlet switch) and the cooperative front end of the C++
 // Rendezvous, which matches and validates every synchronisation point and runs collectives through
 // the Communicator. Python only parks and resumes greenlets.
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <map>
 #include <memory>
@@ -116,8 +117,7 @@ class ReplicaRendezvous {
         group_size_(comm_->size()),
         ids_(check_local_ranks(*comm_, num_replicas)),
         sequence_(static_cast<std::size_t>(num_replicas), 0),
-        rendezvous_(
-            num_replicas, [this](std::span<const Contribution> c) { return run(c); }, "replicas", ids_) {}
+        rendezvous_(num_replicas, [this](std::span<const Contribution> c) { return run(c); }, "replicas", ids_) {}
 
   // Global replica ids of the positions.
   const std::vector<int>& replica_ids() const { return ids_; }
@@ -126,8 +126,8 @@ class ReplicaRendezvous {
   int num_replicas() const { return num_replicas_; }
 
   bool arrive(int replica, const std::string& kind_name, Leaves leaves, const std::string& op, std::int64_t axis,
-              const std::string& structure, bool ragged, std::vector<std::vector<int>> groups, std::int64_t split_axis,
-              std::vector<std::pair<int, int>> pairs) {
+              const std::string& structure, bool ragged, std::vector<std::vector<int>> groups,
+              std::int64_t split_axis, std::vector<std::pair<int, int>> pairs) {
     CollectiveDesc desc;
     desc.kind = kind_from_name(kind_name);
     check_groups(kind_name, groups);
@@ -186,11 +186,9 @@ class ReplicaRendezvous {
     std::vector<bool> seen(static_cast<std::size_t>(group_size_), false);
     for (const auto& group : groups) {
       if (group.size() != groups.front().size() || group.empty()) {
-        fail<InvalidArgumentError>(where.c_str(),
-                                   "group_assignment must have groups of one non-zero size; group [{}] "
-                                   "has {} replicas but group [{}] has {}",
-                                   fmt::join(group, ", "), group.size(), fmt::join(groups.front(), ", "),
-                                   groups.front().size());
+        fail<InvalidArgumentError>(where.c_str(), "group_assignment must have groups of one non-zero size; group [{}] "
+                                   "has {} replicas but group [{}] has {}", fmt::join(group, ", "), group.size(),
+                                   fmt::join(groups.front(), ", "), groups.front().size());
       }
       for (int r : group) {
         if (r < 0 || r >= group_size_) {
@@ -205,10 +203,8 @@ class ReplicaRendezvous {
     }
     for (int r = 0; r < group_size_; ++r) {
       if (!seen[static_cast<std::size_t>(r)]) {
-        fail<InvalidArgumentError>(where.c_str(),
-                                   "group_assignment leaves out replica {}; it must partition the {} "
-                                   "replicas",
-                                   r, group_size_);
+        fail<InvalidArgumentError>(where.c_str(), "group_assignment leaves out replica {}; it must partition the {} "
+                                   "replicas", r, group_size_);
       }
     }
   }
@@ -240,10 +236,8 @@ class ReplicaRendezvous {
   static std::vector<int> check_local_ranks(const Communicator& comm, int n) {
     std::span<const int> local = comm.local_ranks();
     if (static_cast<int>(local.size()) != n) {
-      fail<InvalidArgumentError>("ReplicaRendezvous",
-                                 "{} replicas run here, but the communicator hosts {} of its {} "
-                                 "participants in this process",
-                                 n, local.size(), comm.size());
+      fail<InvalidArgumentError>("ReplicaRendezvous", "{} replicas run here, but the communicator hosts {} of its {} "
+                                 "participants in this process", n, local.size(), comm.size());
     }
     return {local.begin(), local.end()};
   }
@@ -336,7 +330,7 @@ class ReplicaRendezvous {
 
   const int num_replicas_;
   std::shared_ptr<Communicator> comm_;
-  const int group_size_;        // replicas in every process
+  const int group_size_;     // replicas in every process
   const std::vector<int> ids_;  // replica id of each position
   std::vector<std::int64_t> sequence_;
   std::vector<DevicePtr> destinations_;  // set for the duration of complete()

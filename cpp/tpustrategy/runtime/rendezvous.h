@@ -150,8 +150,8 @@ class Rendezvous {
   std::shared_ptr<Generation> current_;
   StoredError cancel_error_;
   std::vector<bool> departed_;
-  int num_departed_ = 0;  // lets an arrival skip the O(n) scan for departures when there are none
-  int blocked_ = 0;       // threads inside arrive_and_wait
+  int num_departed_ = 0;  // none: an arrival skips the O(n) scan for departures
+  int blocked_ = 0;  // threads inside arrive_and_wait
 };
 
 }  // namespace tpustrategy
