@@ -203,3 +203,30 @@ def test_function_decorator_accepts_tf_function_kwargs():
 
     assert double(3) == 6
     assert tps.function(lambda: 1)() == 1
+
+
+def test_flat_per_replica_arguments_positional_and_keyword_reach_their_replicas():
+    # The flat-argument fast path selects each replica's components once per step: same as select_replica.
+    strategy = ms2()
+    seen = []
+
+    def fn(a, b, *, k, z):
+        seen.append((a, b, k, z))
+        return a + b + k + z
+
+    result = strategy.run(fn, args=(ds.PerReplica([1, 2]), 5), kwargs={"k": ds.PerReplica([7, 8]), "z": 0})
+    assert seen == [(1, 5, 7, 0), (2, 5, 8, 0)] and result.values == (13, 15)
+    # Components beyond the replicas are ignored, as select_replica does; a nest takes the general path.
+    assert strategy.run(lambda x: x, args=(ds.PerReplica([1, 2, 3]),)).values == (1, 2)
+    assert strategy.run(lambda xs: xs[0], args=([ds.PerReplica([4, 6])],)).values == (4, 6)
+
+
+def test_flat_per_replica_argument_missing_a_component_raises_in_that_replica():
+    with pytest.raises(IndexError) as raised:
+        ms2().run(lambda x: x, args=(ds.PerReplica([1]),))
+    assert any("replica 1 of 2" in note for note in getattr(raised.value, "__notes__", []))
+
+
+def test_switch_round_rejects_lists_of_different_lengths():
+    with pytest.raises(tps.errors.InvalidArgumentError, match="2 workers, 1 contexts and 2 values"):
+        tps._core.switch_round([object(), object()], [None], [None, None], False, None, None)

@@ -41,6 +41,47 @@ void bind_context(ContextPtr context) {
   tl_bound_context = std::move(context);
 }
 
+// One round of the replica scheduler's driver (scheduler.py), here rather than in a Python loop because it
+// runs once per replica per synchronisation point: switches into workers[0], workers[1], ... in turn,
+// each with contexts[i] current and handed values[i] (`fresh`: each first gets a copy of the caller's
+// contextvars, for a new job). Stops after the first worker that hands back neither `parked` nor `done`.
+// Returns (that worker's index, or n; what it handed back; how many handed back `done`). The caller's
+// context is not restored: the driver does that once per round.
+py::tuple switch_round(const py::list& workers, const py::list& contexts, const py::list& values, bool fresh,
+                       const py::handle& parked, const py::handle& done) {
+  static PyObject* const switch_name = PyUnicode_InternFromString("switch");
+  static PyObject* const gr_context_name = PyUnicode_InternFromString("gr_context");
+  const Py_ssize_t n = static_cast<Py_ssize_t>(workers.size());
+  if (static_cast<Py_ssize_t>(contexts.size()) != n || static_cast<Py_ssize_t>(values.size()) != n) {
+    fail<InvalidArgumentError>("switch_round", "{} workers, {} contexts and {} values", n, contexts.size(),
+                               values.size());
+  }
+  int finished = 0;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    py::handle worker = PyList_GET_ITEM(workers.ptr(), i);
+    bind_context(py::cast<ContextPtr>(py::handle(PyList_GET_ITEM(contexts.ptr(), i))));
+    if (fresh) {
+      py::object copy = py::reinterpret_steal<py::object>(PyContext_CopyCurrent());
+      if (!copy || PyObject_SetAttr(worker.ptr(), gr_context_name, copy.ptr()) != 0) throw py::error_already_set();
+    }
+    PyObject* args[2] = {worker.ptr(), PyList_GET_ITEM(values.ptr(), i)};
+    py::object out;
+    {
+      call_frames::HandOver hand_over;  // the replica resumes inside its own bound calls (e.g. Tape.gradient)
+      out = py::reinterpret_steal<py::object>(
+          PyObject_VectorcallMethod(switch_name, args, 2 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr));
+    }
+    if (!out) throw py::error_already_set();
+    if (out.is(parked)) continue;
+    if (out.is(done)) {
+      ++finished;
+      continue;
+    }
+    return py::make_tuple(i, std::move(out), finished);
+  }
+  return py::make_tuple(n, py::none(), finished);
+}
+
 ReplicaMode mode_from_name(const std::string& name) {
   for (ReplicaMode mode : {ReplicaMode::kCrossReplica, ReplicaMode::kReplica, ReplicaMode::kMerge}) {
     if (replica_mode_name(mode) == name) return mode;
@@ -354,6 +395,9 @@ that later layers fill). One is current per thread; the scheduler switches it at
           [](ReplicaContext& c, const std::string& mode) { c.mode = mode_from_name(mode); });
   m.def("set_current_context", &bind_context, py::arg("context").none(true),
         "Makes `context` this thread's current context (None: the thread's default).");
+  m.def("switch_round", &switch_round, py::arg("workers"), py::arg("contexts"), py::arg("values"), py::arg("fresh"),
+        py::arg("parked"), py::arg("done"),
+        "One round of the replica scheduler: switches into each worker with its context current (scheduler.py).");
   m.def(
       "current_context",
       []() -> ContextPtr {

@@ -47,4 +47,26 @@ inline void switch_chain(const void* from, const void* to) {
   parent = it != saved.end() ? it->second : nullptr;
 }
 
+// For a bound call that itself switches into other greenlets (the scheduler's switch_round): while the
+// switched-to code runs, the thread's stack is the bound context's chain (the call's own frame set aside,
+// as if the call had returned); when control comes back, whatever that chain has become hangs under the
+// call's frame again, so that the next switch_chain saves it for that context.
+class HandOver {
+ public:
+  HandOver() : own_(get(TopOfStack{})()) {
+    if (own_ != nullptr) get(TopOfStack{})() = own_->*get(ParentOf{});
+  }
+  ~HandOver() {
+    if (own_ == nullptr) return;
+    Frame*& top = get(TopOfStack{})();
+    own_->*get(ParentOf{}) = top;
+    top = own_;
+  }
+  HandOver(const HandOver&) = delete;
+  HandOver& operator=(const HandOver&) = delete;
+
+ private:
+  Frame* own_;
+};
+
 }  // namespace tpustrategy::bindings::call_frames

@@ -90,6 +90,7 @@ std::string describe_mismatch(const CollectiveDesc& a, const CollectiveDesc& b) 
   if (a.kind == CollectiveKind::kCollectivePermute && a.kind == b.kind && a.pairs != b.pairs) {
     fields.emplace_back("pairs");
   }
+  if (fields.empty()) return {};  // the common case, once per arrival: no formatting
   return fmt::format("{}", fmt::join(fields, ", "));
 }
 
@@ -194,7 +195,7 @@ void Rendezvous::fail_locked(Generation& gen, StoredError error) {
 }
 
 void Rendezvous::fail_if_departed_locked(Generation& gen) {
-  if (gen.count == 0 || gen.error || gen.state != Generation::State::kCollecting) return;
+  if (num_departed_ == 0 || gen.count == 0 || gen.error || gen.state != Generation::State::kCollecting) return;
   std::vector<int> missing, parked;
   for (int p = 0; p < num_participants_; ++p) {
     if (gen.present[p]) {
@@ -307,6 +308,7 @@ bool Rendezvous::depart(int participant) {
     fail<InvalidArgumentError>("Rendezvous::depart", "{}: participant {} is out of range [0, {})", name_, participant,
                                num_participants_);
   }
+  if (!departed_[participant]) ++num_departed_;
   departed_[participant] = true;
   const bool was_ok = !current_->error;
   fail_if_departed_locked(*current_);
@@ -338,6 +340,7 @@ void Rendezvous::reset() {
   }
   cancel_error_ = StoredError();
   departed_.assign(num_participants_, false);
+  num_departed_ = 0;
   current_ = std::make_shared<Generation>(current_->index + 1, num_participants_);
 }
 

@@ -150,6 +150,7 @@ class Rendezvous {
   std::shared_ptr<Generation> current_;
   StoredError cancel_error_;
   std::vector<bool> departed_;
+  int num_departed_ = 0;  // none: an arrival skips the O(n) scan for departures
   int blocked_ = 0;  // threads inside arrive_and_wait
 };
 

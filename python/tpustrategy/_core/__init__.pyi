@@ -14,7 +14,7 @@ from . import checkpoint
 from . import spmd
 from . import sim
 from . import mpi
-__all__: list[str] = ['ChipSpec', 'CollectiveCounter', 'DType', 'Device', 'DeviceAssignment', 'DeviceOrderMode', 'ExecutionContext', 'ReplicaRendezvous', 'ShardedTensor', 'Sharding', 'SlicePreset', 'Tensor', 'Topology', 'activate_slice', 'active_slice', 'all_gather', 'all_reduce', 'autodiff', 'bfloat16', 'bool', 'broadcast', 'buffer_cache_limit', 'cached_memory_bytes', 'checkpoint', 'chip_specs', 'constant', 'convert_to_tensor', 'current_context', 'current_device', 'find_device', 'find_slice_preset', 'float16', 'float32', 'float64', 'host_cpu', 'int32', 'int64', 'list_devices', 'mpi', 'ops', 'parse_device_spec', 'reduce_scatter', 'release_cached_memory', 'set_buffer_cache_limit', 'set_current_context', 'set_current_device', 'set_logical_cpu_count', 'set_logical_gpu_count', 'sim', 'slice_presets', 'slice_topology', 'spmd', 'summary']
+__all__: list[str] = ['ChipSpec', 'CollectiveCounter', 'DType', 'Device', 'DeviceAssignment', 'DeviceOrderMode', 'ExecutionContext', 'ReplicaRendezvous', 'ShardedTensor', 'Sharding', 'SlicePreset', 'Tensor', 'Topology', 'activate_slice', 'active_slice', 'all_gather', 'all_reduce', 'autodiff', 'bfloat16', 'bool', 'broadcast', 'buffer_cache_limit', 'cached_memory_bytes', 'checkpoint', 'chip_specs', 'constant', 'convert_to_tensor', 'current_context', 'current_device', 'find_device', 'find_slice_preset', 'float16', 'float32', 'float64', 'host_cpu', 'int32', 'int64', 'list_devices', 'mpi', 'ops', 'parse_device_spec', 'reduce_scatter', 'release_cached_memory', 'set_buffer_cache_limit', 'set_current_context', 'set_current_device', 'set_logical_cpu_count', 'set_logical_gpu_count', 'sim', 'slice_presets', 'slice_topology', 'spmd', 'summary', 'switch_round']
 class DType:
     """
     A tensor element type (mirrors tf.DType).
@@ -763,6 +763,10 @@ def slice_presets() -> list[SlicePreset]:
 def slice_topology(name: str) -> Topology:
     """
     The Topology of the named slice preset (unknown name -> ValueError listing presets).
+    """
+def switch_round(workers: list, contexts: list, values: list, fresh: bool, parked: typing.Any, done: typing.Any) -> tuple:
+    """
+    One round of the replica scheduler: switches into each worker with its context current (scheduler.py).
     """
 bfloat16: DType
 bool: DType

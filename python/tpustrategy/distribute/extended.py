@@ -101,11 +101,15 @@ class StrategyExtendedV2:
         outer_runs = [c._run for c in contexts]  # non-None only for a run nested in a merge_fn
         for context in contexts:
             context._run = run
-        distributed_inputs = values_lib.contains_distributed_values((args, kwargs))
+        distributed_inputs = (args or kwargs) and values_lib.contains_distributed_values((args, kwargs))
+        # Flat arguments (the common case): each replica's components picked once per step, not by a nest walk.
+        flat_inputs = values_lib.select_flat_arguments(args, kwargs, len(devices)) if distributed_inputs else None
 
         def inputs_of(replica_id: int):
             if not distributed_inputs:
                 return args, kwargs
+            if flat_inputs is not None:
+                return flat_inputs[replica_id]
             return values_lib.select_replica(replica_id, args), values_lib.select_replica(replica_id, kwargs)
 
         def call(position: int, replica_args, replica_kwargs):
@@ -119,6 +123,16 @@ class StrategyExtendedV2:
             # Its device is its C++ execution context's, made current by the scheduler at every switch.
             ds_context.push_mode(contexts[replica_id]._mode)
             return call(replica_id, *inputs_of(replica_id))
+
+        if process_slice is None and not distributed_inputs:
+            def replica_main(replica_id: int):  # noqa: F811 - the same, without the per-replica input selection
+                ds_context.push_mode(contexts[replica_id]._mode)
+                return fn(*args, **kwargs)
+        elif process_slice is None and flat_inputs is not None:
+            def replica_main(replica_id: int):  # noqa: F811 - the same, inputs selected before the run
+                ds_context.push_mode(contexts[replica_id]._mode)
+                replica_args, replica_kwargs = flat_inputs[replica_id]
+                return fn(*replica_args, **replica_kwargs)
 
         try:
             if len(devices) == 1:

@@ -25,11 +25,11 @@ class ReduceOp(enum.Enum):
 
 def as_reduce_op(reduce_op) -> ReduceOp:
     """A ReduceOp or its name in any case ("sum") → ReduceOp; other strings → ValueError."""
-    if isinstance(reduce_op, ReduceOp):
-        return reduce_op
-    known = _BY_NAME.get(reduce_op) if isinstance(reduce_op, str) else None
+    known = _BY_NAME.get(reduce_op) if type(reduce_op) in _EXACT_TYPES else None  # one lookup: members and names
     if known is not None:
         return known
+    if isinstance(reduce_op, ReduceOp):
+        return reduce_op
     if isinstance(reduce_op, str):
         try:
             return ReduceOp(reduce_op.upper())
@@ -38,4 +38,5 @@ def as_reduce_op(reduce_op) -> ReduceOp:
     raise TypeError(f"Expected reduce_op to be a tf.distribute.ReduceOp, not: {reduce_op!r}")
 
 
-_BY_NAME = {name: op for op in ReduceOp for name in (op.value, op.value.lower())}
+_BY_NAME = {name: op for op in ReduceOp for name in (op, op.value, op.value.lower())}
+_EXACT_TYPES = (str, ReduceOp)

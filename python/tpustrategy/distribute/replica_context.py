@@ -31,6 +31,12 @@ def _structure_of(value, count: int) -> str:
     return repr(nest.pack_sequence_as(value, [_Leaf()] * count))
 
 
+_OP_NAMES = {op: op.value for op in ReduceOp}  # a dict lookup: an enum's .value is a descriptor call
+_MEAN = ReduceOp.MEAN
+_Tensor = _core.Tensor
+_recording = _core.autodiff.recording
+
+
 class _Leaf:
     __slots__ = ()
 
@@ -129,6 +135,14 @@ class ReplicaContext:
         Every replica must call it in the same order with the same dtypes and shapes.
         """
         op = as_reduce_op(reduce_op)
+        run = self._run
+        if run is not None and type(value) is _Tensor and (op is not _MEAN or not value.dtype.is_integer):
+            # The common case, one tensor (no nest to walk, nothing to divide): what the general path does.
+            results = run.collective(self._position, "all_reduce", [value], self._destination_devices(),
+                                     _OP_NAMES[op], 0, "")
+            if _recording():
+                results = collective_gradients.record_all_reduce(self, op, [value], results)
+            return results[0]
         nested = nest.is_nested(value)
         leaves = [_core.convert_to_tensor(v) for v in nest.flatten(value)] if nested else \
             [_core.convert_to_tensor(value)]
@@ -140,7 +154,7 @@ class ReplicaContext:
         # TF's MEAN of integers is sum / n with true division (float64): reduce with SUM, divide here.
         integer_mean = op == ReduceOp.MEAN and any(t.dtype.is_integer for t in leaves)
         results = self._run.collective(self._position, "all_reduce", leaves, self._destination_devices(),
-                                       op="SUM" if integer_mean else op.value, structure=structure)
+                                       "SUM" if integer_mean else _OP_NAMES[op], 0, structure)
         if integer_mean:
             from tpustrategy.ops import math_ops
 

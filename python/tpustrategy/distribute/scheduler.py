@@ -3,7 +3,9 @@
 It only parks and resumes greenlets; the C++ runtime does the rest. Each replica's function runs in its
 own greenlet on the calling thread (taken from a per-thread pool of workers: creating a greenlet costs
 more than a whole run's switches), in a copy of the caller's contextvars, started in replica order, with
-its own C++ execution context (device, mode, replica id) made current exactly once per switch into it.
+its own C++ execution context (device, mode, replica id) made current exactly once per switch into it. A
+round of switches into every replica is one C++ call (``_core.switch_round``): it runs once per replica per
+synchronisation point, the hottest loop of a step.
 A replica that reaches a synchronisation point (an all-reduce, all-gather, ``merge_call``) arrives at the
 run's C++ Rendezvous (``_core.ReplicaRendezvous``), which checks it against the replicas already there —
 kind, op, dtypes, shapes, nest structure, order — and raises TF's error at once, naming the replicas; then
@@ -22,7 +24,6 @@ workers keep no reference to a finished run's outputs (or their HBM).
 
 from __future__ import annotations
 
-import contextvars
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -32,6 +33,7 @@ import greenlet
 from tpustrategy import _core, errors
 
 _set_context = _core.set_current_context
+_switch_round = _core.switch_round
 
 
 class _Merge:
@@ -62,9 +64,9 @@ class ReplicaRun:
         self._parked: list = [None] * num_replicas
         self._driver: greenlet.greenlet | None = None
         self._suspended = [False] * num_replicas  # inside a synchronisation point: parked, or being resumed
-        # A finished replica leaves its _Finished here rather than passing it through switch(): an
-        # argument of a suspended switch() stays referenced by the pooled worker's frame, which would
-        # keep the last step's outputs (and their HBM) alive until the worker's next run.
+        # A finished replica leaves its value (_DONE) or error (_FAILED) here rather than passing it through
+        # switch(): an argument of a suspended switch() stays referenced by the pooled worker's frame, which
+        # would keep the last step's outputs (and their HBM) alive until the worker's next run.
         self._finished: list = [None] * num_replicas
         self._clean = False  # every replica finished normally: the Rendezvous needs no reset
         self._driver_context = None  # the caller's execution context
@@ -81,7 +83,10 @@ class ReplicaRun:
             rendezvous.arrive(replica_id, kind, tensors, op, axis, structure, ragged, **tpu_args)
             return rendezvous.complete(devices)[0]
         # Raises on a mismatch with the replicas already there.
-        self._rendezvous.arrive(replica_id, kind, tensors, op, axis, structure, ragged, **tpu_args)
+        if tpu_args:
+            self._rendezvous.arrive(replica_id, kind, tensors, op, axis, structure, ragged, **tpu_args)
+        else:  # positional only: pybind matches keywords by name, at a cost per replica
+            self._rendezvous.arrive(replica_id, kind, tensors, op, axis, structure, ragged)
         self._devices = devices
         return self._park(replica_id, _COLLECTIVE)
 
@@ -114,36 +119,27 @@ class ReplicaRun:
         contexts = self._contexts
         workers = _take_workers(n)
         rendezvous = self._take_rendezvous()
-        results: list = [None] * n
+        results: list | None = None
         jobs: list | None = [(self, replica_main, i) for i in range(n)]  # the first switch starts a job
         sends: list = []  # after a synchronisation point: each replica's result
         try:
             while True:
-                finished_count = 0
-                for i, worker in enumerate(workers):
-                    # The replica's context is current while it runs. Between replicas the driver only
-                    # switches, so its own context is restored once per round, before it combines.
-                    _set_context(contexts[i])
-                    if jobs is not None:
-                        worker.gr_context = contextvars.copy_context()  # each replica: a copy of the caller's
-                        out = worker.switch(jobs[i])
-                    else:
-                        out = worker.switch(sends[i])
-                    if out is _PARKED:
-                        continue
-                    if out is not _DONE:
-                        _set_context(driver_context)
-                        self._escaped(workers, i)
-                    out, self._finished[i] = self._finished[i], None
-                    if out.error is not None:
-                        _set_context(driver_context)
-                        self._cancel(workers, f"replica {i} raised {type(out.error).__name__}: {out.error}")
-                        _add_note(out.error, f"raised in replica {i} of {n} while running the replica function")
-                        raise out.error
-                    results[i] = out.value
-                    finished_count += 1
+                # Every replica in turn, its context current while it runs (a new job: in a copy of the
+                # caller's contextvars). Between replicas the driver only switches, so its own context is
+                # restored once per round, before it combines.
+                fresh = jobs is not None
+                i, out, finished_count = _switch_round(workers, contexts, jobs if fresh else sends, fresh,
+                                                       _PARKED, _DONE)
                 _set_context(driver_context)
+                if i < n:  # replica i stopped the round: it raised, or switched out by itself
+                    if out is not _FAILED:
+                        self._escaped(workers, i)
+                    error, self._finished[i] = self._finished[i], None
+                    self._cancel(workers, f"replica {i} raised {type(error).__name__}: {error}")
+                    _add_note(error, f"raised in replica {i} of {n} while running the replica function")
+                    raise error
                 if finished_count == n:
+                    results, self._finished = self._finished, [None] * n
                     self._clean = True
                     return results
                 if finished_count:
@@ -159,6 +155,7 @@ class ReplicaRun:
         except BaseException:
             # This frame lives on in the error's traceback: drop the step's outputs (and their HBM).
             results = sends = jobs = None
+            self._finished = [None] * n
             raise
         finally:
             _set_context(driver_context)
@@ -256,17 +253,8 @@ class ReplicaRun:
 
 
 _PARKED = object()  # what a replica hands the driver when it parks
-_DONE = object()  # what a replica hands the driver when it finished (the outcome is in run._finished)
-
-
-class _Finished:
-    """What a worker hands the driver when its replica function returned (value) or raised (error)."""
-
-    __slots__ = ("value", "error")
-
-    def __init__(self, value, error):
-        self.value = value
-        self.error = error
+_DONE = object()  # what a replica hands the driver when it returned (its value is in run._finished)
+_FAILED = object()  # ... when it raised (its error is in run._finished)
 
 
 def _worker_loop(job):
@@ -277,15 +265,16 @@ def _worker_loop(job):
     while True:
         run, replica_main, replica_id = job
         driver = run._driver
+        handed = _DONE
         try:
-            outcome = _Finished(replica_main(replica_id), None)
+            outcome = replica_main(replica_id)
         except greenlet.GreenletExit:
             raise
         except BaseException as error:  # noqa: BLE001 - handed to the driver, which re-raises it
-            outcome = _Finished(None, error)
+            outcome, handed = error, _FAILED
         run._finished[replica_id] = outcome
         del run, replica_main, job, outcome  # hold nothing of a finished run while idle in the pool
-        job = driver.switch(_DONE)
+        job = driver.switch(handed)
 
 
 _pool = threading.local()
@@ -315,11 +304,17 @@ def _new_worker() -> greenlet.greenlet:
 
 def _take_workers(count: int) -> list:
     free = _free_list("workers")
+    if len(free) >= count:  # the common case: one slice off the end of the pool
+        workers = free[-count:]
+        del free[-count:]
+        workers.reverse()
+        return workers
     return [free.pop() if free else _new_worker() for _ in range(count)]
 
 
 def _return_workers(workers) -> None:
-    _free_list("workers").extend(w for w in reversed(workers) if not w.dead)
+    workers.reverse()  # the next run takes them back in replica order
+    _free_list("workers").extend(w for w in workers if not w.dead)
 
 
 def _add_note(error: BaseException, note: str) -> None:

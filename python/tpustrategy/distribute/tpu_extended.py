@@ -152,7 +152,10 @@ class TPUExtended(StrategyExtendedV1):
 
     def _call_for_each_replica(self, fn, args, kwargs):
         def tpu_computation(*replica_args, **replica_kwargs):
-            return nest.map_structure(_as_replica_output, fn(*replica_args, **replica_kwargs))
+            outputs = fn(*replica_args, **replica_kwargs)
+            if not nest.is_nested(outputs):  # one output (or None): no nest walk per replica
+                return _as_replica_output(outputs)
+            return nest.map_structure(_as_replica_output, outputs)
 
         if not (self._spmd and self._num_logical_devices > 1):
             return super()._call_for_each_replica(tpu_computation, args, kwargs)

@@ -102,6 +102,29 @@ def select_replica(replica_id: int, structure: Any) -> Any:
     return nest.map_structure(select, structure)
 
 
+def select_flat_arguments(args, kwargs: dict, count: int) -> list | None:
+    """``(select_replica(i, args), select_replica(i, kwargs))`` for i < `count`, when no argument is a nest (the
+    common ``run(fn, args=(x,))``); None otherwise. Builds each replica's arguments with one pass per step."""
+    if any(nest.is_nested(a) for a in args) or any(nest.is_nested(v) for v in kwargs.values()):
+        return None
+    values = (*args, *kwargs.values())
+    columns = [_column(a) for a in values]
+    if any(c is not None and len(c) < count for c in columns):
+        return None  # a component missing: select_replica raises it in the replica that lacks it
+    rows = list(zip(*[(a,) * count if c is None else c[:count] for a, c in zip(values, columns, strict=True)],
+                    strict=True))
+    if not kwargs:
+        return [(row, kwargs) for row in rows] if args else [((), kwargs)] * count
+    names, positional = tuple(kwargs), len(args)
+    return [(row[:positional], dict(zip(names, row[positional:], strict=True))) for row in rows]
+
+
+def _column(value):
+    if isinstance(value, DistributedValues) and not is_distributed_variable(value):
+        return value.values
+    return None
+
+
 def contains_distributed_values(structure: Any) -> bool:
     return any(isinstance(v, DistributedValues) for v in nest.flatten(structure))
 
