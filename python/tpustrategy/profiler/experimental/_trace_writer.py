@@ -28,6 +28,9 @@ def _collective_args(event, stat) -> dict:
     args = {"kind": event.name, "group_size": stat.group_size if stat else len(event.group),
             "group_replicas": str(replicas[:_MAX_GROUP_LISTED]) + (" ..." if len(replicas) > _MAX_GROUP_LISTED else ""),
             "bytes": stat.bytes if stat else event.bytes, "dtype": event.dtype, "elements_per_member": event.count}
+    if event.spmd:  # inserted by the SPMD partitioner over one replica's logical cores
+        args["inserted_by"] = "spmd_partitioner"
+        args["group_logical_cores"] = str(sorted(core for _, core in event.group))
     if stat is not None:
         args.update({"algbw_GBps": stat.algbw / 1e9, "busbw_GBps": stat.busbw / 1e9, "hops": stat.hops,
                      "latency_bound": stat.latency_bound, "instances": stat.instances})
