@@ -107,11 +107,11 @@ def test_seed_conv_model_report_has_each_cores_hbm_peak():
     assert report.max_hbm_peak >= 4 * 8 * 16 * 8 * 4 // 8
     assert report.hbm_capacity == 16 << 30 and report.hbm_fits
     html = report._repr_html_()
-    assert "HBM peak" in html and "of 16" in html
+    assert "HBM peak" in html and "of 17.18 GB per core" in html  # 16 GiB
     assert "max_hbm_peak" in repr(report)
 
 
-def test_hbm_peak_is_the_peak_during_the_step_and_flags_what_does_not_fit():
+def test_hbm_peak_per_core_during_the_step_and_what_does_not_fit():
     from distribute_helpers import tpu_v3_8
 
     strategy = tpu_v3_8()
@@ -130,9 +130,10 @@ def test_hbm_peak_is_the_peak_during_the_step_and_flags_what_does_not_fit():
     # A hand-made record has no HBM figures.
     empty = tpx.estimate_step(_core.sim.StepRecord(), "v5e-4")
     assert empty.max_hbm_peak is None and empty.hbm_fits is None and "not recorded" in empty._repr_html_()
-    # what-if on v5e: 16 GB per core (v3: 16 GiB); the step's few MiB fit; a peak above it is flagged.
+    # what-if on v5e: the capacity is one v5e core's; the step's few MiB fit; a peak above it is flagged.
     v5e = report.what_if("v5e-8")
-    assert v5e.hbm_capacity == 16 * 10**9 and v5e.hbm_fits and v5e.hbm_peak == report.hbm_peak
+    assert v5e.hbm_capacity == _core.find_slice_preset("v5e-8").chip.hbm_bytes_per_device
+    assert v5e.hbm_fits and v5e.hbm_peak == report.hbm_peak
     v5e.hbm_peak[3] = v5e.hbm_capacity + 1
     assert not v5e.hbm_fits and "does not fit" in v5e._repr_html_()
 
