@@ -61,15 +61,21 @@ def trace_events(steps, preset, coordinates) -> list[dict]:
     for name, step_num, report in steps:
         record_events = report.record.events
         stats = {c.event: c for c in report.collectives}
+        # One (name, cat, args) per recorded event, shared by every core that runs it (a what-if on a pod repeats
+        # each event thousands of times; the args dict is read-only once written).
+        described: dict[int, tuple[str, str, dict]] = {}
         for index, core, start, end in report.timeline:
-            event = record_events[index]
+            about = described.get(index)
+            if about is None:
+                event = record_events[index]
+                if event.collective:
+                    about = (event.name, "collective", _collective_args(event, stats.get(index)))
+                else:
+                    about = (event.name, "op", _op_args(event, event.dtype))
+                described[index] = about
             task, tid = divmod(core, per_host)
-            entry = {"ph": "X", "pid": task, "tid": tid, "ts": offset_us + start * 1e6, "dur": (end - start) * 1e6}
-            if event.collective:
-                entry.update(name=event.name, cat="collective", args=_collective_args(event, stats.get(index)))
-            else:
-                entry.update(name=event.name, cat="op", args=_op_args(event, event.dtype))
-            body.append(entry)
+            body.append({"ph": "X", "pid": task, "tid": tid, "ts": offset_us + start * 1e6,
+                         "dur": (end - start) * 1e6, "name": about[0], "cat": about[1], "args": about[2]})
         step_name = name or "step"
         if step_num is not None and step_num >= 0:
             step_name = f"{step_name} {step_num}"
@@ -88,6 +94,9 @@ def write_trace(path: str, steps, preset, coordinates) -> str:
     os.makedirs(os.path.dirname(path), exist_ok=True)
     document = {"displayTimeUnit": "ns", "traceEvents": trace_events(steps, preset, coordinates),
                 "metadata": {"producer": "tpustrategy simulated profiler", "slice": preset.name}}
-    with gzip.open(path, "wt", encoding="utf-8") as f:
-        json.dump(document, f)
+    # json.dumps (the C encoder) then one write: json.dump streams through the pure-Python encoder, ~10x slower
+    # (86k events of a v4-8192 step: minutes instead of seconds).
+    text = json.dumps(document, separators=(",", ":"))
+    with gzip.open(path, "wb", compresslevel=6) as f:
+        f.write(text.encode("utf-8"))
     return path
