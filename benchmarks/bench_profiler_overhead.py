@@ -107,7 +107,27 @@ def main() -> None:
         branch, baseline = statistics.median(runs["branch"]), statistics.median(runs["baseline"])
         result.update({"off_fresh_us": round(branch, 2), "baseline_off_fresh_us": round(baseline, 2),
                        "off_overhead_vs_baseline": round(branch / baseline - 1, 4)})
+    _print_summary(result, steps, repeats)
     print(json.dumps(result))
+
+
+def _print_summary(result: dict, steps: int, repeats: int) -> None:
+    """The medians and the two ratios the issue bounds, readable (the JSON line follows for tools)."""
+    print(f"run() of 8 replicas (~{result['events_per_step']} recorded events/step); median of {repeats} blocks "
+          f"x {steps} steps, interleaved in one process")
+    print(f"  profiler off : {result['off_us']:9.2f} us/step")
+    on_ratio = result["on_us"] / result["off_us"]
+    verdict = "ok" if on_ratio - 1 <= 0.30 else "OVER"
+    print(f"  profiler on  : {result['on_us']:9.2f} us/step   on/off = {on_ratio:.3f} ({on_ratio - 1:+.1%}; "
+          f"limit +30 %: {verdict})")
+    if "off_fresh_us" in result:
+        off_ratio = result["off_fresh_us"] / result["baseline_off_fresh_us"]
+        verdict = "ok" if off_ratio - 1 <= 0.05 else "OVER"
+        print(f"  off, fresh processes: this tree {result['off_fresh_us']:.2f} us vs baseline tree "
+              f"{result['baseline_off_fresh_us']:.2f} us   ratio = {off_ratio:.3f} ({off_ratio - 1:+.1%}; "
+              f"limit +5 %: {verdict})")
+    else:
+        print("  off vs a tree without the hooks: not measured (pass --baseline PATH)")
 
 
 if __name__ == "__main__":

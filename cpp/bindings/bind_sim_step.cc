@@ -8,6 +8,7 @@
 #include "bindings/bindings.h"
 #include "bindings/convert.h"
 #include "tpustrategy/core/errors.h"
+#include "tpustrategy/sim/spmd_step_events.h"
 #include "tpustrategy/sim/step_estimate.h"
 #include "tpustrategy/sim/step_record.h"
 #include "tpustrategy/sim/step_recorder.h"
@@ -42,6 +43,7 @@ unit ('mxu' or 'vector'). Collectives: name = kind, group [(replica, logical cor
                                return g;
                              })
       .def_readonly("count", &StepEvent::count)
+      .def_readonly("spmd", &StepEvent::spmd, "Inserted by the SPMD partitioner over one replica's logical cores.")
       .def("__repr__", [](const StepEvent& e) {
         if (e.collective) return fmt::format("StepEvent({}, group of {}, {} bytes)", e.name, e.group.size(), e.bytes);
         return fmt::format("StepEvent({} on replica {} core {}, {} flops, {} bytes)", e.name, e.slot.replica,
@@ -64,6 +66,23 @@ Filled by the runtime recorder (record_start / record_take) or by hand (add_op /
       .def_property_readonly("num_events", [](const StepRecord& r) { return r.events.size(); })
       .def_property_readonly("num_replicas", &StepRecord::num_replicas)
       .def_property_readonly("logical_cores_per_replica", &StepRecord::logical_cores_per_replica)
+      .def_property_readonly(
+          "hbm",
+          [](const StepRecord& r) {
+            std::vector<py::tuple> out;
+            for (const SlotMemory& m : r.hbm) out.push_back(py::make_tuple(slot_to(m.slot), m.peak, m.capacity));
+            return out;
+          },
+          "[((replica, logical core), peak bytes, capacity bytes)] while the step was recorded.")
+      .def(
+          "add_spmd",
+          [](StepRecord& r, const spmd::SpmdRecord& spmd_record, int replica) {
+            if (replica < 0) fail<ValueError>("StepRecord.add_spmd", "replica must be >= 0, got {}", replica);
+            append_spmd_entries(r, replica, spmd_record);
+          },
+          py::arg("spmd_record"), py::kw_only(), py::arg("replica") = 0,
+          "Appends an SPMD step's per-logical-core ops and inserted collectives (tpustrategy.experimental."
+          "spmd_plan().records[i]) as replica `replica`'s events.")
       .def(
           "add_op",
           [](StepRecord& r, const std::string& name, std::vector<Shape> inputs, std::vector<Shape> outputs,
@@ -97,6 +116,20 @@ Filled by the runtime recorder (record_start / record_take) or by hand (add_op /
   m.def("record_stop", &StepRecorder::stop, "Stops recording; the events stay until record_take().");
   m.def("record_active", &StepRecorder::active);
   m.def("record_num_events", &StepRecorder::num_events);
+  m.def(
+      "record_spmd_call",
+      [](const spmd::SpmdContext& ctx, const py::function& fn, const py::args& args, const py::kwargs& kwargs) {
+        StepRecorder::SpmdScope scope(ctx);
+        py::object out = fn(*args, **kwargs);
+        {
+          py::gil_scoped_release release;
+          scope.commit();
+        }
+        return out;
+      },
+      py::arg("ctx"), py::arg("fn"),
+      "Runs fn(*args, **kwargs), one SPMD partitioned call on ctx, and records what it appended to ctx's SpmdRecord "
+      "per logical core of the bound replica, instead of its kernels and subgroup collectives.");
   m.def("record_take", &StepRecorder::take, py::arg("name") = "", py::arg("step_num") = -1,
         "The events recorded since start or the last take, as a StepRecord (moved out).");
 }
@@ -132,6 +165,8 @@ void bind_estimate(py::module_& m) {
       .def_readonly("summary", &StepEstimate::summary)
       .def_readonly("ops", &StepEstimate::ops)
       .def_readonly("collectives", &StepEstimate::collectives)
+      .def_readonly("hbm_peak", &StepEstimate::hbm_peak, "Per core: recorded peak HBM bytes (-1 = not recorded).")
+      .def_readonly("hbm_capacity", &StepEstimate::hbm_capacity, "HBM bytes of one TF device of the target.")
       .def_property_readonly("timeline", [](const StepEstimate& e) {
         // (event, core, start, end) columns: cheaper to hand over than one object per entry.
         const std::size_t n = e.timeline.size();

@@ -28,6 +28,7 @@ void Device::allocate(std::int64_t bytes) {
   }
   memory_.current += bytes;
   if (memory_.current > memory_.peak) memory_.peak = memory_.current;
+  if (memory_.current > window_peak_) window_peak_ = memory_.current;
 }
 
 void Device::release(std::int64_t bytes) noexcept {
@@ -43,6 +44,18 @@ DeviceMemoryInfo Device::memory_info() const {
 void Device::reset_peak() {
   std::lock_guard lock(mutex_);
   memory_.peak = memory_.current;
+}
+
+std::int64_t Device::restart_window_peak() {
+  std::lock_guard lock(mutex_);
+  const std::int64_t previous = window_peak_;
+  window_peak_ = memory_.current;
+  return previous;
+}
+
+std::int64_t Device::window_peak() const {
+  std::lock_guard lock(mutex_);
+  return window_peak_;
 }
 
 void Device::set_capacity(std::int64_t bytes) {

@@ -37,6 +37,10 @@ class Device {
   DeviceMemoryInfo memory_info() const;
   // Peak is reset to the current usage (tf.config.experimental.reset_memory_stats).
   void reset_peak();
+  // A second peak for the step profiler (sim/step_recorder.h), independent of the user-visible one: restarts at
+  // the current usage, then follows every allocation until the next restart.
+  std::int64_t restart_window_peak();  // returns the window's peak before the restart
+  std::int64_t window_peak() const;
   // Lowers or raises the capacity; below the bytes in use → ValueError.
   void set_capacity(std::int64_t bytes);
   std::int64_t default_capacity() const { return default_capacity_; }
@@ -49,6 +53,7 @@ class Device {
   std::int64_t default_capacity_;
   mutable std::mutex mutex_;
   DeviceMemoryInfo memory_;
+  std::int64_t window_peak_ = 0;
 };
 
 using DevicePtr = std::shared_ptr<Device>;

@@ -84,29 +84,41 @@ StepEstimate estimate_step(const StepRecord& record, const SlicePreset& preset, 
       }
       continue;
     }
-    // Which recorded replicas the group spans: all of them -> every target replica; else repeat per block.
-    std::vector<char> member(static_cast<std::size_t>(recorded), 0);
-    for (const CoreSlot& s : e.group) member[static_cast<std::size_t>(s.replica)] = 1;
-    const bool whole = std::all_of(member.begin(), member.end(), [](char m) { return m != 0; });
     std::vector<std::vector<int>> groups;
-    if (whole) {
-      std::vector<int> g;
-      g.reserve(static_cast<std::size_t>(replicas) * e.group.size() / recorded + 1);
-      std::vector<std::vector<int>> logical_cores(static_cast<std::size_t>(recorded));
-      for (const CoreSlot& s : e.group) logical_cores[static_cast<std::size_t>(s.replica)].push_back(s.logical_core);
-      for (int t = 0; t < replicas; ++t)
-        for (int l : logical_cores[static_cast<std::size_t>(t % recorded)]) g.push_back(core(t, l));
-      groups.push_back(std::move(g));
-    } else {
-      if (replicas % recorded != 0)
-        fail<ValueError>(kWhere,
-                         "event {} ({}) runs over {} of the {} recorded replicas; it can be repeated only on "
-                         "a multiple of {} replicas, not {}",
-                         index, e.name, e.group.size(), recorded, recorded, replicas);
-      for (int block = 0; block < replicas / recorded; ++block) {
+    if (e.spmd) {
+      // Within one replica's logical cores: the same group in every target replica running that program.
+      const int source = e.group.front().replica;
+      for (int t = source % recorded; t < replicas; t += recorded) {
         std::vector<int> g;
-        for (const CoreSlot& s : e.group) g.push_back(core(block * recorded + s.replica, s.logical_core));
+        g.reserve(e.group.size());
+        for (const CoreSlot& s : e.group) g.push_back(core(t, s.logical_core));
         groups.push_back(std::move(g));
+      }
+      if (groups.empty()) continue;  // the target runs fewer replicas than the one that recorded it
+    } else {
+      // Which recorded replicas the group spans: all of them -> every target replica; else repeat per block.
+      std::vector<char> member(static_cast<std::size_t>(recorded), 0);
+      for (const CoreSlot& s : e.group) member[static_cast<std::size_t>(s.replica)] = 1;
+      const bool whole = std::all_of(member.begin(), member.end(), [](char m) { return m != 0; });
+      if (whole) {
+        std::vector<int> g;
+        g.reserve(static_cast<std::size_t>(replicas) * e.group.size() / recorded + 1);
+        std::vector<std::vector<int>> logical_cores(static_cast<std::size_t>(recorded));
+        for (const CoreSlot& s : e.group) logical_cores[static_cast<std::size_t>(s.replica)].push_back(s.logical_core);
+        for (int t = 0; t < replicas; ++t)
+          for (int l : logical_cores[static_cast<std::size_t>(t % recorded)]) g.push_back(core(t, l));
+        groups.push_back(std::move(g));
+      } else {
+        if (replicas % recorded != 0)
+          fail<ValueError>(kWhere,
+                           "event {} ({}) runs over {} of the {} recorded replicas; it can be repeated only on "
+                           "a multiple of {} replicas, not {}",
+                           index, e.name, e.group.size(), recorded, recorded, replicas);
+        for (int block = 0; block < replicas / recorded; ++block) {
+          std::vector<int> g;
+          for (const CoreSlot& s : e.group) g.push_back(core(block * recorded + s.replica, s.logical_core));
+          groups.push_back(std::move(g));
+        }
       }
     }
     CollectiveStat stat;
@@ -140,6 +152,13 @@ StepEstimate estimate_step(const StepRecord& record, const SlicePreset& preset, 
     out.collectives.push_back(std::move(stat));
   }
   out.summary = timeline.summarize();
+  out.hbm_capacity = per_device_hbm_bytes(*geometry.chip);
+  out.hbm_peak.assign(static_cast<std::size_t>(out.num_cores), -1);
+  for (const SlotMemory& m : record.hbm) {
+    if (m.slot.replica < 0 || m.slot.logical_core >= per_replica) continue;
+    for (int t = m.slot.replica % recorded; t < replicas; t += recorded)
+      out.hbm_peak[static_cast<std::size_t>(core(t, m.slot.logical_core))] = m.peak;
+  }
   for (auto& [name, stat] : op_stats) out.ops.push_back(std::move(stat));
   std::stable_sort(out.ops.begin(), out.ops.end(),
                    [](const OpStat& a, const OpStat& b) { return a.seconds > b.seconds; });

@@ -16,6 +16,8 @@
 //   struct CollectiveStat { event, kind, group_size, instances, bytes, seconds, algbw, busbw, hops, latency_bound }
 //   struct TimedEvent { event, core, start, end }
 //   StepEstimate estimate_step(record, preset, options)
+//   StepEstimate::hbm_peak  // per target core: the recorded peak of the slot it runs (-1 = not recorded)
+//   StepEstimate::hbm_capacity  // one TF device's HBM on the target generation
 // Bad input (more replicas than fit, a core_of_slot entry out of range or repeated, a subgroup that cannot be
 // repeated) -> ValueError naming it.
 #include <string>
@@ -70,6 +72,10 @@ struct StepEstimate {
   std::vector<OpStat> ops;                  // by name, most time first
   std::vector<CollectiveStat> collectives;  // per recorded collective, most time first
   std::vector<TimedEvent> timeline;         // keep_timeline only, in add order
+  // HBM: per target core, the peak bytes its slot held while the step was recorded (weak scaling: each replica
+  // keeps its per-replica tensors), -1 where the record has none (cores no replica runs on, hand-built records).
+  std::vector<std::int64_t> hbm_peak;
+  std::int64_t hbm_capacity = 0;  // one TF device of the target's generation (per_device_hbm_bytes)
 };
 
 StepEstimate estimate_step(const StepRecord& record, const SlicePreset& preset, const EstimateOptions& options = {});

@@ -10,8 +10,9 @@
 // API (for bindings):
 //   struct CoreSlot { replica, logical_core }
 //   struct StepEvent { collective, slot, name, input_shapes, output_shapes, dtype, flops, bytes, unit,
-//                      kind, group, count }
-//   struct StepRecord { name, step_num, events;  add_op(...), add_collective(...), num_replicas(),
+//                      kind, group, count, spmd }
+//   struct SlotMemory { slot, peak, capacity }
+//   struct StepRecord { name, step_num, events, hbm;  add_op(...), add_collective(...), num_replicas(),
 //                       logical_cores_per_replica() }
 //   StepEvent op_event(slot, name, inputs, outputs)   // FLOPs, bytes and unit from the op's name and shapes
 #include <cstdint>
@@ -45,12 +46,24 @@ struct StepEvent {
   CollectiveKind kind = CollectiveKind::kAllReduce;  // collectives
   std::vector<CoreSlot> group;                       // collectives: every member, in rank order
   std::int64_t count = 0;                            // collectives: elements per member
+  // Collectives the SPMD partitioner inserted over one replica's logical cores (spmd_step_events.h): every
+  // member is of the same replica, and on a target slice the collective repeats within each replica that runs
+  // this replica's program, never spanning replicas.
+  bool spmd = false;
+};
+
+// The HBM a (replica, logical core) held at its peak during the step (the recorder's window on its device).
+struct SlotMemory {
+  CoreSlot slot;
+  std::int64_t peak = 0;      // bytes
+  std::int64_t capacity = 0;  // the device's capacity while recording (bytes)
 };
 
 struct StepRecord {
   std::string name;  // the step's name (profiler Trace name), "" if none
   std::int64_t step_num = -1;
   std::vector<StepEvent> events;
+  std::vector<SlotMemory> hbm;  // per slot the runtime recorder saw; empty for records built by hand
 
   // Replicas seen (1 + the largest replica id in any slot); 0 for an empty record.
   int num_replicas() const;

@@ -1,5 +1,6 @@
 #include "tpustrategy/sim/step_recorder.h"
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -11,7 +12,9 @@
 #include "tpustrategy/collectives/collective_members.h"
 #include "tpustrategy/collectives/collective_observer.h"
 #include "tpustrategy/core/errors.h"
+#include "tpustrategy/runtime/device_registry.h"
 #include "tpustrategy/runtime/replica_context.h"
+#include "tpustrategy/sim/spmd_step_events.h"
 
 namespace tpustrategy::sim {
 namespace {
@@ -21,7 +24,16 @@ struct State {
   bool active = false;
   StepRecord record;
   ObserverRegistration registration;
+  std::map<std::pair<int, int>, DevicePtr> slot_devices;  // (replica, logical core) -> the device it ran on
 };
+
+// Set on this thread while an SPMD partitioned call runs: its per-core kernels and subgroup collectives are
+// recorded from the SpmdRecord instead (greenlets switch only between calls, so one flag per thread suffices).
+thread_local bool t_in_spmd = false;
+
+void restart_windows() {
+  for (const DevicePtr& d : DeviceRegistry::global().devices("TPU")) d->restart_window_peak();
+}
 
 State& state() {
   static auto* s = new State();  // never destroyed: a hook may fire during exit
@@ -53,6 +65,7 @@ std::optional<CollectiveKind> sim_kind(tpustrategy::CollectiveKind kind) {
 }
 
 void on_op(std::string_view op, std::span<const Tensor* const> inputs, std::span<const Tensor> outputs) {
+  if (t_in_spmd) return;
   std::vector<Shape> in, out;
   in.reserve(inputs.size());
   out.reserve(outputs.size());
@@ -66,14 +79,19 @@ void on_op(std::string_view op, std::span<const Tensor* const> inputs, std::span
     out.push_back(t.shape());
   }
   StepEvent event = op_event(current_slot(), op, std::move(in), std::move(out), dtype);
+  const DevicePtr& device = current_placement().device;
   State& s = state();
   std::lock_guard lock(s.mutex);
-  if (s.active) s.record.events.push_back(std::move(event));
+  if (!s.active) return;
+  if (device && event.slot.replica >= 0)
+    s.slot_devices.try_emplace({event.slot.replica, event.slot.logical_core}, device);
+  s.record.events.push_back(std::move(event));
 }
 
 class CollectiveRecorder final : public CollectiveObserver {
  public:
   void on_collective(const CollectiveEvent& event) override {
+    if (t_in_spmd) return;
     const std::optional<CollectiveKind> kind = sim_kind(event.kind);
     if (!kind) return;
     const std::span<const int> members = observed_collective_members();
@@ -106,6 +124,8 @@ void StepRecorder::start() {
   std::lock_guard lock(s.mutex);
   if (s.active) fail<FailedPreconditionError>("StepRecorder::start", "a recording is already active");
   s.active = true;
+  s.slot_devices.clear();
+  restart_windows();
   s.registration = add_collective_observer(std::make_shared<CollectiveRecorder>());
   set_op_trace_hook(&on_op);
 }
@@ -135,6 +155,12 @@ StepRecord StepRecorder::take(std::string name, std::int64_t step_num) {
   StepRecord out = std::exchange(s.record, StepRecord{});
   out.name = std::move(name);
   out.step_num = step_num;
+  for (const auto& [slot, device] : s.slot_devices) {
+    const DeviceMemoryInfo info = device->memory_info();
+    out.hbm.push_back({{slot.first, slot.second}, device->window_peak(), info.capacity});
+  }
+  s.slot_devices.clear();
+  restart_windows();
   return out;
 }
 
@@ -142,6 +168,26 @@ std::int64_t StepRecorder::num_events() {
   State& s = state();
   std::lock_guard lock(s.mutex);
   return static_cast<std::int64_t>(s.record.events.size());
+}
+
+StepRecorder::SpmdScope::SpmdScope(const spmd::SpmdContext& context)
+    : context_(context), first_entry_(context.record().entries.size()), previous_(t_in_spmd) {
+  t_in_spmd = true;
+}
+
+StepRecorder::SpmdScope::~SpmdScope() { t_in_spmd = previous_; }
+
+void StepRecorder::SpmdScope::commit() {
+  if (previous_) return;  // a nested partitioned call: the outermost one appends everything
+  const int replica = current_context().replica_id;
+  if (replica < 0) return;  // partitioned work outside strategy.run: no replica to place it on
+  StepRecord events;
+  append_spmd_entries(events, replica, context_.record(), first_entry_);
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  if (!s.active) return;
+  for (int k = 0; k < context_.num_cores(); ++k) s.slot_devices.try_emplace({replica, k}, context_.device(k));
+  for (StepEvent& e : events.events) s.record.events.push_back(std::move(e));
 }
 
 }  // namespace tpustrategy::sim

@@ -13,12 +13,18 @@
 //   StepRecorder::active()
 //   StepRecorder::take(name, step_num) -> StepRecord   // the events since start / the last take, moved out
 //   StepRecorder::num_events()
+//   StepRecorder::SpmdScope(ctx)  // RAII around one SPMD partitioned call: its kernels and subgroup collectives
+//                                 // are not recorded as the replica's; commit() appends the entries the call
+//                                 // added to ctx's SpmdRecord, per logical core (spmd_step_events.h)
+// HBM: start() and every take() restart each TPU device's window peak (core/device.h); take() stores, per slot
+// seen (an op's placement device; SPMD logical core k's device), that device's window peak in StepRecord::hbm.
 // Not recorded: ops that bypass the op set (numpy-backed ops, tensor creation from host data), merge_call and
 // barrier (no data moves).
 #include <cstdint>
 #include <string>
 
 #include "tpustrategy/sim/step_record.h"
+#include "tpustrategy/spmd/spmd_context.h"
 
 namespace tpustrategy::sim {
 
@@ -29,6 +35,21 @@ class StepRecorder {
   static bool active();
   static StepRecord take(std::string name = {}, std::int64_t step_num = -1);
   static std::int64_t num_events();
+
+  class SpmdScope {
+   public:
+    explicit SpmdScope(const spmd::SpmdContext& context);
+    ~SpmdScope();
+    SpmdScope(const SpmdScope&) = delete;
+    SpmdScope& operator=(const SpmdScope&) = delete;
+    // After the call succeeded: appends its entries for the bound replica (a no-op while not recording).
+    void commit();
+
+   private:
+    const spmd::SpmdContext& context_;
+    std::size_t first_entry_;
+    bool previous_;
+  };
 };
 
 }  // namespace tpustrategy::sim

@@ -5,8 +5,9 @@ from __future__ import annotations
 import collections.abc
 import numpy
 import numpy.typing
+import tpustrategy._core.spmd
 import typing
-__all__: list[str] = ['BusBandwidth', 'CollectiveCost', 'CollectiveStat', 'CostParams', 'CriticalStep', 'OpCost', 'OpStat', 'RingAxis', 'StepEstimate', 'StepEvent', 'StepRecord', 'StepSummary', 'StepTimeline', 'TimedEvent', 'aggregate_ici_bandwidth', 'bisection_bandwidth', 'bus_bandwidth', 'collective_time', 'dcn_all_reduce_time', 'estimate_step', 'group_axes', 'host_transfer_time', 'latency_bound_threshold_bytes', 'op_time', 'record_active', 'record_num_events', 'record_start', 'record_stop', 'record_take', 'slice_axes']
+__all__: list[str] = ['BusBandwidth', 'CollectiveCost', 'CollectiveStat', 'CostParams', 'CriticalStep', 'OpCost', 'OpStat', 'RingAxis', 'StepEstimate', 'StepEvent', 'StepRecord', 'StepSummary', 'StepTimeline', 'TimedEvent', 'aggregate_ici_bandwidth', 'bisection_bandwidth', 'bus_bandwidth', 'collective_time', 'dcn_all_reduce_time', 'estimate_step', 'group_axes', 'host_transfer_time', 'latency_bound_threshold_bytes', 'op_time', 'record_active', 'record_num_events', 'record_spmd_call', 'record_start', 'record_stop', 'record_take', 'slice_axes']
 class CostParams:
     """
     Calibration of the cost model: efficiencies against the data-sheet peaks and fixed costs. The defaults are
@@ -239,6 +240,11 @@ class StepEvent:
     def slot(self) -> tuple[int, int]:
         ...
     @property
+    def spmd(self) -> bool:
+        """
+        Inserted by the SPMD partitioner over one replica's logical cores.
+        """
+    @property
     def unit(self) -> str:
         ...
 class StepRecord:
@@ -258,9 +264,18 @@ class StepRecord:
         """
         Appends an op (FLOPs, bytes and unit derived from its name and shapes).
         """
+    def add_spmd(self, spmd_record: tpustrategy._core.spmd.SpmdRecord, *, replica: typing.SupportsInt | typing.SupportsIndex = 0) -> None:
+        """
+        Appends an SPMD step's per-logical-core ops and inserted collectives (tpustrategy.experimental.spmd_plan().records[i]) as replica `replica`'s events.
+        """
     @property
     def events(self) -> list[StepEvent]:
         ...
+    @property
+    def hbm(self) -> list[tuple]:
+        """
+        [((replica, logical core), peak bytes, capacity bytes)] while the step was recorded.
+        """
     @property
     def logical_cores_per_replica(self) -> int:
         ...
@@ -352,6 +367,16 @@ class StepEstimate:
     @property
     def cores_per_replica(self) -> int:
         ...
+    @property
+    def hbm_capacity(self) -> int:
+        """
+        HBM bytes of one TF device of the target.
+        """
+    @property
+    def hbm_peak(self) -> list[int]:
+        """
+        Per core: recorded peak HBM bytes (-1 = not recorded).
+        """
     @property
     def num_cores(self) -> int:
         ...
@@ -454,6 +479,10 @@ def record_active() -> bool:
     ...
 def record_num_events() -> int:
     ...
+def record_spmd_call(ctx: tpustrategy._core.spmd.SpmdContext, fn: collections.abc.Callable, *args, **kwargs) -> typing.Any:
+    """
+    Runs fn(*args, **kwargs), one SPMD partitioned call on ctx, and records what it appended to ctx's SpmdRecord per logical core of the bound replica, instead of its kernels and subgroup collectives.
+    """
 def record_start() -> None:
     """
     Starts recording every op and collective into the process-wide record (FailedPreconditionError if already recording).

@@ -137,8 +137,19 @@ class StrategyExtendedV2:
         try:
             if len(devices) == 1:
                 replica_args, replica_kwargs = inputs_of(0)
-                with device_scope.device_scope(devices[0]), contexts[0]:
-                    results = [call(0, replica_args, replica_kwargs)]
+                # One replica runs in the caller's C++ context; while a step is recorded, that context names the
+                # replica so its ops and SPMD partitioned calls are the replica's, not host code.
+                recorded = _core.sim.record_active()
+                caller = _core.current_context() if recorded else None
+                outer_id = caller.replica_id if caller is not None else -1
+                if caller is not None:
+                    caller.replica_id = execution_contexts[0].replica_id
+                try:
+                    with device_scope.device_scope(devices[0]), contexts[0]:
+                        results = [call(0, replica_args, replica_kwargs)]
+                finally:
+                    if caller is not None:
+                        caller.replica_id = outer_id
             else:
                 results = run.execute(replica_main)
         except BaseException:

@@ -132,8 +132,13 @@ def _fmt_bytes(n: float) -> str:
 
 
 class StepReport:
-    """One step's simulated time on a slice: step time, per-core compute / communication / idle, the top ops and
-    collectives (with nccl-tests' algbw / busbw), and what_if() to re-estimate the same record elsewhere."""
+    """One step's simulated time on a slice: step time, per-core compute / communication / idle, per-core HBM peak,
+    the top ops and collectives (with nccl-tests' algbw / busbw), and what_if() to re-estimate the same record
+    elsewhere.
+
+    HBM: ``hbm_peak[core]`` is the most HBM (bytes) the replica / logical core running there held while the step was
+    recorded (None where nothing was recorded: hand-built records, cores no replica runs on); ``hbm_capacity`` is one
+    core's HBM on this report's generation, so ``what_if`` tells whether the same per-replica tensors would fit."""
 
     def __init__(self, record, estimate, params):
         """Made by estimate_step (record: StepRecord, estimate: _core.sim.StepEstimate, params: CostParams)."""
@@ -161,9 +166,23 @@ class StepReport:
         self.mxu_utilization = summary.mxu_utilization
         self.critical_compute = summary.critical_compute
         self.critical_communication = summary.critical_communication
+        self.hbm_peak = [None if b < 0 else int(b) for b in estimate.hbm_peak]  # per core, bytes
+        self.hbm_capacity = int(estimate.hbm_capacity)
         self.ops = [OpTime(s.name, s.count, s.seconds, s.flops, s.bytes) for s in estimate.ops]
         self.collectives = [CollectiveTime(c.kind, c.group_size, c.instances, c.bytes, c.seconds, c.algbw, c.busbw,
                                            c.hops, c.latency_bound, c.event) for c in estimate.collectives]
+
+    @property
+    def max_hbm_peak(self) -> int | None:
+        """The largest per-core HBM peak (None when the record has no HBM figures)."""
+        known = [b for b in self.hbm_peak if b is not None]
+        return max(known) if known else None
+
+    @property
+    def hbm_fits(self) -> bool | None:
+        """Whether every core's recorded peak fits one core's HBM on this generation (None: nothing recorded)."""
+        peak = self.max_hbm_peak
+        return None if peak is None else peak <= self.hbm_capacity
 
     def top_ops(self, n: int = 10) -> list[OpTime]:
         """The n op names with the most simulated time (summed over cores)."""
@@ -189,7 +208,22 @@ class StepReport:
         return (f"StepReport(slice='{self.slice}', step_time={_fmt_time(self.step_time)}, replicas="
                 f"{self.num_replicas}, compute={self.compute_share:.1%}, communication="
                 f"{self.communication_share:.1%}, idle={self.idle_share:.1%}, mxu_utilization="
-                f"{self.mxu_utilization:.1%})")
+                f"{self.mxu_utilization:.1%}{self._hbm_repr()})")
+
+    def _hbm_repr(self) -> str:
+        peak = self.max_hbm_peak
+        return "" if peak is None else f", max_hbm_peak={_fmt_bytes(peak)} of {_fmt_bytes(self.hbm_capacity)}"
+
+    def _hbm_row(self) -> str:
+        peak = self.max_hbm_peak
+        if peak is None:
+            return "not recorded"
+        core = self.hbm_peak.index(peak)
+        text = (f"max {_fmt_bytes(peak)} (core {core}) of {_fmt_bytes(self.hbm_capacity)} per core "
+                f"({peak / self.hbm_capacity:.1%})")
+        if peak > self.hbm_capacity:
+            text = f"<span style='color:#c00'><b>does not fit</b>: {text}</span>"
+        return text
 
     def _repr_html_(self) -> str:
         e = html.escape
@@ -200,6 +234,7 @@ class StepReport:
             ("compute / communication / idle",
              f"{self.compute_share:.1%} / {self.communication_share:.1%} / {self.idle_share:.1%}"),
             ("MXU utilisation", f"{self.mxu_utilization:.1%}"),
+            ("HBM peak", self._hbm_row()),
             ("critical path", f"{_fmt_time(self.critical_compute)} compute, "
                               f"{_fmt_time(self.critical_communication)} communication"),
         ]
@@ -231,7 +266,7 @@ class StepReport:
         if n == 0 or self.step_time <= 0:
             return ""
         width, bar = 480, 10
-        parts = [f"<svg width='{width + 60}' height='{n * (bar + 2) + 20}' xmlns='http://www.w3.org/2000/svg'>"]
+        parts = [f"<svg width='{width + 140}' height='{n * (bar + 2) + 20}' xmlns='http://www.w3.org/2000/svg'>"]
         for core in range(n):
             y = core * (bar + 2)
             x = 50.0
@@ -241,6 +276,11 @@ class StepReport:
                 w = width * max(value, 0.0) / self.step_time
                 parts.append(f"<rect x='{x:.1f}' y='{y}' width='{w:.1f}' height='{bar}' fill='{colour}'/>")
                 x += w
+            peak = self.hbm_peak[core] if core < len(self.hbm_peak) else None
+            if peak is not None:
+                colour = "#c00" if peak > self.hbm_capacity else "#333"
+                parts.append(f"<text x='{width + 55}' y='{y + bar}' font-size='9' fill='{colour}'>HBM "
+                             f"{_fmt_bytes(peak)}</text>")
         parts.append(f"<text x='50' y='{n * (bar + 2) + 14}' font-size='10'>compute (blue), communication "
-                     f"(orange), idle (grey)</text></svg>")
+                     f"(orange), idle (grey); right: HBM peak</text></svg>")
         return "".join(parts)

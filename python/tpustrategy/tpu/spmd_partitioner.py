@@ -23,8 +23,9 @@ import numpy as np
 from tpustrategy import _core
 from tpustrategy.ops import _spmd_hook
 from tpustrategy.tpu.sharded_tensor import ShardedTensor
+from tpustrategy.tpu.spmd_step_recording import recorded
 
-_spmd = _core.spmd
+_spmd = recorded(_core.spmd)  # partitioned calls are recorded per logical core while a step is recorded
 _REPLICATED = _core.Sharding.replicated()
 
 # Per replica (its tuple of logical core names): the C++ context and the partitioned ops of the current step.
