@@ -3,7 +3,8 @@
 Built: ``layers`` (see layers/__init__), ``Sequential``, functional and subclassed ``Model`` with
 compile / fit / evaluate / predict and the ``*_on_batch`` methods, ``callbacks``, ``optimizers``,
 ``losses``, ``metrics``, ``initializers``, ``regularizers``, ``activations``, ``utils.set_random_seed``,
-``save_weights`` / ``load_weights`` (``.weights.h5``, needs h5py). Random draws (initializers, Dropout)
+``save_weights`` / ``load_weights`` (``.weights.h5``, needs h5py), ``model.save`` / ``models.load_model``
+(Keras 3's ``.keras`` zip; Lambda layers are not serializable here). Random draws (initializers, Dropout)
 use numpy's Philox generator: deterministic with seeds, not TensorFlow's random stream.
 """
 
@@ -18,10 +19,11 @@ from tpustrategy.keras import (
                                models,
                                optimizers,
                                regularizers,
+                               saving,
                                utils,
 )
 from tpustrategy.keras.layers import Input, Layer
 from tpustrategy.keras.models import Model, Sequential
 
 __all__ = ["Input", "Layer", "Model", "Sequential", "activations", "backend", "callbacks", "initializers", "layers",
-           "losses", "metrics", "models", "optimizers", "regularizers", "utils"]
+           "losses", "metrics", "models", "optimizers", "regularizers", "saving", "utils"]

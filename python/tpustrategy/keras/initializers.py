@@ -47,7 +47,9 @@ class Initializer:
 
     @classmethod
     def from_config(cls, config):
-        return cls(**config)
+        from tpustrategy.keras.layers.layer_config import constructor_kwargs  # drops Keras' unused None keys
+
+        return cls(**constructor_kwargs(cls, config))
 
     def clone(self):
         return type(self).from_config(self.get_config())

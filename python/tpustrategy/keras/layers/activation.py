@@ -13,6 +13,3 @@ class Activation(Layer):
 
     def call(self, inputs):
         return self.activation(inputs)
-
-    def get_config(self):
-        return {**super().get_config(), "activation": activations.serialize(self.activation)}

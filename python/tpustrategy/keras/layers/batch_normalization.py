@@ -100,7 +100,3 @@ class BatchNormalization(Layer):
             mean, variance = self._param(self.moving_mean, rank), self._param(self.moving_variance, rank)
         outputs = batch_normalization(x, mean, variance, beta, gamma, self.epsilon)
         return outputs if outputs.dtype == inputs.dtype else _core.ops.cast(outputs, inputs.dtype)
-
-    def get_config(self):
-        return {**super().get_config(), "axis": self.axis, "momentum": self.momentum, "epsilon": self.epsilon,
-                "center": self.center, "scale": self.scale, "synchronized": self.synchronized}

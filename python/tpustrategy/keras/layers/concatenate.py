@@ -29,6 +29,3 @@ class Concatenate(Layer):
 
     def call(self, inputs):
         return _core.ops.concat(check_merge_inputs(self, inputs), self.axis)
-
-    def get_config(self):
-        return {**super().get_config(), "axis": self.axis}

@@ -4,7 +4,6 @@ kernel_size + (input_channels / groups, filters), padding "valid" / "same" (Conv
 from __future__ import annotations
 
 from tpustrategy import _core
-from tpustrategy.keras import activations
 from tpustrategy.keras.layers.conv_utils import (
     from_channels_last,
     nn_op,
@@ -67,12 +66,6 @@ class BaseConv(Layer):
         if self.bias is not None:
             outputs = outputs + self.bias
         return from_channels_last(self.activation(outputs), self.data_format, self.rank)
-
-    def get_config(self):
-        return {**super().get_config(), "filters": self.filters, "kernel_size": self.kernel_size,
-                "strides": self.strides, "padding": self.padding, "data_format": self.data_format,
-                "dilation_rate": self.dilation_rate, "groups": self.groups,
-                "activation": activations.serialize(self.activation), "use_bias": self.use_bias}
 
 
 class Conv2D(BaseConv):

@@ -58,7 +58,3 @@ class Dense(Layer):
         if self.bias is not None:
             outputs = outputs + self.bias
         return self.activation(outputs)
-
-    def get_config(self):
-        return {**super().get_config(), "units": self.units, "activation": activations.serialize(self.activation),
-                "use_bias": self.use_bias}

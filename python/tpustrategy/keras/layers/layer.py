@@ -58,6 +58,23 @@ class Layer(Module):
       ValueError: an unrecognized keyword argument.
     """
 
+    def __new__(cls, *args, **kwargs):
+        # The constructor's arguments, for get_config (Keras 3 records them the same way).
+        instance = super().__new__(cls)
+        try:
+            bound = inspect.signature(cls.__init__).bind(instance, *args, **kwargs)
+            captured = {}
+            for key, value in list(bound.arguments.items())[1:]:
+                kind = inspect.signature(cls.__init__).parameters[key].kind
+                if kind is inspect.Parameter.VAR_KEYWORD:
+                    captured.update(value)
+                elif kind is not inspect.Parameter.VAR_POSITIONAL:
+                    captured[key] = value
+        except TypeError:
+            captured = None  # __init__ will raise its own error
+        object.__setattr__(instance, "_init_args", captured)
+        return instance
+
     def __init__(self, *, activity_regularizer=None, trainable=True, dtype=None, autocast=True, name=None,
                  **kwargs):
         input_shape = kwargs.pop("input_shape", None)
@@ -66,6 +83,10 @@ class Layer(Module):
         kwargs.pop("input_dtype", None)
         if kwargs:
             raise ValueError(f"Unrecognized keyword arguments passed to {type(self).__name__}: {kwargs}")
+        if isinstance(dtype, dict):  # a Keras 3 DTypePolicy serialization, as get_config writes it
+            from tpustrategy.keras.saving.serialization_lib import dtype_name
+
+            dtype = dtype_name(dtype)
         if name is None:
             name = backend.unique_name(snake_case(type(self).__name__))
         elif not isinstance(name, str):
@@ -375,11 +396,18 @@ class Layer(Module):
 
     # ---- config ----
     def get_config(self) -> dict:
-        return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        """Keras 3's config: name, trainable, the dtype policy, then the constructor's arguments (a built-in
+        layer's current values; a custom layer's arguments as given, which must be plain values or
+        serializable objects — otherwise the subclass must define ``get_config``, as in Keras)."""
+        from tpustrategy.keras.layers.layer_config import layer_config
+
+        return layer_config(self)
 
     @classmethod
     def from_config(cls, config):
-        return cls(**config)
+        from tpustrategy.keras.layers.layer_config import constructor_kwargs
+
+        return cls(**constructor_kwargs(cls, config))
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"

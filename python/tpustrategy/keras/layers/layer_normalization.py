@@ -48,7 +48,3 @@ class LayerNormalization(Layer):
         outputs = batch_normalization(x, mean, variance, self._broadcast(self.beta, shape),
                                       self._broadcast(self.gamma, shape), self.epsilon)
         return outputs if outputs.dtype == inputs.dtype else _core.ops.cast(outputs, inputs.dtype)
-
-    def get_config(self):
-        return {**super().get_config(), "axis": self.axis, "epsilon": self.epsilon, "center": self.center,
-                "scale": self.scale}

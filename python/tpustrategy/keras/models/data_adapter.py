@@ -96,6 +96,8 @@ class DataHandler:
         else:
             if x is None:
                 raise ValueError("Unrecognized data type: x=None (expected arrays or a tf.data.Dataset)")
+            if isinstance(x, list) and len(x) > 1 and len({np.shape(a) for a in x}) > 1:
+                x = tuple(x)  # a list of inputs of different shapes is a structure (one per model input)
             x = nest.map_structure(lambda a: _float32(_as_array(a)), x)
             y = nest.map_structure(_as_array, y) if y is not None else None
             if class_weight is not None:
@@ -118,7 +120,7 @@ class DataHandler:
         """A one-example (x, y, sample_weight) from the data, to build the model and the metrics."""
         if self._arrays is not None:
             element = nest.map_structure(lambda a: a[:1], self._arrays)
-            return unpack_x_y_sample_weight(element if len(element) > 1 else element[0])
+            return unpack_x_y_sample_weight(element)
         first = next(iter(self._dataset.take(1)))
         return unpack_x_y_sample_weight(nest.map_structure(lambda t: _as_array(t)[:1], first))
 
@@ -129,7 +131,7 @@ class DataHandler:
         if self._shuffle:
             order = self._rng.permutation(self._rows)
             arrays = nest.map_structure(lambda a: a[order], arrays)
-        element = arrays if len(arrays) > 1 else arrays[0]
+        element = arrays if len(arrays) > 1 or nest.is_nested(arrays[0]) else arrays[0]  # (x,) keeps x whole
         return Dataset.from_tensor_slices(element).batch(self.batch_size)
 
     def _new_iterator(self):

@@ -106,5 +106,12 @@ class Sequential(Model):
         return self._output_shape_seen
 
     def get_config(self):
-        return {"name": self.name, "trainable": self.trainable,
-                "layers": [layer.get_config() for layer in self._layers]}
+        from tpustrategy.keras.models.model_config import sequential_config
+
+        return sequential_config(self)
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from tpustrategy.keras.models.model_config import sequential_from_config
+
+        return sequential_from_config(cls, config, custom_objects)

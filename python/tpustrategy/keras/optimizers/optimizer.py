@@ -57,6 +57,18 @@ class Optimizer:
         # As Keras' TF optimizer: the strategy in scope at construction owns the optimizer's variables.
         self._distribution_strategy = ds_context.get_strategy() if ds_context.has_strategy() else None
 
+    def get_config(self) -> dict:
+        """Keras 3's optimizer config (see optimizer_config.py)."""
+        from tpustrategy.keras.optimizers.optimizer_config import optimizer_config
+
+        return optimizer_config(self)
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from tpustrategy.keras.optimizers.optimizer_config import optimizer_from_config
+
+        return optimizer_from_config(cls, config)
+
     @property
     def iterations(self):
         """The number of steps applied (an int64 variable, as Keras)."""

@@ -1,0 +1,168 @@
+"""Keras 3's object serialization: ``{"module", "class_name", "config", "registered_name"}`` dicts.
+
+``serialize_keras_object`` turns layers, initializers, regularizers, optimizers, losses and metrics into
+that form (plain values pass through; a named function such as an activation becomes its name);
+``deserialize_keras_object`` reverses it, finding the class by ``registered_name`` among the objects
+registered with ``register_keras_serializable`` or passed as ``custom_objects``, else by ``class_name``
+in the built-in module that ``module`` names. Keras' DTypePolicy dicts become dtype names.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+
+_REGISTERED: dict = {}  # "package>name" -> class or function
+_CUSTOM_OBJECTS: contextvars.ContextVar = contextvars.ContextVar("keras_custom_objects", default=None)
+
+
+def register_keras_serializable(package="Custom", name=None):
+    """Registers a class or function under ``"package>name"`` so ``load_model`` finds it (Keras 3)."""
+
+    def decorator(arg):
+        registered = f"{package}>{name or arg.__name__}"
+        if registered in _REGISTERED and _REGISTERED[registered] is not arg:
+            raise ValueError(f"{registered} has already been registered to {_REGISTERED[registered]}")
+        _REGISTERED[registered] = arg
+        arg._keras_registered_name = registered
+        return arg
+
+    return decorator
+
+
+def get_registered_name(obj) -> str:
+    target = obj if isinstance(obj, type) or callable(obj) and not hasattr(obj, "get_config") else type(obj)
+    return vars(target).get("_keras_registered_name", target.__name__) if hasattr(target, "__dict__") \
+        else target.__name__
+
+
+def get_registered_object(name, custom_objects=None):
+    custom = {**(_CUSTOM_OBJECTS.get() or {}), **(custom_objects or {})}
+    return custom.get(name) or _REGISTERED.get(name)
+
+
+@contextlib.contextmanager
+def custom_object_scope(custom_objects):
+    """Makes `custom_objects` (name -> class or function) visible to deserialization inside the block."""
+    token = _CUSTOM_OBJECTS.set({**(_CUSTOM_OBJECTS.get() or {}), **(custom_objects or {})})
+    try:
+        yield
+    finally:
+        _CUSTOM_OBJECTS.reset(token)
+
+
+def _builtin_modules() -> dict:
+    from tpustrategy import keras
+
+    return {"keras.layers": keras.layers, "keras.initializers": keras.initializers,
+            "keras.regularizers": keras.regularizers, "keras.optimizers": keras.optimizers,
+            "keras.optimizers.schedules": keras.optimizers.schedules, "keras.losses": keras.losses,
+            "keras.metrics": keras.metrics, "keras.models": keras.models, "keras": keras}
+
+
+def _module_of(obj) -> str:
+    """The Keras module name a built-in class is exported from ("keras.layers" ...), else its own module."""
+    from tpustrategy import keras
+
+    if isinstance(obj, keras.Sequential) or type(obj) is keras.Model:
+        return "keras"
+    for name, module in _builtin_modules().items():
+        if name not in ("keras", "keras.models") and getattr(module, type(obj).__name__, None) is type(obj):
+            return name
+    return type(obj).__module__
+
+
+def serialize_keras_object(obj):
+    """The Keras 3 serialization of `obj` (None, plain values and containers are returned as they are)."""
+    if obj is None or isinstance(obj, bool | int | float | str):
+        return obj
+    if isinstance(obj, list | tuple):
+        return [serialize_keras_object(x) for x in obj]
+    if isinstance(obj, dict):
+        return {k: serialize_keras_object(v) for k, v in obj.items()}
+    if not hasattr(obj, "get_config"):
+        if callable(obj) and hasattr(obj, "__name__"):
+            registered = vars(obj).get("_keras_registered_name") if hasattr(obj, "__dict__") else None
+            return registered or obj.__name__
+        raise TypeError(f"Cannot serialize {obj!r}: it has no `get_config`.")
+    registered = vars(type(obj)).get("_keras_registered_name")
+    module = _module_of(obj)
+    config = {"module": module, "class_name": type(obj).__name__, "config": obj.get_config(),
+              "registered_name": registered}
+    from tpustrategy.keras.layers.layer import Layer
+    from tpustrategy.keras.models.model import Model
+
+    if isinstance(obj, Model) and obj._graph is not None and type(obj) is Model:
+        config.update(module="keras.src.models.functional", class_name="Functional", registered_name="Functional")
+    if isinstance(obj, Layer) and obj._build_shapes is not None:
+        config["build_config"] = {"input_shape": _jsonable_shape(obj._build_shapes)}
+    return config
+
+
+def _jsonable_shape(shape):
+    if isinstance(shape, list | tuple):
+        return [_jsonable_shape(s) for s in shape]
+    return shape
+
+
+def dtype_name(dtype):
+    """A dtype name from a name, a DType, or a Keras DTypePolicy dict / object."""
+    if isinstance(dtype, dict):
+        if dtype.get("class_name") not in ("DTypePolicy", "FloatDTypePolicy"):
+            raise ValueError(f"Unsupported dtype policy {dtype.get('class_name')!r} in {dtype!r}")
+        return dtype["config"]["name"]
+    return getattr(dtype, "name", dtype)
+
+
+def deserialize_keras_object(config, module_objects=None, custom_objects=None, printable_module_name="object"):
+    """The object a Keras 3 serialization describes; strings and None pass through."""
+    if config is None or isinstance(config, bool | int | float | str):
+        return config
+    if isinstance(config, list):
+        return [deserialize_keras_object(c, module_objects, custom_objects) for c in config]
+    if not isinstance(config, dict) or "class_name" not in config:
+        raise ValueError(f"Could not deserialize {printable_module_name}: expected a dict with `class_name`, got "
+                         f"{config!r}")
+    class_name = config["class_name"]
+    inner = config.get("config", {})
+    registered = config.get("registered_name")
+    cls = None
+    for key in (registered, class_name):
+        if key is not None and cls is None:
+            cls = get_registered_object(key, custom_objects)
+    if cls is None and class_name == "Functional":
+        from tpustrategy.keras.models.model import Model
+
+        cls = Model
+    if cls is None:
+        module = _builtin_modules().get(config.get("module") or "", None)
+        candidates = [module] if module is not None else []
+        candidates += list(module_objects.values()) if isinstance(module_objects, dict) else []
+        for candidate in candidates:
+            found = getattr(candidate, class_name, None)
+            if isinstance(found, type):
+                cls = found
+                break
+    if cls is None:
+        raise TypeError(f"Could not locate class '{class_name}' (module {config.get('module')!r}). Make sure custom "
+                        "classes are decorated with `@keras.saving.register_keras_serializable()` or passed in "
+                        "`custom_objects`.")
+    with custom_object_scope(custom_objects):
+        if class_name == "Functional" or hasattr(cls, "from_config"):
+            obj = cls.from_config(dict(inner)) if inner is not None else cls()
+        else:
+            obj = cls(**inner)
+        build_config = config.get("build_config")
+        if build_config and build_config.get("input_shape") is not None and not getattr(obj, "built", True):
+            obj.build(_shape_from_json(build_config["input_shape"]))
+    return obj
+
+
+def _shape_from_json(shape):
+    if isinstance(shape, list) and shape and all(isinstance(s, list) for s in shape):
+        return [tuple(s) for s in shape]
+    return tuple(shape)
+
+
+__all__ = ["custom_object_scope", "deserialize_keras_object", "dtype_name", "get_registered_name",
+           "get_registered_object", "register_keras_serializable", "serialize_keras_object"]
