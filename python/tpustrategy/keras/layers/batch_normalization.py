@@ -21,6 +21,8 @@ from tpustrategy.keras.layers.normalization_utils import batch_normalization, mo
 
 
 class BatchNormalization(Layer):
+    _keras_unbuilt_defaults = {"renorm_momentum": 0.99}  # renorm is not built; Keras writes its options
+
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True, beta_initializer="zeros",
                  gamma_initializer="ones", moving_mean_initializer="zeros", moving_variance_initializer="ones",
                  beta_regularizer=None, gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,

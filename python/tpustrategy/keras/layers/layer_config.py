@@ -100,9 +100,12 @@ def constructor_kwargs(cls, config) -> dict:
     if not _is_builtin(cls) and takes_kwargs:
         return config  # a user class forwards what it does not know to its base, as in Keras
     out = {}
+    unbuilt = getattr(cls, "_keras_unbuilt_defaults", {})  # Keras options not built here, at their defaults
     for key, value in config.items():
         if key in params:
             out[key] = value
+        elif key in unbuilt and value == unbuilt[key]:
+            continue
         elif value not in (None, False) and not (key == "trainable" and value is True):
             raise ValueError(f"{cls.__name__}.from_config: argument `{key}`={value!r} is not supported by this "
                              f"package's {cls.__name__}.")

@@ -154,7 +154,8 @@ def deserialize_keras_object(config, module_objects=None, custom_objects=None, p
             obj = cls(**inner)
         build_config = config.get("build_config")
         if build_config and build_config.get("input_shape") is not None and not getattr(obj, "built", True):
-            obj.build(_shape_from_json(build_config["input_shape"]))
+            shape = _shape_from_json(build_config["input_shape"])
+            obj._maybe_build(shape) if hasattr(obj, "_maybe_build") else obj.build(shape)
     return obj
 
 
