@@ -44,8 +44,8 @@ def _inputs(name):
 @pytest.mark.parametrize("name", ["seq_cnn", "two_inputs", "two_dense"])
 def test_a_keras_written_file_loads_and_predicts_as_keras(name):
     model = keras.models.load_model(DATA / f"{name}.keras")
-    np.testing.assert_allclose(model.predict(_inputs(name), verbose=0), EXPECTED["keras"][name], rtol=1e-5,
-                               atol=1e-6)
+    predicted = model.predict(_inputs(name), verbose=0)
+    np.testing.assert_allclose(predicted, EXPECTED["keras"][name], rtol=1e-5, atol=1e-6)
     assert int(model.optimizer.iterations.numpy()) == 1  # Keras saved it after one Adam step
     assert isinstance(model.optimizer, keras.optimizers.Adam) and float(model.optimizer.learning_rate) == pytest.approx(0.01)
     assert model.loss == "mse"

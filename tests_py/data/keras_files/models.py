@@ -32,7 +32,8 @@ def build(keras, two_dense=None) -> dict:
     keras.utils.set_random_seed(0)  # Dropout's masks in the training step
     rng = np.random.default_rng(11)
     seq = keras.Sequential([keras.Input((6, 6, 1)), keras.layers.Conv2D(2, 3, activation="relu"),
-                            keras.layers.MaxPooling2D(), keras.layers.Flatten(), keras.layers.Dense(5, activation="relu"),
+                            keras.layers.MaxPooling2D(), keras.layers.Flatten(),
+                            keras.layers.Dense(5, activation="relu"),
                             keras.layers.BatchNormalization(), keras.layers.Dropout(0.2), keras.layers.Dense(3)],
                            name="seq_cnn")
     a, b = keras.Input((4,), name="a"), keras.Input((3,), name="b")

@@ -110,7 +110,7 @@ def _specs(specs, module):
     return [deserialize_keras_object(s, {"metrics": module}) if isinstance(s, dict) else s for s in specs]
 
 
-def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
+def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # noqa: A002 - Keras' name
     """A model saved as ``.keras`` (by this package or by Keras 3), compiled if it was and `compile`."""
     config, _, weights = _read_archive(filepath)
     if not isinstance(config, dict) or "class_name" not in config:
