@@ -47,7 +47,8 @@ def test_a_keras_written_file_loads_and_predicts_as_keras(name):
     predicted = model.predict(_inputs(name), verbose=0)
     np.testing.assert_allclose(predicted, EXPECTED["keras"][name], rtol=1e-5, atol=1e-6)
     assert int(model.optimizer.iterations.numpy()) == 1  # Keras saved it after one Adam step
-    assert isinstance(model.optimizer, keras.optimizers.Adam) and float(model.optimizer.learning_rate) == pytest.approx(0.01)
+    assert isinstance(model.optimizer, keras.optimizers.Adam)
+    assert float(model.optimizer.learning_rate) == pytest.approx(0.01)
     assert model.loss == "mse"
 
 
