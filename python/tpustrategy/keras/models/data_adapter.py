@@ -22,6 +22,15 @@ from tpustrategy.data.dataset_ops import Dataset
 _logger = logging.getLogger("tpustrategy")
 
 
+def _structure_of_arrays(value):
+    """A list of arrays is a structure (one per model input or output), as in Keras 3; a list of numbers
+    stays one array."""
+    if isinstance(value, list) and value and all(isinstance(a, np.ndarray) or hasattr(a, "_as_tensor") or
+                                                 isinstance(a, _core.Tensor) for a in value):
+        return tuple(value)
+    return value
+
+
 def unpack_x_y_sample_weight(data):
     """``(x,)``, ``(x, y)`` or ``(x, y, sample_weight)`` -> (x, y, sample_weight) with None for the missing."""
     if isinstance(data, list):
@@ -96,8 +105,7 @@ class DataHandler:
         else:
             if x is None:
                 raise ValueError("Unrecognized data type: x=None (expected arrays or a tf.data.Dataset)")
-            if isinstance(x, list) and len(x) > 1 and len({np.shape(a) for a in x}) > 1:
-                x = tuple(x)  # a list of inputs of different shapes is a structure (one per model input)
+            x, y = _structure_of_arrays(x), _structure_of_arrays(y)
             x = nest.map_structure(lambda a: _float32(_as_array(a)), x)
             y = nest.map_structure(_as_array, y) if y is not None else None
             if class_weight is not None:
