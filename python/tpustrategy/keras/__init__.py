@@ -12,6 +12,7 @@ from tpustrategy.keras import (
                                activations,
                                backend,
                                callbacks,
+                               constraints,
                                initializers,
                                layers,
                                losses,
@@ -25,5 +26,5 @@ from tpustrategy.keras import (
 from tpustrategy.keras.layers import Input, Layer
 from tpustrategy.keras.models import Model, Sequential
 
-__all__ = ["Input", "Layer", "Model", "Sequential", "activations", "backend", "callbacks", "initializers", "layers",
-           "losses", "metrics", "models", "optimizers", "regularizers", "saving", "utils"]
+__all__ = ["Input", "Layer", "Model", "Sequential", "activations", "backend", "callbacks", "constraints",
+           "initializers", "layers", "losses", "metrics", "models", "optimizers", "regularizers", "saving", "utils"]

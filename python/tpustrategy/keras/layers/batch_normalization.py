@@ -14,7 +14,7 @@ from __future__ import annotations
 from tpustrategy import _core
 from tpustrategy.distribute import distribution_strategy_context as ds_context
 from tpustrategy.distribute.reduce_util import ReduceOp
-from tpustrategy.keras import initializers, regularizers
+from tpustrategy.keras import constraints, initializers, regularizers
 from tpustrategy.keras._tensors import scalar, shape_of
 from tpustrategy.keras.layers.layer import Layer
 from tpustrategy.keras.layers.normalization_utils import batch_normalization, moments, normalize_axes
@@ -37,6 +37,8 @@ class BatchNormalization(Layer):
         self.moving_variance_initializer = initializers.get(moving_variance_initializer)
         self.beta_regularizer = regularizers.get(beta_regularizer)
         self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        self.beta_constraint = constraints.get(beta_constraint)
+        self.gamma_constraint = constraints.get(gamma_constraint)
         self.synchronized = bool(synchronized)
 
     def build(self, input_shape):
@@ -48,9 +50,11 @@ class BatchNormalization(Layer):
                              f"an input with shape {tuple(input_shape)}.")
         shape = (dim,)
         self.gamma = self.add_weight(shape=shape, name="gamma", initializer=self.gamma_initializer,
-                                     regularizer=self.gamma_regularizer) if self.scale else None
+                                     regularizer=self.gamma_regularizer,
+                                     constraint=self.gamma_constraint) if self.scale else None
         self.beta = self.add_weight(shape=shape, name="beta", initializer=self.beta_initializer,
-                                    regularizer=self.beta_regularizer) if self.center else None
+                                    regularizer=self.beta_regularizer,
+                                    constraint=self.beta_constraint) if self.center else None
         self.moving_mean = self.add_weight(shape=shape, name="moving_mean", initializer=self.moving_mean_initializer,
                                            trainable=False)
         self.moving_variance = self.add_weight(shape=shape, name="moving_variance",

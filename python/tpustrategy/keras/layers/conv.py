@@ -39,7 +39,7 @@ class BaseConv(Layer):
             raise ValueError(f"`strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: "
                              f"strides={self.strides} and dilation_rate={self.dilation_rate}")
         set_kernel_options(self, activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
-                           bias_regularizer)
+                           bias_regularizer, kernel_constraint, bias_constraint)
 
     def build(self, input_shape):
         channel_axis = -1 if self.data_format == "channels_last" else 1
@@ -52,9 +52,11 @@ class BaseConv(Layer):
                              f"Received groups={self.groups}, but the input has {channels} channels (full input "
                              f"shape is {tuple(input_shape)}).")
         self.kernel = self.add_weight(name="kernel", shape=self.kernel_size + (channels // self.groups, self.filters),
-                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer)
+                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
         self.bias = self.add_weight(name="bias", shape=(self.filters,), initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer) if self.use_bias else None
+                                    regularizer=self.bias_regularizer,
+                                    constraint=self.bias_constraint) if self.use_bias else None
         self.built = True
 
     def _convolve(self, x):

@@ -28,7 +28,7 @@ import numpy as np
 
 from tpustrategy import _core, nest
 from tpustrategy.distribute import distribution_strategy_context as ds_context
-from tpustrategy.keras import backend, initializers, regularizers
+from tpustrategy.keras import backend, constraints, initializers, regularizers
 from tpustrategy.keras._tensors import as_dtype, shape_of, tensor
 from tpustrategy.keras.layers.keras_tensor import KerasTensor, Node
 from tpustrategy.keras.naming import snake_case
@@ -208,6 +208,7 @@ class Layer(Module):
         with contextlib.suppress(AttributeError, TypeError):
             variable.path = f"{self.name}/{weight_name}"
         (self._trainable_variables if trainable else self._non_trainable_variables).append(variable)
+        variable.constraint = constraints.get(constraint)  # applied by the optimizer after each update
         regularizer = regularizers.get(regularizer)
         if regularizer is not None:
             self._regularized.append((regularizer, variable))

@@ -209,6 +209,7 @@ class Optimizer:
         self._build_slots_for([v for _, v in kept])
         for gradient, variable in kept:
             self.update_step(_dense(gradient), variable, as_dtype(lr, variable.dtype))
+            _apply_constraint(variable, variable)
         self.iterations.assign_add(1)
         return self.iterations
 
@@ -219,12 +220,20 @@ class Optimizer:
         self._build_slots_for([v for _, v in grads_and_vars], strategy)
         lr = self.learning_rate
 
-        def apply_to_component(component, gradient):
+        def apply_to_component(component, gradient, container):
             self.update_step(_dense(gradient), component, as_dtype(lr, component.dtype))
+            _apply_constraint(container, component)
 
         for gradient, variable in grads_and_vars:
-            strategy.extended.update(variable, apply_to_component, args=(gradient,), group=False)
+            strategy.extended.update(variable, apply_to_component, args=(gradient, _container(variable)), group=False)
         self.iterations.assign_add(1)
+
+
+def _apply_constraint(owner, variable) -> None:
+    """Keras 3: a variable's ``constraint`` (set by the layer that made it) is applied after each update."""
+    constraint = getattr(owner, "constraint", None)
+    if constraint is not None:
+        variable.assign(constraint(variable.value()))
 
 
 class _LearningRate(float):

@@ -55,7 +55,8 @@ def _builtin_modules() -> dict:
     from tpustrategy import keras
 
     return {"keras.layers": keras.layers, "keras.initializers": keras.initializers,
-            "keras.regularizers": keras.regularizers, "keras.optimizers": keras.optimizers,
+            "keras.regularizers": keras.regularizers, "keras.constraints": keras.constraints,
+            "keras.optimizers": keras.optimizers,
             "keras.optimizers.schedules": keras.optimizers.schedules, "keras.losses": keras.losses,
             "keras.metrics": keras.metrics, "keras.models": keras.models, "keras": keras}
 
