@@ -302,3 +302,34 @@ def test_progress_output_verbose_1_and_2(capsys):
     model.evaluate(x, y, verbose=0)
     model.predict(x, verbose=0)
     assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("replicas", [0, 2], ids=["one_device", "mirrored2"])
+def test_class_weight_with_a_dataset_weights_as_with_arrays(replicas):
+    """Keras 3 maps a Dataset's (x, y) to (x, y, class weights of y); the same training as with arrays."""
+    import contextlib
+
+    x = np.random.default_rng(0).normal(size=(8, 3)).astype(np.float32)
+    y = np.array([0, 1, 0, 1, 1, 0, 0, 1])
+    strategy = tf.distribute.MirroredStrategy([f"TPU:{i}" for i in range(replicas)]) if replicas else None
+
+    def build():
+        keras.utils.set_random_seed(1)
+        with strategy.scope() if strategy else contextlib.nullcontext():
+            model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+            model.compile("sgd", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        return model
+
+    arrays, dataset = build(), build()
+    h_arrays = arrays.fit(x, y, batch_size=4, class_weight={0: 1.0, 1: 3.0}, shuffle=False, verbose=0)
+    h_dataset = dataset.fit(tf.data.Dataset.from_tensor_slices((x, y)).batch(4), class_weight={0: 1.0, 1: 3.0},
+                            verbose=0)
+    assert h_dataset.history["loss"] == pytest.approx(h_arrays.history["loss"], rel=1e-6)
+    plain = build()
+    h_plain = plain.fit(tf.data.Dataset.from_tensor_slices((x, y)).batch(4), verbose=0)
+    assert h_plain.history["loss"] != pytest.approx(h_dataset.history["loss"])  # the weights did something
+    for a, b in zip(arrays.get_weights(), dataset.get_weights(), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+    with pytest.raises(ValueError, match="`class_weight` and `sample_weight` at the same time"):
+        build().fit(tf.data.Dataset.from_tensor_slices((x, y, np.ones(8, np.float32))).batch(4),
+                    class_weight={0: 1.0}, verbose=0)

@@ -73,6 +73,23 @@ def class_weight_to_sample_weights(y, class_weight) -> np.ndarray:
     return np.asarray([class_weight.get(int(label), 1.0) for label in y], np.float32)
 
 
+def _class_weight_map_fn(class_weight):
+    """Keras 3's map over a Dataset's (x, y) elements: adds the sample weights `class_weight` gives y."""
+
+    def add_weights(*data):
+        x, y, sample_weight = unpack_x_y_sample_weight(data if len(data) > 1 else data[0])
+        if sample_weight is not None:
+            raise ValueError("You cannot `class_weight` and `sample_weight` at the same time.")
+        if y is None:
+            raise ValueError("`class_weight` needs targets: the dataset's elements must be (x, y).")
+        if nest.is_nested(y):
+            raise ValueError("`class_weight` is only supported for Models with a single output.")
+        weights = class_weight_to_sample_weights(np.asarray(y.numpy() if hasattr(y, "numpy") else y), class_weight)
+        return x, y, _core.convert_to_tensor(weights)
+
+    return add_weights
+
+
 def _float32(array):
     return array.astype(np.float32) if array.dtype.kind == "f" and array.dtype != np.float32 else array
 
@@ -96,8 +113,7 @@ class DataHandler:
                 raise ValueError("When providing `x` as a tf.data.Dataset, `sample_weight` should not be passed. "
                                  "Instead, the sample weights should be included as part of the tf.data.Dataset.")
             if class_weight is not None:
-                raise NotImplementedError("`class_weight` with a tf.data.Dataset is not built; pass arrays, or put "
-                                          "sample weights in the dataset's elements")
+                x = x.map(_class_weight_map_fn(class_weight))
             self._dataset = x
             self._arrays = None
             cardinality = x._compute_cardinality()
