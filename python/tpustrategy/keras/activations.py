@@ -110,7 +110,7 @@ def get(identifier):
     if isinstance(identifier, str) and identifier in _BY_NAME:
         return _BY_NAME[identifier]
     if isinstance(identifier, str):
-        from tpustrategy.keras.saving.serialization_lib import get_registered_object
+        from tpustrategy.keras.object_registration import get_registered_object
 
         found = get_registered_object(identifier)
         if found is not None:

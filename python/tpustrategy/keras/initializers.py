@@ -47,7 +47,7 @@ class Initializer:
 
     @classmethod
     def from_config(cls, config):
-        from tpustrategy.keras.layers.layer_config import constructor_kwargs  # drops Keras' unused None keys
+        from tpustrategy.keras.config_kwargs import constructor_kwargs  # lazy: drops Keras' unused None keys
 
         return cls(**constructor_kwargs(cls, config))
 

@@ -21,7 +21,7 @@ class Regularizer:
 
     @classmethod
     def from_config(cls, config):
-        from tpustrategy.keras.layers.layer_config import constructor_kwargs  # drops Keras' unused None keys
+        from tpustrategy.keras.config_kwargs import constructor_kwargs  # lazy: drops Keras' unused None keys
 
         return cls(**constructor_kwargs(cls, config))
 
@@ -68,6 +68,7 @@ def get(identifier):
     if identifier is None:
         return None
     if isinstance(identifier, dict):
+        # lazy: serialization_lib knows every built-in Keras class, so it sits above this module
         from tpustrategy.keras.saving.serialization_lib import deserialize_keras_object
 
         return deserialize_keras_object(identifier, printable_module_name="regularizer")

@@ -84,7 +84,7 @@ class Layer(Module):
         if kwargs:
             raise ValueError(f"Unrecognized keyword arguments passed to {type(self).__name__}: {kwargs}")
         if isinstance(dtype, dict):  # a Keras 3 DTypePolicy serialization, as get_config writes it
-            from tpustrategy.keras.saving.serialization_lib import dtype_name
+            from tpustrategy.keras.object_registration import dtype_name
 
             dtype = dtype_name(dtype)
         if name is None:
@@ -395,6 +395,13 @@ class Layer(Module):
             raise AttributeError(f"Layer {self.name} has no inbound nodes.")
         return self._inbound_nodes[0].outputs
 
+    # ---- checkpoints ----
+    def _trackable_children(self):
+        """What tf.train.Checkpoint sees: Keras 3's names (see checkpoint_children.py)."""
+        from tpustrategy.keras.layers.checkpoint_children import checkpoint_children
+
+        return checkpoint_children(self)
+
     # ---- config ----
     def get_config(self) -> dict:
         """Keras 3's config: name, trainable, the dtype policy, then the constructor's arguments (a built-in
@@ -406,7 +413,7 @@ class Layer(Module):
 
     @classmethod
     def from_config(cls, config):
-        from tpustrategy.keras.layers.layer_config import constructor_kwargs
+        from tpustrategy.keras.config_kwargs import constructor_kwargs
 
         return cls(**constructor_kwargs(cls, config))
 

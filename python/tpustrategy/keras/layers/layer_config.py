@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import inspect
 
+from tpustrategy.keras.config_kwargs import _is_builtin, constructor_kwargs
+
 _NOT_ARGUMENTS = {"self", "weights", "kwargs", "args"}  # Embedding's `weights=` is an initial value, not config
 
 
@@ -20,27 +22,8 @@ def dtype_policy(name: str) -> dict:
     return {"module": "keras", "class_name": "DTypePolicy", "config": {"name": name}, "registered_name": None}
 
 
-def _is_builtin(cls) -> bool:
-    return cls.__module__.startswith("tpustrategy.keras.")
-
-
-def _parameters(cls) -> dict:
-    """The named parameters of cls.__init__ and, while it takes **kwargs, of its bases' __init__."""
-    out: dict = {}
-    for klass in cls.__mro__:
-        if "__init__" not in vars(klass):
-            continue
-        params = inspect.signature(vars(klass)["__init__"]).parameters
-        for name, p in params.items():
-            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
-                out.setdefault(name, p)
-        if not any(p.kind is p.VAR_KEYWORD for p in params.values()):
-            break
-    return out
-
-
 def layer_config(layer) -> dict:
-    from tpustrategy.keras.layers.layer import Layer
+    # lazy: serialization_lib knows every built-in Keras class, so it sits above this module
     from tpustrategy.keras.saving.serialization_lib import serialize_keras_object
 
     config = {"name": layer.name, "trainable": layer.trainable, "dtype": dtype_policy(layer.dtype)}
@@ -50,7 +33,8 @@ def layer_config(layer) -> dict:
     captured = getattr(layer, "_init_args", None) or {}
     own = [n for n in inspect.signature(cls.__init__).parameters if n not in _NOT_ARGUMENTS]
     if _is_builtin(cls):
-        base = set(inspect.signature(Layer.__init__).parameters)
+        layer_class = next(k for k in cls.__mro__ if k.__name__ == "Layer")  # the base, without importing it
+        base = set(inspect.signature(layer_class.__init__).parameters)
         for name in own:
             if name in base:
                 continue
@@ -81,6 +65,8 @@ def _default(cls, name):
 
 def _serialize_value(name, value):
     from tpustrategy.keras import activations
+
+    # lazy: serialization_lib knows every built-in Keras class, so it sits above this module
     from tpustrategy.keras.saving.serialization_lib import serialize_keras_object
 
     if name == "activation" and callable(value):
@@ -92,24 +78,4 @@ def _serialize_value(name, value):
     return serialize_keras_object(value)
 
 
-def constructor_kwargs(cls, config) -> dict:
-    """`config` as keyword arguments for cls(...): unknown neutral keys dropped, other unknown keys named."""
-    config = dict(config)
-    params = _parameters(cls)
-    takes_kwargs = any(p.kind is p.VAR_KEYWORD for p in inspect.signature(cls.__init__).parameters.values())
-    if not _is_builtin(cls) and takes_kwargs:
-        return config  # a user class forwards what it does not know to its base, as in Keras
-    out = {}
-    unbuilt = getattr(cls, "_keras_unbuilt_defaults", {})  # Keras options not built here, at their defaults
-    for key, value in config.items():
-        if key in params:
-            out[key] = value
-        elif key in unbuilt and value == unbuilt[key]:
-            continue
-        elif value not in (None, False) and not (key == "trainable" and value is True):
-            raise ValueError(f"{cls.__name__}.from_config: argument `{key}`={value!r} is not supported by this "
-                             f"package's {cls.__name__}.")
-    return out
-
-
-__all__ = ["constructor_kwargs", "dtype_policy", "layer_config"]
+__all__ = ["constructor_kwargs", "dtype_policy", "layer_config"]  # constructor_kwargs: re-exported

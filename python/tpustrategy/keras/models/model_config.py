@@ -16,6 +16,7 @@ from tpustrategy.keras.layers.layer_config import dtype_policy
 
 
 def sequential_config(model) -> dict:
+    # lazy: serialization_lib knows every built-in Keras class, so it sits above this module
     from tpustrategy.keras.saving.serialization_lib import serialize_keras_object
 
     layers = ([model._input_layer] if model._input_layer is not None else []) + list(model._layers)
@@ -27,6 +28,7 @@ def sequential_config(model) -> dict:
 
 
 def sequential_from_config(cls, config, custom_objects=None):
+    # lazy: serialization_lib knows every built-in Keras class, so it sits above this module
     from tpustrategy.keras.saving.serialization_lib import deserialize_keras_object
 
     layers = [deserialize_keras_object(c, custom_objects=custom_objects) for c in config.get("layers", [])]
@@ -38,6 +40,7 @@ def sequential_from_config(cls, config, custom_objects=None):
 
 
 def functional_config(model) -> dict:
+    # lazy: serialization_lib knows every built-in Keras class, so it sits above this module
     from tpustrategy.keras.saving.serialization_lib import serialize_keras_object
 
     graph = model._graph
@@ -81,6 +84,7 @@ def functional_config(model) -> dict:
 
 def functional_from_config(cls, config, custom_objects=None):
     """Rebuilds the layers, replays each layer's calls once the tensors they need exist, then the model."""
+    # lazy: serialization_lib knows every built-in Keras class, so it sits above this module
     from tpustrategy.keras.saving.serialization_lib import deserialize_keras_object
 
     created: dict = {}  # layer name -> layer

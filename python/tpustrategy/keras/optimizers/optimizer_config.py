@@ -16,6 +16,7 @@ _UNBUILT_DEFAULTS = {"weight_decay": None, "use_ema": False, "ema_momentum": 0.9
 
 
 def optimizer_config(optimizer) -> dict:
+    # lazy: serialization_lib knows every built-in Keras class, so it sits above this module
     from tpustrategy.keras.saving.serialization_lib import serialize_keras_object
 
     lr = optimizer._learning_rate
@@ -35,6 +36,7 @@ def optimizer_config(optimizer) -> dict:
 
 
 def optimizer_from_config(cls, config):
+    # lazy: serialization_lib knows every built-in Keras class, so it sits above this module
     from tpustrategy.keras.saving.serialization_lib import deserialize_keras_object
 
     config = dict(config)

@@ -9,50 +9,17 @@ in the built-in module that ``module`` names. Keras' DTypePolicy dicts become dt
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
-
-_REGISTERED: dict = {}  # "package>name" -> class or function
-_CUSTOM_OBJECTS: contextvars.ContextVar = contextvars.ContextVar("keras_custom_objects", default=None)
-
-
-def register_keras_serializable(package="Custom", name=None):
-    """Registers a class or function under ``"package>name"`` so ``load_model`` finds it (Keras 3)."""
-
-    def decorator(arg):
-        registered = f"{package}>{name or arg.__name__}"
-        if registered in _REGISTERED and _REGISTERED[registered] is not arg:
-            raise ValueError(f"{registered} has already been registered to {_REGISTERED[registered]}")
-        _REGISTERED[registered] = arg
-        arg._keras_registered_name = registered
-        return arg
-
-    return decorator
-
-
-def get_registered_name(obj) -> str:
-    target = obj if isinstance(obj, type) or callable(obj) and not hasattr(obj, "get_config") else type(obj)
-    return vars(target).get("_keras_registered_name", target.__name__) if hasattr(target, "__dict__") \
-        else target.__name__
-
-
-def get_registered_object(name, custom_objects=None):
-    custom = {**(_CUSTOM_OBJECTS.get() or {}), **(custom_objects or {})}
-    return custom.get(name) or _REGISTERED.get(name)
-
-
-@contextlib.contextmanager
-def custom_object_scope(custom_objects):
-    """Makes `custom_objects` (name -> class or function) visible to deserialization inside the block."""
-    token = _CUSTOM_OBJECTS.set({**(_CUSTOM_OBJECTS.get() or {}), **(custom_objects or {})})
-    try:
-        yield
-    finally:
-        _CUSTOM_OBJECTS.reset(token)
+from tpustrategy.keras.object_registration import (
+    custom_object_scope,
+    dtype_name,
+    get_registered_name,
+    get_registered_object,
+    register_keras_serializable,
+)
 
 
 def _builtin_modules() -> dict:
-    from tpustrategy import keras
+    from tpustrategy import keras  # lazy: the facade is the registry of built-in classes, and imports this
 
     return {"keras.layers": keras.layers, "keras.initializers": keras.initializers,
             "keras.regularizers": keras.regularizers, "keras.constraints": keras.constraints,
@@ -63,7 +30,7 @@ def _builtin_modules() -> dict:
 
 def _module_of(obj) -> str:
     """The Keras module name a built-in class is exported from ("keras.layers" ...), else its own module."""
-    from tpustrategy import keras
+    from tpustrategy import keras  # lazy: the facade is the registry of built-in classes, and imports this
 
     if isinstance(obj, keras.Sequential) or type(obj) is keras.Model:
         return "keras"
@@ -90,8 +57,8 @@ def serialize_keras_object(obj):
     module = _module_of(obj)
     config = {"module": module, "class_name": type(obj).__name__, "config": obj.get_config(),
               "registered_name": registered}
-    from tpustrategy.keras.layers.layer import Layer
-    from tpustrategy.keras.models.model import Model
+    from tpustrategy.keras.layers.layer import Layer  # lazy: layers use this module for their configs
+    from tpustrategy.keras.models.model import Model  # lazy: models use this module for their configs
 
     if isinstance(obj, Model) and obj._graph is not None and type(obj) is Model:
         config.update(module="keras.src.models.functional", class_name="Functional", registered_name="Functional")
@@ -104,15 +71,6 @@ def _jsonable_shape(shape):
     if isinstance(shape, list | tuple):
         return [_jsonable_shape(s) for s in shape]
     return shape
-
-
-def dtype_name(dtype):
-    """A dtype name from a name, a DType, or a Keras DTypePolicy dict / object."""
-    if isinstance(dtype, dict):
-        if dtype.get("class_name") not in ("DTypePolicy", "FloatDTypePolicy"):
-            raise ValueError(f"Unsupported dtype policy {dtype.get('class_name')!r} in {dtype!r}")
-        return dtype["config"]["name"]
-    return getattr(dtype, "name", dtype)
 
 
 def deserialize_keras_object(config, module_objects=None, custom_objects=None, printable_module_name="object"):
@@ -132,7 +90,7 @@ def deserialize_keras_object(config, module_objects=None, custom_objects=None, p
         if key is not None and cls is None:
             cls = get_registered_object(key, custom_objects)
     if cls is None and class_name == "Functional":
-        from tpustrategy.keras.models.model import Model
+        from tpustrategy.keras.models.model import Model  # lazy: models use this module for their configs
 
         cls = Model
     if cls is None:
