@@ -37,6 +37,23 @@ from tpustrategy.variables import Variable, VariableAggregation
 
 # (training flag of the outermost call, nesting depth); contextvars are per greenlet.
 _CALL_CONTEXT: contextvars.ContextVar = contextvars.ContextVar("keras_call_context", default=None)
+# The names of the layers being called or built, outermost first: Keras 3's name scope, which gives a
+# variable its path ("sequential/dense/kernel" when a Sequential builds its Dense; "dense/kernel" alone).
+_NAME_SCOPE: contextvars.ContextVar = contextvars.ContextVar("keras_name_scope", default=())
+
+
+@contextlib.contextmanager
+def name_scope(name: str, caller=None):
+    """Enters `name` (once: a layer already at the top of the scope, its build calling itself, adds nothing)."""
+    scope = _NAME_SCOPE.get()
+    if caller is not None and scope and scope[-1][1] == id(caller):
+        yield
+        return
+    token = _NAME_SCOPE.set(scope + ((name, id(caller)),))
+    try:
+        yield
+    finally:
+        _NAME_SCOPE.reset(token)
 
 _AGGREGATIONS = {"none": VariableAggregation.NONE, "sum": VariableAggregation.SUM,
                  "mean": VariableAggregation.MEAN, "only_first_replica": VariableAggregation.ONLY_FIRST_REPLICA}
@@ -205,8 +222,10 @@ class Layer(Module):
         with self._variable_scope():
             variable = Variable(lambda: initializer(shape, dtype), trainable=bool(trainable), name=weight_name,
                                 dtype=dtype, aggregation=_AGGREGATIONS[aggregation])
-        with contextlib.suppress(AttributeError, TypeError):
-            variable.path = f"{self.name}/{weight_name}"
+        scope = _NAME_SCOPE.get()
+        if not scope or scope[-1][1] != id(self):  # build() called directly, outside the layer's own scope
+            scope += ((self.name, id(self)),)
+        _set_keras_name(variable, weight_name, "/".join([name for name, _ in scope] + [weight_name]))
         (self._trainable_variables if trainable else self._non_trainable_variables).append(variable)
         variable.constraint = constraints.get(constraint)  # applied by the optimizer after each update
         regularizer = regularizers.get(regularizer)
@@ -317,12 +336,13 @@ class Layer(Module):
             kwargs.pop("training", None)
         if not self._call_has_mask_arg:
             kwargs.pop("mask", None)
-        self._maybe_build(_shapes(args[0]))
-        token = _CALL_CONTEXT.set((training, (context[1] + 1) if context else 1))
-        try:
-            outputs = self.call(*args, **kwargs)
-        finally:
-            _CALL_CONTEXT.reset(token)
+        with name_scope(self.name, self):
+            self._maybe_build(_shapes(args[0]))
+            token = _CALL_CONTEXT.set((training, (context[1] + 1) if context else 1))
+            try:
+                outputs = self.call(*args, **kwargs)
+            finally:
+                _CALL_CONTEXT.reset(token)
         if self._output_shape_seen is None:
             self._output_shape_seen = _shapes(outputs)
         if self.activity_regularizer is not None:
@@ -353,8 +373,9 @@ class Layer(Module):
         (twice, with 1 and 2 in each unknown dimension; dimensions that change are unknown), records a Node."""
         inputs = args[0] if args else None
         if not self.built:
-            self._maybe_build(nest.map_structure(lambda x: x.shape if isinstance(x, KerasTensor) else shape_of(x),
-                                                 inputs))
+            with name_scope(self.name, self):
+                self._maybe_build(nest.map_structure(lambda x: x.shape if isinstance(x, KerasTensor) else shape_of(x),
+                                                     inputs))
         flat_in = [x for x in nest.flatten((args, kwargs)) if isinstance(x, KerasTensor)]
         has_unknown = any(d is None for x in flat_in for d in x.shape)
         runs = []
@@ -366,7 +387,7 @@ class Layer(Module):
             token = _CALL_CONTEXT.set((False, 1))
             try:
                 with self._variable_scope():
-                    runs.append(Layer.__call__(self, *c_args, **c_kwargs))
+                    runs.append(Layer.__call__(self, *c_args, **c_kwargs))  # opens the layer's name scope
             finally:
                 _CALL_CONTEXT.reset(token)
             self._clear_losses()
@@ -419,6 +440,14 @@ class Layer(Module):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+
+def _set_keras_name(variable, name: str, path: str) -> None:
+    """Keras 3's names: ``variable.name`` is the weight's own name ("kernel"), ``path`` the scoped one."""
+    component = getattr(variable, "_primary", variable)  # a distributed variable reads its name from it
+    with contextlib.suppress(AttributeError, TypeError):
+        component._name = name
+        variable.path = path
 
 
 def _unique(variables) -> list:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from tpustrategy.keras.layers.input_layer import InputLayer
 from tpustrategy.keras.layers.keras_tensor import KerasTensor
-from tpustrategy.keras.layers.layer import Layer
+from tpustrategy.keras.layers.layer import Layer, name_scope
 from tpustrategy.keras.models.model import Model
 
 
@@ -82,8 +82,9 @@ class Sequential(Model):
         if self._input_layer is None:
             self._input_layer = InputLayer(batch_shape=input_shape)
         x = self._input_layer.output_tensor
-        for layer in self._layers:
-            x = layer(x)
+        with name_scope(self.name, self):  # the layers' variables get "sequential/dense/kernel" paths, as Keras 3
+            for layer in self._layers:
+                x = layer(x)
         self._output_shape_seen = x.shape
         self.built = True
 

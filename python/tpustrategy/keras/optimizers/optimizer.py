@@ -145,10 +145,12 @@ class Optimizer:
         return holder
 
     def _zeros_like_variable(self, variable, slot_name):
-        base = variable.name.split(":")[0]
-        return Variable(zeros(variable.shape.as_list() if hasattr(variable.shape, "as_list") else
+        base = (getattr(variable, "path", None) or variable.name.split(":")[0]).replace("/", "_")
+        slot = Variable(zeros(variable.shape.as_list() if hasattr(variable.shape, "as_list") else
                               list(variable.numpy().shape), variable.dtype),
                         trainable=False, name=f"{self.name}/{base}_{slot_name}")
+        slot._name, slot.path = f"{base}_{slot_name}", f"{self.name}/{base}_{slot_name}"  # Keras 3's names
+        return slot
 
     def build_slots(self, variable) -> dict:
         return {}
