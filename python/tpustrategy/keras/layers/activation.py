@@ -7,6 +7,8 @@ from tpustrategy.keras.layers.layer import Layer
 
 
 class Activation(Layer):
+    supports_masking = True
+
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
         self.activation = activations.get(activation)

@@ -21,6 +21,8 @@ from tpustrategy.keras.layers.normalization_utils import batch_normalization, mo
 
 
 class BatchNormalization(Layer):
+    supports_masking = True
+
     _keras_unbuilt_defaults = {"renorm_momentum": 0.99}  # renorm is not built; Keras writes its options
 
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True, beta_initializer="zeros",

@@ -31,6 +31,8 @@ def _positive_int(value, name):
 class Dense(Layer):
     """A densely-connected layer (Keras 3 arguments; LoRA and quantization are not built)."""
 
+    supports_masking = True
+
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
                  kernel_constraint=None, bias_constraint=None, **kwargs):

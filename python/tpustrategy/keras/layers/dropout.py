@@ -13,6 +13,8 @@ from tpustrategy.keras.random_seed import SeedGenerator
 
 
 class Dropout(Layer):
+    supports_masking = True
+
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
         if not isinstance(rate, int | float) or not 0 <= rate <= 1:

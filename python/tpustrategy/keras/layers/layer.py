@@ -28,7 +28,7 @@ import numpy as np
 
 from tpustrategy import _core, nest
 from tpustrategy.distribute import distribution_strategy_context as ds_context
-from tpustrategy.keras import backend, constraints, initializers, regularizers
+from tpustrategy.keras import backend, constraints, initializers, masking, regularizers
 from tpustrategy.keras._tensors import as_dtype, shape_of, tensor
 from tpustrategy.keras.layers.keras_tensor import KerasTensor, Node
 from tpustrategy.keras.naming import snake_case
@@ -310,6 +310,12 @@ class Layer(Module):
     def call(self, inputs, *args, **kwargs):
         return inputs
 
+    supports_masking = False  # Keras 3: a layer that passes its input's mask on to its output
+
+    def compute_mask(self, inputs, mask=None):
+        """The output's mask: the input's when ``supports_masking``, else none (Keras 3)."""
+        return mask if self.supports_masking else None
+
     def compute_output_shape(self, input_shape):
         """The output shape for ``input_shape`` (found by a symbolic call)."""
         outputs = self(nest.map_structure(lambda s: KerasTensor(s), input_shape)
@@ -334,7 +340,12 @@ class Layer(Module):
                 kwargs["training"] = training
         else:
             kwargs.pop("training", None)
-        if not self._call_has_mask_arg:
+        explicit_mask = kwargs.get("mask")
+        previous_mask = explicit_mask if explicit_mask is not None else masking.input_masks(args[0])
+        if self._call_has_mask_arg:
+            if previous_mask is not None:
+                kwargs["mask"] = previous_mask
+        else:
             kwargs.pop("mask", None)
         with name_scope(self.name, self):
             self._maybe_build(_shapes(args[0]))
@@ -343,6 +354,7 @@ class Layer(Module):
                 outputs = self.call(*args, **kwargs)
             finally:
                 _CALL_CONTEXT.reset(token)
+        masking.attach(outputs, self.compute_mask(args[0], previous_mask))
         if self._output_shape_seen is None:
             self._output_shape_seen = _shapes(outputs)
         if self.activity_regularizer is not None:

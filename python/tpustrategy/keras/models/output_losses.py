@@ -14,6 +14,7 @@ from __future__ import annotations
 import greenlet
 
 from tpustrategy.keras import losses as losses_module
+from tpustrategy.keras import masking
 from tpustrategy.keras import metrics as metrics_module
 
 
@@ -63,7 +64,8 @@ class OutputLosses:
             if fn is None:
                 per_output.append(None)
                 continue
-            value = fn(target, pred, sample_weight)
+            mask = masking.get_keras_mask(pred)
+            value = fn(target, pred, masking.apply_mask(sample_weight, mask) if mask is not None else sample_weight)
             per_output.append(value)
             term = value * weight if weight != 1.0 else value
             total = term if total is None else total + term

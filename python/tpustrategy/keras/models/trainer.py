@@ -19,6 +19,7 @@ from tpustrategy import _core, nest
 from tpustrategy.distribute import distribution_strategy_context as ds_context
 from tpustrategy.eager.backprop import GradientTape
 from tpustrategy.keras import losses as losses_module
+from tpustrategy.keras import masking
 from tpustrategy.keras import metrics as metrics_module
 from tpustrategy.keras import optimizers as optimizers_module
 from tpustrategy.keras._tensors import shape_of, tensor
@@ -174,6 +175,9 @@ class Trainer:
         if self._output_losses is not None:
             values.append(self._output_losses(y, nest.flatten(y_pred), sample_weight))
         elif self._compile_loss is not None:
+            mask = masking.get_keras_mask(y_pred)  # Keras 3: the output's mask weights the loss
+            if mask is not None:
+                sample_weight = masking.apply_mask(sample_weight, mask)
             values.append(self._compile_loss(y, y_pred, sample_weight))
         for extra in self.losses:
             values.append(losses_module.scale_loss_for_distribution(_core.ops.reduce_sum(tensor(extra, "float32"))))
