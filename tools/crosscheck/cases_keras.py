@@ -64,6 +64,17 @@ def keras_fit_parity(tf, strategy):
     return _rounded(keras_fit_program(tf, strategy(8)))
 
 
+@case(kinds=(MIRRORED,))
+def keras_multi_output_parity(tf, strategy):
+    """A two-output functional model with list / dict / single losses, loss_weights and per-output metrics
+    (tests_py/data/keras_multi_output/program.py) trained under a 2-replica MirroredStrategy."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests_py" / "data" / "keras_multi_output"))
+    import program
+
+    with strategy(2).scope():
+        return _rounded(program.run_all(tf.keras))
+
+
 def _write_reference() -> None:
     import os
 
