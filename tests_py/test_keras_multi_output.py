@@ -21,11 +21,7 @@ import program  # noqa: E402
 REFERENCE = json.loads((DATA / "reference.json").read_text())
 
 
-@pytest.fixture(autouse=True)
-def _fresh_names():
-    keras.backend.clear_session()
-    yield
-    keras.backend.clear_session()
+pytestmark = pytest.mark.usefixtures("fresh_keras_names")
 
 
 def _assert_matches(ours, theirs):

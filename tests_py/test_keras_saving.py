@@ -29,11 +29,7 @@ _TWO_DENSE = shared.register(keras)
 EXPECTED = json.loads((DATA / "expected.json").read_text())
 
 
-@pytest.fixture(autouse=True)
-def _fresh_names():
-    keras.backend.clear_session()
-    yield
-    keras.backend.clear_session()
+pytestmark = pytest.mark.usefixtures("fresh_keras_names")
 
 
 def _inputs(name):

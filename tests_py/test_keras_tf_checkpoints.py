@@ -19,12 +19,7 @@ EXPECTED = json.loads((DATA / "keras_models.json").read_text())
 sys.path.insert(0, str(DATA))
 from keras_models import build  # noqa: E402
 
-
-@pytest.fixture(autouse=True)
-def _fresh_names():
-    keras.backend.clear_session()
-    yield
-    keras.backend.clear_session()
+pytestmark = pytest.mark.usefixtures("fresh_keras_names")
 
 
 @pytest.mark.parametrize("replicas", [0, 4], ids=["one_device", "mirrored4"])

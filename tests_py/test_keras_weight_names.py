@@ -13,11 +13,7 @@ import tpustrategy as tf
 keras = tf.keras
 
 
-@pytest.fixture(autouse=True)
-def _fresh_names():
-    keras.backend.clear_session()
-    yield
-    keras.backend.clear_session()
+pytestmark = pytest.mark.usefixtures("fresh_keras_names")
 
 
 def test_sequential_functional_subclassed_and_standalone_paths():
