@@ -49,13 +49,13 @@ def keras_fit_program(tf, strategy) -> dict:
     }
 
 
-def _rounded(value):
+def _rounded(value, digits=5):
     if isinstance(value, dict):
-        return {k: _rounded(v) for k, v in value.items()}
+        return {k: _rounded(v, digits) for k, v in value.items()}
     if isinstance(value, list):
-        return [_rounded(v) for v in value]
+        return [_rounded(v, digits) for v in value]
     if isinstance(value, float):
-        return float(f"{value:.5g}")
+        return float(f"{value:.{digits}g}")
     return value
 
 
@@ -71,8 +71,8 @@ def keras_multi_output_parity(tf, strategy):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests_py" / "data" / "keras_multi_output"))
     import program
 
-    with strategy(2).scope():
-        return _rounded(program.run_all(tf.keras))
+    with strategy(2).scope():  # 4 digits: a float32 loss of 0.812125 sits on the 5th digit's rounding edge
+        return _rounded(program.run_all(tf.keras), digits=4)
 
 
 def _write_reference() -> None:
