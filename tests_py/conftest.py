@@ -38,3 +38,11 @@ def slice_name(request) -> str:
 @pytest.fixture(params=REPLICA_COUNTS, ids=[f"{n}-replicas" for n in REPLICA_COUNTS])
 def num_replicas(request) -> int:
     return request.param
+
+
+@pytest.fixture
+def fresh_keras_names():
+    """Keras' layer-name counters reset before and after a test that checks names ("dense", "dense_1" ...)."""
+    tps.keras.backend.clear_session()
+    yield
+    tps.keras.backend.clear_session()

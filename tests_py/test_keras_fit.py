@@ -302,3 +302,60 @@ def test_progress_output_verbose_1_and_2(capsys):
     model.evaluate(x, y, verbose=0)
     model.predict(x, verbose=0)
     assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("replicas", [0, 2], ids=["one_device", "mirrored2"])
+def test_class_weight_with_a_dataset_weights_as_with_arrays(replicas):
+    """Keras 3 maps a Dataset's (x, y) to (x, y, class weights of y); the same training as with arrays."""
+    import contextlib
+
+    x = np.random.default_rng(0).normal(size=(8, 3)).astype(np.float32)
+    y = np.array([0, 1, 0, 1, 1, 0, 0, 1])
+    strategy = tf.distribute.MirroredStrategy([f"TPU:{i}" for i in range(replicas)]) if replicas else None
+
+    def build():
+        keras.utils.set_random_seed(1)
+        with strategy.scope() if strategy else contextlib.nullcontext():
+            model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+            model.compile("sgd", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        return model
+
+    arrays, dataset = build(), build()
+    h_arrays = arrays.fit(x, y, batch_size=4, class_weight={0: 1.0, 1: 3.0}, shuffle=False, verbose=0)
+    h_dataset = dataset.fit(tf.data.Dataset.from_tensor_slices((x, y)).batch(4), class_weight={0: 1.0, 1: 3.0},
+                            verbose=0)
+    assert h_dataset.history["loss"] == pytest.approx(h_arrays.history["loss"], rel=1e-6)
+    plain = build()
+    h_plain = plain.fit(tf.data.Dataset.from_tensor_slices((x, y)).batch(4), verbose=0)
+    assert h_plain.history["loss"] != pytest.approx(h_dataset.history["loss"])  # the weights did something
+    for a, b in zip(arrays.get_weights(), dataset.get_weights(), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+    with pytest.raises(ValueError, match="`class_weight` and `sample_weight` at the same time"):
+        build().fit(tf.data.Dataset.from_tensor_slices((x, y, np.ones(8, np.float32))).batch(4),
+                    class_weight={0: 1.0}, verbose=0)
+
+
+def test_tensorboard_histograms_of_every_weight(tmp_path):
+    """histogram_freq=2 over 3 epochs: each weight's histogram at epochs 0 and 2, tagged by its path (Keras 3.15)."""
+    tensor_util = pytest.importorskip("tensorboard.util.tensor_util")
+    event_file_loader = pytest.importorskip("tensorboard.backend.event_processing.event_file_loader")
+    import glob
+
+    keras.backend.clear_session()
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+    model.compile("sgd", "mse")
+    model.fit(np.ones((8, 3), np.float32), np.zeros((8, 2), np.float32), epochs=3, verbose=0,
+              callbacks=[keras.callbacks.TensorBoard(str(tmp_path), histogram_freq=2)])
+    (path,) = glob.glob(str(tmp_path / "train" / "events.out.tfevents.*"))
+    histograms = {}
+    for event in event_file_loader.EventFileLoader(path).Load():
+        for value in event.summary.value:
+            if value.metadata.plugin_data.plugin_name == "histograms":
+                histograms.setdefault(value.tag, []).append((event.step, tensor_util.make_ndarray(value.tensor)))
+    assert sorted(histograms) == ["sequential/dense/bias/histogram", "sequential/dense/kernel/histogram"]
+    assert [step for step, _ in histograms["sequential/dense/kernel/histogram"]] == [0, 2]
+    final = histograms["sequential/dense/kernel/histogram"][-1][1]
+    assert final[:, 2].sum() == 6  # the 3 x 2 kernel's values, counted once
+    assert final[0, 0] == pytest.approx(model.get_weights()[0].min(), rel=1e-6)
+    with pytest.raises(ValueError, match="histogram_freq"):
+        keras.callbacks.TensorBoard(str(tmp_path), histogram_freq=-1)

@@ -1,16 +1,22 @@
 """``tf.keras`` as TF 2.21 ships it: Keras 3 semantics on the tf.distribute strategies of this package.
 
 Built: ``layers`` (see layers/__init__), ``Sequential``, functional and subclassed ``Model`` with
-compile / fit / evaluate / predict and the ``*_on_batch`` methods, ``callbacks``, ``optimizers``,
-``losses``, ``metrics``, ``initializers``, ``regularizers``, ``activations``, ``utils.set_random_seed``,
-``save_weights`` / ``load_weights`` (``.weights.h5``, needs h5py). Random draws (initializers, Dropout)
-use numpy's Philox generator: deterministic with seeds, not TensorFlow's random stream.
+compile / fit / evaluate / predict and the ``*_on_batch`` methods (several outputs with list / dict losses,
+``loss_weights`` and per-output metrics; ``class_weight`` with arrays or a Dataset; masks from
+``Embedding(mask_zero=True)`` / ``Masking`` weighting the loss), ``callbacks``, ``optimizers``, ``losses``,
+``metrics``, ``initializers``, ``regularizers``, ``constraints``, ``activations``, ``utils.set_random_seed``,
+``save_weights`` / ``load_weights`` (``.weights.h5``, needs h5py), ``model.save`` / ``models.load_model``
+(Keras 3's ``.keras`` zip; Lambda layers are not serializable here), ``get_config`` / ``from_config``,
+``saving.register_keras_serializable``. Weights carry Keras 3's ``name`` / ``path`` and checkpoint names.
+Not built: mixed precision policies. Random draws (initializers, Dropout) use numpy's Philox generator:
+deterministic with seeds, not TensorFlow's random stream.
 """
 
 from tpustrategy.keras import (
                                activations,
                                backend,
                                callbacks,
+                               constraints,
                                initializers,
                                layers,
                                losses,
@@ -18,10 +24,11 @@ from tpustrategy.keras import (
                                models,
                                optimizers,
                                regularizers,
+                               saving,
                                utils,
 )
 from tpustrategy.keras.layers import Input, Layer
 from tpustrategy.keras.models import Model, Sequential
 
-__all__ = ["Input", "Layer", "Model", "Sequential", "activations", "backend", "callbacks", "initializers", "layers",
-           "losses", "metrics", "models", "optimizers", "regularizers", "utils"]
+__all__ = ["Input", "Layer", "Model", "Sequential", "activations", "backend", "callbacks", "constraints",
+           "initializers", "layers", "losses", "metrics", "models", "optimizers", "regularizers", "saving", "utils"]

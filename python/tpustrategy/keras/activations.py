@@ -109,11 +109,19 @@ def get(identifier):
         return identifier
     if isinstance(identifier, str) and identifier in _BY_NAME:
         return _BY_NAME[identifier]
+    if isinstance(identifier, str):
+        from tpustrategy.keras.object_registration import get_registered_object
+
+        found = get_registered_object(identifier)
+        if found is not None:
+            return found
     raise ValueError(f"Could not interpret activation function identifier: {identifier!r}")
 
 
 def serialize(activation) -> str:
-    return getattr(activation, "__name__", str(activation))
+    """The name Keras 3 writes: the built-in's name, or a registered function's "package>name"."""
+    return vars(activation).get("_keras_registered_name") or getattr(activation, "__name__", str(activation)) \
+        if hasattr(activation, "__dict__") else getattr(activation, "__name__", str(activation))
 
 
 __all__ = sorted(_BY_NAME) + ["get", "serialize"]

@@ -16,23 +16,53 @@ from tpustrategy.keras.metric import Metric, _tensor
 
 _EPS = 1e-7
 _MAX_THRESHOLDS = 1 << 24
+_NEG_INF = -1e10
 
 
-def _counts(y_true, y_pred, thresholds, sample_weight):
-    """TP, FP, TN, FN per threshold (float32 vectors of len(thresholds))."""
+def _select(y_true, y_pred, top_k, class_id):
+    """Keras 3's ``top_k`` (predictions outside each row's k largest become -1e10, never positive; the default
+    threshold is then -1e10, so every kept prediction is positive) then
+    ``class_id`` (one column of labels and predictions)."""
+    y_true, y_pred = _tensor(y_true), _tensor(y_pred, _core.float32)
+    if top_k is not None:
+        values = np.asarray(y_pred.numpy(), np.float32)
+        order = np.argsort(-values, axis=-1, kind="stable")[..., :top_k]  # ties: the first index, as top_k
+        keep = np.zeros(values.shape, bool)
+        np.put_along_axis(keep, order, True, axis=-1)
+        y_pred = _core.convert_to_tensor(np.where(keep, values, np.float32(_NEG_INF)).astype(np.float32))
+    if class_id is not None:
+        y_true = _core.ops.gather(y_true, [int(class_id)], axis=-1)
+        y_pred = _core.ops.gather(y_pred, [int(class_id)], axis=-1)
+    return y_true, y_pred
+
+
+def _counts(y_true, y_pred, thresholds, sample_weight, num_labels=None, label_weights=None):
+    """TP, FP, TN, FN per threshold (float32 vectors of len(thresholds)); with `num_labels`, per threshold and
+    label (len(thresholds) x num_labels), the last axis of the inputs being the labels."""
     ops = _core.ops
-    y_pred = ops.reshape(_tensor(y_pred, _core.float32), [-1, 1])
-    labels = ops.reshape(ops.cast(ops.cast(_tensor(y_true), _core.bool), _core.float32), [-1, 1])
-    thr = _core.convert_to_tensor(np.asarray(thresholds, np.float32).reshape(1, -1))
+    labels_last = num_labels if num_labels is not None else 1
+    y_pred = ops.reshape(_tensor(y_pred, _core.float32), [-1, 1, labels_last])
+    labels = ops.reshape(ops.cast(ops.cast(_tensor(y_true), _core.bool), _core.float32), [-1, 1, labels_last])
+    thr = _core.convert_to_tensor(np.asarray(thresholds, np.float32).reshape(1, -1, 1))
     predicted = ops.cast(ops.greater(y_pred, thr), _core.float32)
-    weight = ops.ones([1, 1], _core.float32) if sample_weight is None else ops.reshape(
-        ops.broadcast_to(_tensor(sample_weight, _core.float32), [int(np.prod(_tensor(y_true)._shape_tuple))]), [-1, 1])
+    size = int(np.prod(_tensor(y_true)._shape_tuple))
+    weight = ops.ones([1, 1, 1], _core.float32)
+    if sample_weight is not None:
+        sw = _tensor(sample_weight, _core.float32)
+        if len(sw._shape_tuple) < len(_tensor(y_true)._shape_tuple):  # per example: broadcast over the last axis
+            missing = len(_tensor(y_true)._shape_tuple) - len(sw._shape_tuple)
+            sw = ops.reshape(sw, list(sw._shape_tuple) + [1] * missing)
+        weight = ops.reshape(ops.broadcast_to(sw, list(_tensor(y_true)._shape_tuple)), [-1, 1, labels_last])
+    if label_weights is not None:
+        per_label = np.asarray(label_weights, np.float32)
+        full = np.broadcast_to(per_label, (size // per_label.size, per_label.size)).reshape(-1, 1, labels_last)
+        weight = weight * _core.convert_to_tensor(np.ascontiguousarray(full))
     one = ops.ones([], _core.float32)
-    tp = ops.reduce_sum(predicted * labels * weight, [0])
-    fp = ops.reduce_sum(predicted * (one - labels) * weight, [0])
-    fn = ops.reduce_sum((one - predicted) * labels * weight, [0])
-    tn = ops.reduce_sum((one - predicted) * (one - labels) * weight, [0])
-    return tp, fp, tn, fn
+    counts = [ops.reduce_sum(a * b * weight, [0]) for a, b in (
+        (predicted, labels), (predicted, one - labels), (one - predicted, one - labels), (one - predicted, labels))]
+    if num_labels is None:
+        counts = [ops.reshape(c, [-1]) for c in counts]
+    return tuple(counts)
 
 
 def _divide_no_nan(a, b):
@@ -56,12 +86,14 @@ class Precision(_Thresholded):
     """TP / (TP + FP) at ``thresholds`` (default 0.5)."""
 
     def __init__(self, thresholds=None, top_k=None, class_id=None, name="precision", dtype=None):
-        if top_k is not None or class_id is not None:
-            raise NotImplementedError("Precision(top_k=..., class_id=...) is not implemented")
-        super().__init__(thresholds, name, dtype)
+        if top_k is not None and (not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1):
+            raise ValueError(f"Argument `top_k` must be a positive integer. Received: top_k={top_k!r}")
+        self.top_k, self.class_id = top_k, class_id
+        super().__init__(thresholds if thresholds is not None or top_k is None else [_NEG_INF], name, dtype)
         self.false_positives = self.add_variable("false_positives", (len(self.thresholds),))
 
     def update_state(self, y_true, y_pred, sample_weight=None):
+        y_true, y_pred = _select(y_true, y_pred, self.top_k, self.class_id)
         tp, fp, _, _ = _counts(y_true, y_pred, self.thresholds, sample_weight)
         self.true_positives.assign_add(tp)
         self.false_positives.assign_add(fp)
@@ -75,12 +107,14 @@ class Recall(_Thresholded):
     """TP / (TP + FN) at ``thresholds`` (default 0.5)."""
 
     def __init__(self, thresholds=None, top_k=None, class_id=None, name="recall", dtype=None):
-        if top_k is not None or class_id is not None:
-            raise NotImplementedError("Recall(top_k=..., class_id=...) is not implemented")
-        super().__init__(thresholds, name, dtype)
+        if top_k is not None and (not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1):
+            raise ValueError(f"Argument `top_k` must be a positive integer. Received: top_k={top_k!r}")
+        self.top_k, self.class_id = top_k, class_id
+        super().__init__(thresholds if thresholds is not None or top_k is None else [_NEG_INF], name, dtype)
         self.false_negatives = self.add_variable("false_negatives", (len(self.thresholds),))
 
     def update_state(self, y_true, y_pred, sample_weight=None):
+        y_true, y_pred = _select(y_true, y_pred, self.top_k, self.class_id)
         tp, _, _, fn = _counts(y_true, y_pred, self.thresholds, sample_weight)
         self.true_positives.assign_add(tp)
         self.false_negatives.assign_add(fn)
@@ -101,8 +135,10 @@ class AUC(Metric):
         if summation_method not in ("interpolation", "minoring", "majoring"):
             raise ValueError(f'Invalid AUC summation method value: "{summation_method}". Expected values are '
                              '["interpolation", "majoring", "minoring"]')
-        if multi_label or label_weights is not None:
-            raise NotImplementedError("AUC(multi_label=True / label_weights) is not implemented")
+        self.multi_label, self.num_labels = bool(multi_label), num_labels
+        self.label_weights = None if label_weights is None else np.asarray(label_weights, np.float32).reshape(-1)
+        if self.label_weights is not None and (self.label_weights < 0).any():
+            raise ValueError(f"All values of `label_weights` must be non-negative. Received: {label_weights}")
         if thresholds is not None:
             self.thresholds = [0.0 - _EPS] + sorted(float(t) for t in thresholds) + [1.0 + _EPS]
         else:
@@ -116,22 +152,49 @@ class AUC(Metric):
             self.thresholds = [0.0 - _EPS] + inner + [1.0 + _EPS]
         self.num_thresholds = len(self.thresholds)
         self.curve, self.summation_method, self.from_logits = curve.upper(), summation_method, from_logits
-        n = (self.num_thresholds,)
-        self.true_positives = self.add_variable("true_positives", n)
-        self.false_positives = self.add_variable("false_positives", n)
-        self.true_negatives = self.add_variable("true_negatives", n)
-        self.false_negatives = self.add_variable("false_negatives", n)
+        self.true_positives = None
+        if not self.multi_label or num_labels is not None:
+            self._build((self.num_thresholds,) if not self.multi_label else (self.num_thresholds, int(num_labels)))
+
+    def _build(self, shape) -> None:
+        """The four counters: per threshold, and per label with ``multi_label`` (built on the first update
+        when ``num_labels`` is not given, as Keras)."""
+        self.true_positives = self.add_variable("true_positives", shape)
+        self.false_positives = self.add_variable("false_positives", shape)
+        self.true_negatives = self.add_variable("true_negatives", shape)
+        self.false_negatives = self.add_variable("false_negatives", shape)
 
     def update_state(self, y_true, y_pred, sample_weight=None):
         if self.from_logits:
             y_pred = _core.ops.sigmoid(_tensor(y_pred, _core.float32))
-        tp, fp, tn, fn = _counts(y_true, y_pred, self.thresholds, sample_weight)
+        labels = None
+        if self.multi_label:
+            labels = int(_tensor(y_pred)._shape_tuple[-1])
+            if self.true_positives is None:
+                self.num_labels = labels
+                self._build((self.num_thresholds, labels))
+            elif labels != self.num_labels:
+                raise ValueError(f"AUC(multi_label=True) was built for {self.num_labels} labels; y_pred has {labels}")
+        label_weights = self.label_weights if not self.multi_label else None  # multi-label: weights the average
+        tp, fp, tn, fn = _counts(y_true, y_pred, self.thresholds, sample_weight, labels, label_weights)
         self.true_positives.assign_add(tp)
         self.false_positives.assign_add(fp)
         self.true_negatives.assign_add(tn)
         self.false_negatives.assign_add(fn)
 
     def result(self):
+        if self.true_positives is None:
+            return _core.constant(0.0, _core.float32)
+        per_label = self._areas()
+        if not self.multi_label:
+            return _core.constant(float(per_label), _core.float32)
+        if self.label_weights is None:
+            return _core.constant(float(np.mean(per_label)), _core.float32)
+        weights = np.asarray(self.label_weights, np.float64)
+        return _core.constant(float(np.sum(per_label * weights) / np.sum(weights)), _core.float32)
+
+    def _areas(self):
+        """The area (per label with ``multi_label``): sums over the threshold axis 0."""
         tp, fp, tn, fn = (np.asarray(v.value(), np.float64) for v in (
             self.true_positives, self.false_positives, self.true_negatives, self.false_negatives))
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -146,7 +209,7 @@ class AUC(Metric):
                 denom = np.maximum(tp[1:] + fn[1:], 0)
                 safe_denom = np.where(denom > 0, denom, 1)
                 increment = np.where(denom > 0, slope * (dtp + intercept * np.log(ratio)) / safe_denom, 0.0)
-                return _core.constant(float(np.sum(increment)), _core.float32)
+                return np.sum(increment, axis=0)
             recall = np.where(tp + fn > 0, tp / np.where(tp + fn > 0, tp + fn, 1), 0.0)
             if self.curve == "ROC":
                 x = np.where(fp + tn > 0, fp / np.where(fp + tn > 0, fp + tn, 1), 0.0)
@@ -160,4 +223,4 @@ class AUC(Metric):
                 heights = np.minimum(y[:-1], y[1:])
             else:
                 heights = np.maximum(y[:-1], y[1:])
-            return _core.constant(float(np.sum((x[:-1] - x[1:]) * heights)), _core.float32)
+            return np.sum((x[:-1] - x[1:]) * heights, axis=0)

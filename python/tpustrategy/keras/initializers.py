@@ -47,7 +47,9 @@ class Initializer:
 
     @classmethod
     def from_config(cls, config):
-        return cls(**config)
+        from tpustrategy.keras.config_kwargs import constructor_kwargs  # lazy: drops Keras' unused None keys
+
+        return cls(**constructor_kwargs(cls, config))
 
     def clone(self):
         return type(self).from_config(self.get_config())

@@ -19,6 +19,11 @@ def lookup(identifier, base: type, by_name: dict, what: str, wrap_callable=None)
         return None
     if isinstance(identifier, base):
         return identifier
+    if isinstance(identifier, dict):  # a Keras 3 serialization ({"class_name": ..., "config": ...})
+        # lazy: serialization_lib knows every built-in Keras class, so it sits above this module
+        from tpustrategy.keras.saving.serialization_lib import deserialize_keras_object
+
+        return deserialize_keras_object(identifier, printable_module_name=what)
     if isinstance(identifier, type) and issubclass(identifier, base):
         return identifier()
     if isinstance(identifier, str):

@@ -21,7 +21,9 @@ class Regularizer:
 
     @classmethod
     def from_config(cls, config):
-        return cls(**config)
+        from tpustrategy.keras.config_kwargs import constructor_kwargs  # lazy: drops Keras' unused None keys
+
+        return cls(**constructor_kwargs(cls, config))
 
 
 class L1L2(Regularizer):
@@ -65,6 +67,11 @@ l1, l2, l1_l2 = L1, L2, L1L2
 def get(identifier):
     if identifier is None:
         return None
+    if isinstance(identifier, dict):
+        # lazy: serialization_lib knows every built-in Keras class, so it sits above this module
+        from tpustrategy.keras.saving.serialization_lib import deserialize_keras_object
+
+        return deserialize_keras_object(identifier, printable_module_name="regularizer")
     if isinstance(identifier, Regularizer) or callable(identifier) and not isinstance(identifier, type):
         return identifier
     if isinstance(identifier, str):

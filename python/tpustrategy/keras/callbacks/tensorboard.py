@@ -1,8 +1,9 @@
-"""``keras.callbacks.TensorBoard`` (scalars): writes each epoch's training logs to ``<log_dir>/train`` and
-the ``val_`` logs to ``<log_dir>/validation`` as ``epoch_<name>`` scalars at step = epoch (plus
-``epoch_learning_rate``), through
-``tf.summary`` file writers, as Keras 3 does; ``update_freq`` as an int also writes ``batch_<name>``
-every that many batches. Histograms, images, graphs and profiling are not built.
+"""``keras.callbacks.TensorBoard``: writes each epoch's training logs to ``<log_dir>/train`` and the ``val_``
+logs to ``<log_dir>/validation`` as ``epoch_<name>`` scalars at step = epoch (plus ``epoch_learning_rate``),
+through ``tf.summary`` file writers, as Keras 3 does; ``update_freq`` as an int also writes ``batch_<name>``
+every that many batches; ``histogram_freq`` = n writes every layer weight as a histogram tagged
+``<weight path>/histogram`` every n epochs (epoch % n == 0), to the train writer, as Keras 3.15's
+``_log_weights``. Weight images, graphs, embeddings and profiling are not built.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ class TensorBoard(Callback):
         if update_freq != "epoch" and not isinstance(update_freq, int):
             raise ValueError(f"Unrecognized update_freq: {update_freq!r}")
         self.update_freq = update_freq
+        if not isinstance(histogram_freq, int) or isinstance(histogram_freq, bool) or histogram_freq < 0:
+            raise ValueError(f"`histogram_freq` must be a non-negative integer. Received: {histogram_freq!r}")
+        self.histogram_freq = histogram_freq
         self._writers: dict = {}
         self._global_batch = 0
 
@@ -65,8 +69,19 @@ class TensorBoard(Callback):
             train["learning_rate"] = float(np.asarray(optimizer.learning_rate))
         val = {k[4:]: v for k, v in logs.items() if k.startswith("val_")}
         self._write("train", "epoch_", train, epoch)
+        if self.histogram_freq and epoch % self.histogram_freq == 0:
+            self._log_weights(epoch)
         if val:
             self._write("validation", "epoch_", val, epoch)
+
+    def _log_weights(self, epoch):
+        writer = self._writer("train")
+        with writer.as_default():
+            for layer in self.model.layers:
+                for weight in layer.weights:
+                    name = (getattr(weight, "path", None) or weight.name).replace(":", "_")
+                    self._summary.histogram(f"{name}/histogram", np.asarray(weight.numpy()), step=epoch)
+        writer.flush()
 
     def on_train_end(self, logs=None):
         for writer in self._writers.values():

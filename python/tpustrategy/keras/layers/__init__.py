@@ -16,6 +16,7 @@ from tpustrategy.keras.layers.keras_tensor import KerasTensor
 from tpustrategy.keras.layers.lambda_layer import Lambda
 from tpustrategy.keras.layers.layer import Layer
 from tpustrategy.keras.layers.layer_normalization import LayerNormalization
+from tpustrategy.keras.layers.masking import Masking
 from tpustrategy.keras.layers.pooling import AveragePooling2D, AvgPool2D, MaxPool2D, MaxPooling2D
 from tpustrategy.keras.layers.relu import ReLU
 from tpustrategy.keras.layers.reshape import Reshape
@@ -24,4 +25,4 @@ from tpustrategy.keras.layers.softmax import Softmax
 __all__ = ["Activation", "Add", "AveragePooling2D", "AvgPool2D", "BatchNormalization", "Concatenate", "Conv1D",
            "Conv2D", "Dense", "DepthwiseConv2D", "Dropout", "Embedding", "Flatten", "GlobalAveragePooling2D",
            "Input", "InputLayer", "KerasTensor", "Lambda", "Layer", "LayerNormalization", "MaxPool2D",
-           "MaxPooling2D", "ReLU", "Reshape", "Softmax"]
+           "Masking", "MaxPooling2D", "ReLU", "Reshape", "Softmax"]

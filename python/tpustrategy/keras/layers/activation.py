@@ -7,12 +7,11 @@ from tpustrategy.keras.layers.layer import Layer
 
 
 class Activation(Layer):
+    supports_masking = True
+
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
         self.activation = activations.get(activation)
 
     def call(self, inputs):
         return self.activation(inputs)
-
-    def get_config(self):
-        return {**super().get_config(), "activation": activations.serialize(self.activation)}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tpustrategy import _core
 from tpustrategy.keras.layers.layer import Layer
 
 
@@ -12,7 +13,25 @@ def check_merge_inputs(layer, inputs):
     return list(inputs)
 
 
+def merge_masks(masks):
+    """Keras 3's merge layers: the OR (any) of the inputs' masks (inputs without one do not count)."""
+    if not isinstance(masks, list | tuple):
+        return None
+    present = [m for m in masks if m is not None]
+    if not present:
+        return None
+    out = present[0]
+    for m in present[1:]:
+        out = _core.ops.logical_or(out, m)
+    return out
+
+
 class Add(Layer):
+    supports_masking = True
+
+    def compute_mask(self, inputs, mask=None):
+        return merge_masks(mask)
+
     def build(self, input_shape):
         if not isinstance(input_shape, list | tuple) or not input_shape or not isinstance(input_shape[0], tuple | list):
             raise ValueError(f"A merge layer should be called on a list of inputs. Received: input_shape={input_shape}"

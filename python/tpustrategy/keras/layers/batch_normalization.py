@@ -14,13 +14,17 @@ from __future__ import annotations
 from tpustrategy import _core
 from tpustrategy.distribute import distribution_strategy_context as ds_context
 from tpustrategy.distribute.reduce_util import ReduceOp
-from tpustrategy.keras import initializers, regularizers
+from tpustrategy.keras import constraints, initializers, regularizers
 from tpustrategy.keras._tensors import scalar, shape_of
 from tpustrategy.keras.layers.layer import Layer
 from tpustrategy.keras.layers.normalization_utils import batch_normalization, moments, normalize_axes
 
 
 class BatchNormalization(Layer):
+    supports_masking = True
+
+    _keras_unbuilt_defaults = {"renorm_momentum": 0.99}  # renorm is not built; Keras writes its options
+
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True, beta_initializer="zeros",
                  gamma_initializer="ones", moving_mean_initializer="zeros", moving_variance_initializer="ones",
                  beta_regularizer=None, gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
@@ -35,6 +39,8 @@ class BatchNormalization(Layer):
         self.moving_variance_initializer = initializers.get(moving_variance_initializer)
         self.beta_regularizer = regularizers.get(beta_regularizer)
         self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        self.beta_constraint = constraints.get(beta_constraint)
+        self.gamma_constraint = constraints.get(gamma_constraint)
         self.synchronized = bool(synchronized)
 
     def build(self, input_shape):
@@ -46,9 +52,11 @@ class BatchNormalization(Layer):
                              f"an input with shape {tuple(input_shape)}.")
         shape = (dim,)
         self.gamma = self.add_weight(shape=shape, name="gamma", initializer=self.gamma_initializer,
-                                     regularizer=self.gamma_regularizer) if self.scale else None
+                                     regularizer=self.gamma_regularizer,
+                                     constraint=self.gamma_constraint) if self.scale else None
         self.beta = self.add_weight(shape=shape, name="beta", initializer=self.beta_initializer,
-                                    regularizer=self.beta_regularizer) if self.center else None
+                                    regularizer=self.beta_regularizer,
+                                    constraint=self.beta_constraint) if self.center else None
         self.moving_mean = self.add_weight(shape=shape, name="moving_mean", initializer=self.moving_mean_initializer,
                                            trainable=False)
         self.moving_variance = self.add_weight(shape=shape, name="moving_variance",
@@ -100,7 +108,3 @@ class BatchNormalization(Layer):
             mean, variance = self._param(self.moving_mean, rank), self._param(self.moving_variance, rank)
         outputs = batch_normalization(x, mean, variance, beta, gamma, self.epsilon)
         return outputs if outputs.dtype == inputs.dtype else _core.ops.cast(outputs, inputs.dtype)
-
-    def get_config(self):
-        return {**super().get_config(), "axis": self.axis, "momentum": self.momentum, "epsilon": self.epsilon,
-                "center": self.center, "scale": self.scale, "synchronized": self.synchronized}

@@ -8,6 +8,24 @@ from tpustrategy.keras.layers.layer import Layer
 
 
 class Concatenate(Layer):
+    supports_masking = True
+
+    def compute_mask(self, inputs, mask=None):
+        """Keras 3: each input's mask (all True where it has none) broadcast to the input, joined along
+        ``axis``, then any() over the last axis."""
+        if not isinstance(mask, list | tuple) or all(m is None for m in mask):
+            return None
+        ops, full = _core.ops, []
+        for x, m in zip(inputs, mask, strict=True):
+            shape = list(x._shape_tuple)
+            if m is None:
+                full.append(ops.cast(ops.ones(shape, _core.float32), _core.bool))
+                continue
+            while len(m._shape_tuple) < len(shape):
+                m = ops.expand_dims(m, -1)
+            full.append(ops.broadcast_to(m, shape))
+        return ops.reduce_any(ops.concat(full, self.axis), axis=[-1])
+
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
         self.axis = axis
@@ -29,6 +47,3 @@ class Concatenate(Layer):
 
     def call(self, inputs):
         return _core.ops.concat(check_merge_inputs(self, inputs), self.axis)
-
-    def get_config(self):
-        return {**super().get_config(), "axis": self.axis}

@@ -4,7 +4,6 @@ kernel_size + (input_channels / groups, filters), padding "valid" / "same" (Conv
 from __future__ import annotations
 
 from tpustrategy import _core
-from tpustrategy.keras import activations
 from tpustrategy.keras.layers.conv_utils import (
     from_channels_last,
     nn_op,
@@ -40,7 +39,7 @@ class BaseConv(Layer):
             raise ValueError(f"`strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: "
                              f"strides={self.strides} and dilation_rate={self.dilation_rate}")
         set_kernel_options(self, activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
-                           bias_regularizer)
+                           bias_regularizer, kernel_constraint, bias_constraint)
 
     def build(self, input_shape):
         channel_axis = -1 if self.data_format == "channels_last" else 1
@@ -53,9 +52,11 @@ class BaseConv(Layer):
                              f"Received groups={self.groups}, but the input has {channels} channels (full input "
                              f"shape is {tuple(input_shape)}).")
         self.kernel = self.add_weight(name="kernel", shape=self.kernel_size + (channels // self.groups, self.filters),
-                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer)
+                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
         self.bias = self.add_weight(name="bias", shape=(self.filters,), initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer) if self.use_bias else None
+                                    regularizer=self.bias_regularizer,
+                                    constraint=self.bias_constraint) if self.use_bias else None
         self.built = True
 
     def _convolve(self, x):
@@ -67,12 +68,6 @@ class BaseConv(Layer):
         if self.bias is not None:
             outputs = outputs + self.bias
         return from_channels_last(self.activation(outputs), self.data_format, self.rank)
-
-    def get_config(self):
-        return {**super().get_config(), "filters": self.filters, "kernel_size": self.kernel_size,
-                "strides": self.strides, "padding": self.padding, "data_format": self.data_format,
-                "dilation_rate": self.dilation_rate, "groups": self.groups,
-                "activation": activations.serialize(self.activation), "use_bias": self.use_bias}
 
 
 class Conv2D(BaseConv):

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from tpustrategy import _core
-from tpustrategy.keras import activations, initializers, regularizers
+from tpustrategy.keras import activations, constraints, initializers, regularizers
 from tpustrategy.keras._tensors import shape_of
 from tpustrategy.keras.layers.layer import Layer
 
 
 def set_kernel_options(layer, activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
-                       bias_regularizer) -> None:
+                       bias_regularizer, kernel_constraint=None, bias_constraint=None) -> None:
     """The options Dense and the conv layers share, resolved from names as Keras does."""
     layer.activation = activations.get(activation)
     layer.use_bias = bool(use_bias)
@@ -17,6 +17,8 @@ def set_kernel_options(layer, activation, use_bias, kernel_initializer, bias_ini
     layer.bias_initializer = initializers.get(bias_initializer)
     layer.kernel_regularizer = regularizers.get(kernel_regularizer)
     layer.bias_regularizer = regularizers.get(bias_regularizer)
+    layer.kernel_constraint = constraints.get(kernel_constraint)
+    layer.bias_constraint = constraints.get(bias_constraint)
 
 
 def _positive_int(value, name):
@@ -27,7 +29,9 @@ def _positive_int(value, name):
 
 
 class Dense(Layer):
-    """A densely-connected layer (Keras 3 arguments; constraints and LoRA are not built)."""
+    """A densely-connected layer (Keras 3 arguments; LoRA and quantization are not built)."""
+
+    supports_masking = True
 
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
@@ -35,7 +39,7 @@ class Dense(Layer):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.units = _positive_int(units, "units")
         set_kernel_options(self, activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
-                           bias_regularizer)
+                           bias_regularizer, kernel_constraint, bias_constraint)
 
     def build(self, input_shape):
         input_dim = input_shape[-1]
@@ -43,9 +47,11 @@ class Dense(Layer):
             raise ValueError(f"The last dimension of the inputs to a Dense layer should be defined. Found None. "
                              f"Full input shape received: {tuple(input_shape)}")
         self.kernel = self.add_weight(name="kernel", shape=(input_dim, self.units),
-                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer)
+                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
         self.bias = self.add_weight(name="bias", shape=(self.units,), initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer) if self.use_bias else None
+                                    regularizer=self.bias_regularizer,
+                                    constraint=self.bias_constraint) if self.use_bias else None
         self.built = True
 
     def call(self, inputs, training=None):
@@ -58,7 +64,3 @@ class Dense(Layer):
         if self.bias is not None:
             outputs = outputs + self.bias
         return self.activation(outputs)
-
-    def get_config(self):
-        return {**super().get_config(), "units": self.units, "activation": activations.serialize(self.activation),
-                "use_bias": self.use_bias}

@@ -28,16 +28,19 @@ class DepthwiseConv2D(Layer):
         self.data_format = normalize_data_format(data_format)
         self.depth_multiplier = _positive_int(depth_multiplier, "depth_multiplier")
         set_kernel_options(self, activation, use_bias, depthwise_initializer, bias_initializer, depthwise_regularizer,
-                           bias_regularizer)
+                           bias_regularizer, depthwise_constraint, bias_constraint)
         self.depthwise_initializer, self.depthwise_regularizer = self.kernel_initializer, self.kernel_regularizer
+        self.depthwise_constraint = self.kernel_constraint
 
     def build(self, input_shape):
         channels = input_shape[-1 if self.data_format == "channels_last" else 1]
         self.kernel = self.add_weight(name="kernel", shape=self.kernel_size + (channels, self.depth_multiplier),
-                                      initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer)
+                                      initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer,
+                                      constraint=self.depthwise_constraint)
         self.bias = self.add_weight(name="bias", shape=(channels * self.depth_multiplier,),
                                     initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer) if self.use_bias else None
+                                    regularizer=self.bias_regularizer,
+                                    constraint=self.bias_constraint) if self.use_bias else None
         self.built = True
 
     def call(self, inputs):

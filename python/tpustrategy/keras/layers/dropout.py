@@ -13,6 +13,8 @@ from tpustrategy.keras.random_seed import SeedGenerator
 
 
 class Dropout(Layer):
+    supports_masking = True
+
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
         if not isinstance(rate, int | float) or not 0 <= rate <= 1:
@@ -32,6 +34,3 @@ class Dropout(Layer):
         keep = self._seed_generator.next().random(noise_shape) >= self.rate
         scale = np.where(keep, 1.0 / (1.0 - self.rate), 0.0).astype(np.dtype(inputs.dtype.name))
         return inputs * _core.convert_to_tensor(scale)
-
-    def get_config(self):
-        return {**super().get_config(), "rate": self.rate, "noise_shape": self.noise_shape, "seed": self.seed}

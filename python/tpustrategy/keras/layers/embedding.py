@@ -6,7 +6,7 @@ The gradient of the lookup is an ``IndexedSlices`` (as TF's gather), applied den
 from __future__ import annotations
 
 from tpustrategy import _core
-from tpustrategy.keras import initializers, regularizers
+from tpustrategy.keras import constraints, initializers, regularizers
 from tpustrategy.keras.layers.dense import _positive_int
 from tpustrategy.keras.layers.layer import Layer
 from tpustrategy.ops.gather_scatter_ops import gather
@@ -22,6 +22,7 @@ class Embedding(Layer):
         self.embeddings_initializer = initializers.get(
             "random_uniform" if embeddings_initializer == "uniform" else embeddings_initializer)
         self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
+        self.embeddings_constraint = constraints.get(embeddings_constraint)
         self.mask_zero = mask_zero
         self._initial_weights = weights
         self.autocast = False
@@ -29,7 +30,8 @@ class Embedding(Layer):
     def build(self, input_shape=None):
         self.embeddings = self.add_weight(shape=(self.input_dim, self.output_dim), name="embeddings",
                                           initializer=self.embeddings_initializer,
-                                          regularizer=self.embeddings_regularizer)
+                                          regularizer=self.embeddings_regularizer,
+                                          constraint=self.embeddings_constraint)
         self.built = True
         if self._initial_weights is not None:
             self.set_weights(self._initial_weights)

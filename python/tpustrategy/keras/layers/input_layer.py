@@ -49,8 +49,8 @@ class InputLayer(Layer):
         return inputs
 
     def get_config(self) -> dict:
-        return {"batch_shape": self._batch_shape, "dtype": self._input_dtype, "sparse": self.sparse,
-                "name": self.name}
+        return {"batch_shape": list(self._batch_shape), "dtype": self._input_dtype, "sparse": self.sparse,
+                "ragged": False, "name": self.name, "optional": self.optional}
 
 
 def Input(shape=None, batch_size=None, dtype=None, sparse=None, batch_shape=None, name=None, tensor=None,

@@ -27,6 +27,13 @@ class Lambda(Layer):
             kwargs["training"] = training
         return self.function(inputs, **kwargs)
 
+    def get_config(self):
+        """Not built: Keras 3 stores a Lambda's Python bytecode (loadable only with safe_mode=False); this
+        package does not serialize code, so a model with a Lambda (or a KerasTensor operator, which makes one)
+        cannot be saved as ``.keras``; ``save_weights`` works."""
+        raise NotImplementedError(f"Lambda layer {self.name!r} cannot be serialized here (Keras stores Python "
+                                  "bytecode); replace it with a registered custom layer, or use `save_weights`.")
+
 
 def _has_signature(fn) -> bool:
     try:

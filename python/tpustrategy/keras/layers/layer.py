@@ -28,7 +28,7 @@ import numpy as np
 
 from tpustrategy import _core, nest
 from tpustrategy.distribute import distribution_strategy_context as ds_context
-from tpustrategy.keras import backend, initializers, regularizers
+from tpustrategy.keras import backend, constraints, initializers, masking, regularizers
 from tpustrategy.keras._tensors import as_dtype, shape_of, tensor
 from tpustrategy.keras.layers.keras_tensor import KerasTensor, Node
 from tpustrategy.keras.naming import snake_case
@@ -37,6 +37,23 @@ from tpustrategy.variables import Variable, VariableAggregation
 
 # (training flag of the outermost call, nesting depth); contextvars are per greenlet.
 _CALL_CONTEXT: contextvars.ContextVar = contextvars.ContextVar("keras_call_context", default=None)
+# The names of the layers being called or built, outermost first: Keras 3's name scope, which gives a
+# variable its path ("sequential/dense/kernel" when a Sequential builds its Dense; "dense/kernel" alone).
+_NAME_SCOPE: contextvars.ContextVar = contextvars.ContextVar("keras_name_scope", default=())
+
+
+@contextlib.contextmanager
+def name_scope(name: str, caller=None):
+    """Enters `name` (once: a layer already at the top of the scope, its build calling itself, adds nothing)."""
+    scope = _NAME_SCOPE.get()
+    if caller is not None and scope and scope[-1][1] == id(caller):
+        yield
+        return
+    token = _NAME_SCOPE.set(scope + ((name, id(caller)),))
+    try:
+        yield
+    finally:
+        _NAME_SCOPE.reset(token)
 
 _AGGREGATIONS = {"none": VariableAggregation.NONE, "sum": VariableAggregation.SUM,
                  "mean": VariableAggregation.MEAN, "only_first_replica": VariableAggregation.ONLY_FIRST_REPLICA}
@@ -58,6 +75,23 @@ class Layer(Module):
       ValueError: an unrecognized keyword argument.
     """
 
+    def __new__(cls, *args, **kwargs):
+        # The constructor's arguments, for get_config (Keras 3 records them the same way).
+        instance = super().__new__(cls)
+        try:
+            bound = inspect.signature(cls.__init__).bind(instance, *args, **kwargs)
+            captured = {}
+            for key, value in list(bound.arguments.items())[1:]:
+                kind = inspect.signature(cls.__init__).parameters[key].kind
+                if kind is inspect.Parameter.VAR_KEYWORD:
+                    captured.update(value)
+                elif kind is not inspect.Parameter.VAR_POSITIONAL:
+                    captured[key] = value
+        except TypeError:
+            captured = None  # __init__ will raise its own error
+        object.__setattr__(instance, "_init_args", captured)
+        return instance
+
     def __init__(self, *, activity_regularizer=None, trainable=True, dtype=None, autocast=True, name=None,
                  **kwargs):
         input_shape = kwargs.pop("input_shape", None)
@@ -66,6 +100,10 @@ class Layer(Module):
         kwargs.pop("input_dtype", None)
         if kwargs:
             raise ValueError(f"Unrecognized keyword arguments passed to {type(self).__name__}: {kwargs}")
+        if isinstance(dtype, dict):  # a Keras 3 DTypePolicy serialization, as get_config writes it
+            from tpustrategy.keras.object_registration import dtype_name
+
+            dtype = dtype_name(dtype)
         if name is None:
             name = backend.unique_name(snake_case(type(self).__name__))
         elif not isinstance(name, str):
@@ -184,9 +222,12 @@ class Layer(Module):
         with self._variable_scope():
             variable = Variable(lambda: initializer(shape, dtype), trainable=bool(trainable), name=weight_name,
                                 dtype=dtype, aggregation=_AGGREGATIONS[aggregation])
-        with contextlib.suppress(AttributeError, TypeError):
-            variable.path = f"{self.name}/{weight_name}"
+        scope = _NAME_SCOPE.get()
+        if not scope or scope[-1][1] != id(self):  # build() called directly, outside the layer's own scope
+            scope += ((self.name, id(self)),)
+        _set_keras_name(variable, weight_name, "/".join([name for name, _ in scope] + [weight_name]))
         (self._trainable_variables if trainable else self._non_trainable_variables).append(variable)
+        variable.constraint = constraints.get(constraint)  # applied by the optimizer after each update
         regularizer = regularizers.get(regularizer)
         if regularizer is not None:
             self._regularized.append((regularizer, variable))
@@ -269,6 +310,12 @@ class Layer(Module):
     def call(self, inputs, *args, **kwargs):
         return inputs
 
+    supports_masking = False  # Keras 3: a layer that passes its input's mask on to its output
+
+    def compute_mask(self, inputs, mask=None):
+        """The output's mask: the input's when ``supports_masking``, else none (Keras 3)."""
+        return mask if self.supports_masking else None
+
     def compute_output_shape(self, input_shape):
         """The output shape for ``input_shape`` (found by a symbolic call)."""
         outputs = self(nest.map_structure(lambda s: KerasTensor(s), input_shape)
@@ -293,14 +340,21 @@ class Layer(Module):
                 kwargs["training"] = training
         else:
             kwargs.pop("training", None)
-        if not self._call_has_mask_arg:
+        explicit_mask = kwargs.get("mask")
+        previous_mask = explicit_mask if explicit_mask is not None else masking.input_masks(args[0])
+        if self._call_has_mask_arg:
+            if previous_mask is not None:
+                kwargs["mask"] = previous_mask
+        else:
             kwargs.pop("mask", None)
-        self._maybe_build(_shapes(args[0]))
-        token = _CALL_CONTEXT.set((training, (context[1] + 1) if context else 1))
-        try:
-            outputs = self.call(*args, **kwargs)
-        finally:
-            _CALL_CONTEXT.reset(token)
+        with name_scope(self.name, self):
+            self._maybe_build(_shapes(args[0]))
+            token = _CALL_CONTEXT.set((training, (context[1] + 1) if context else 1))
+            try:
+                outputs = self.call(*args, **kwargs)
+            finally:
+                _CALL_CONTEXT.reset(token)
+        masking.attach(outputs, self.compute_mask(args[0], previous_mask))
         if self._output_shape_seen is None:
             self._output_shape_seen = _shapes(outputs)
         if self.activity_regularizer is not None:
@@ -331,8 +385,9 @@ class Layer(Module):
         (twice, with 1 and 2 in each unknown dimension; dimensions that change are unknown), records a Node."""
         inputs = args[0] if args else None
         if not self.built:
-            self._maybe_build(nest.map_structure(lambda x: x.shape if isinstance(x, KerasTensor) else shape_of(x),
-                                                 inputs))
+            with name_scope(self.name, self):
+                self._maybe_build(nest.map_structure(lambda x: x.shape if isinstance(x, KerasTensor) else shape_of(x),
+                                                     inputs))
         flat_in = [x for x in nest.flatten((args, kwargs)) if isinstance(x, KerasTensor)]
         has_unknown = any(d is None for x in flat_in for d in x.shape)
         runs = []
@@ -344,7 +399,7 @@ class Layer(Module):
             token = _CALL_CONTEXT.set((False, 1))
             try:
                 with self._variable_scope():
-                    runs.append(Layer.__call__(self, *c_args, **c_kwargs))
+                    runs.append(Layer.__call__(self, *c_args, **c_kwargs))  # opens the layer's name scope
             finally:
                 _CALL_CONTEXT.reset(token)
             self._clear_losses()
@@ -373,16 +428,38 @@ class Layer(Module):
             raise AttributeError(f"Layer {self.name} has no inbound nodes.")
         return self._inbound_nodes[0].outputs
 
+    # ---- checkpoints ----
+    def _trackable_children(self):
+        """What tf.train.Checkpoint sees: Keras 3's names (see checkpoint_children.py)."""
+        from tpustrategy.keras.layers.checkpoint_children import checkpoint_children
+
+        return checkpoint_children(self)
+
     # ---- config ----
     def get_config(self) -> dict:
-        return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        """Keras 3's config: name, trainable, the dtype policy, then the constructor's arguments (a built-in
+        layer's current values; a custom layer's arguments as given, which must be plain values or
+        serializable objects — otherwise the subclass must define ``get_config``, as in Keras)."""
+        from tpustrategy.keras.layers.layer_config import layer_config
+
+        return layer_config(self)
 
     @classmethod
     def from_config(cls, config):
-        return cls(**config)
+        from tpustrategy.keras.config_kwargs import constructor_kwargs
+
+        return cls(**constructor_kwargs(cls, config))
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+
+def _set_keras_name(variable, name: str, path: str) -> None:
+    """Keras 3's names: ``variable.name`` is the weight's own name ("kernel"), ``path`` the scoped one."""
+    component = getattr(variable, "_primary", variable)  # a distributed variable reads its name from it
+    with contextlib.suppress(AttributeError, TypeError):
+        component._name = name
+        variable.path = path
 
 
 def _unique(variables) -> list:

@@ -4,13 +4,15 @@ then scaled by gamma and shifted by beta (per feature along ``axis``)."""
 from __future__ import annotations
 
 from tpustrategy import _core
-from tpustrategy.keras import initializers, regularizers
+from tpustrategy.keras import constraints, initializers, regularizers
 from tpustrategy.keras._tensors import shape_of
 from tpustrategy.keras.layers.layer import Layer
 from tpustrategy.keras.layers.normalization_utils import batch_normalization, moments, normalize_axes
 
 
 class LayerNormalization(Layer):
+    supports_masking = True
+
     def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True, rms_scaling=False, beta_initializer="zeros",
                  gamma_initializer="ones", beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
                  gamma_constraint=None, **kwargs):
@@ -24,15 +26,19 @@ class LayerNormalization(Layer):
         self.gamma_initializer = initializers.get(gamma_initializer)
         self.beta_regularizer = regularizers.get(beta_regularizer)
         self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        self.beta_constraint = constraints.get(beta_constraint)
+        self.gamma_constraint = constraints.get(gamma_constraint)
 
     def build(self, input_shape):
         rank = len(input_shape)
         self._axes = normalize_axes(self.axis, rank, self.name)
         shape = tuple(input_shape[a] for a in self._axes)
         self.gamma = self.add_weight(name="gamma", shape=shape, initializer=self.gamma_initializer,
-                                     regularizer=self.gamma_regularizer) if self.scale else None
+                                     regularizer=self.gamma_regularizer,
+                                     constraint=self.gamma_constraint) if self.scale else None
         self.beta = self.add_weight(name="beta", shape=shape, initializer=self.beta_initializer,
-                                    regularizer=self.beta_regularizer) if self.center else None
+                                    regularizer=self.beta_regularizer,
+                                    constraint=self.beta_constraint) if self.center else None
         self.built = True
 
     def _broadcast(self, variable, shape):
@@ -48,7 +54,3 @@ class LayerNormalization(Layer):
         outputs = batch_normalization(x, mean, variance, self._broadcast(self.beta, shape),
                                       self._broadcast(self.gamma, shape), self.epsilon)
         return outputs if outputs.dtype == inputs.dtype else _core.ops.cast(outputs, inputs.dtype)
-
-    def get_config(self):
-        return {**super().get_config(), "axis": self.axis, "epsilon": self.epsilon, "center": self.center,
-                "scale": self.scale}

@@ -29,10 +29,6 @@ class _Pooling2D(Layer):
         out = nn_op(self._op)(x, ksize=list(self.pool_size), strides=list(self.strides), padding=self.padding.upper())
         return from_channels_last(out, self.data_format, 2)
 
-    def get_config(self):
-        return {**super().get_config(), "pool_size": self.pool_size, "strides": self.strides, "padding": self.padding,
-                "data_format": self.data_format}
-
 
 class MaxPooling2D(_Pooling2D):
     _op = "max_pool2d"

@@ -7,6 +7,8 @@ from tpustrategy.keras.layers.layer import Layer
 
 
 class ReLU(Layer):
+    supports_masking = True
+
     def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs):
         super().__init__(**kwargs)
         if max_value is not None and max_value < 0.0:

@@ -26,6 +26,3 @@ class Reshape(Layer):
             raise ValueError(f"The total size of the target shape {self.target_shape} must be unchanged from the input "
                              f"shape {(None,) + tuple(shape[1:])}")
         return _core.ops.reshape(inputs, [shape[0]] + list(self.target_shape))
-
-    def get_config(self):
-        return {**super().get_config(), "target_shape": self.target_shape}

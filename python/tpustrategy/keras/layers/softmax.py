@@ -8,6 +8,8 @@ from tpustrategy.keras.layers.layer import Layer
 
 
 class Softmax(Layer):
+    supports_masking = True
+
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
         self.axis = axis

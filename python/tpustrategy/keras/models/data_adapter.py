@@ -22,6 +22,15 @@ from tpustrategy.data.dataset_ops import Dataset
 _logger = logging.getLogger("tpustrategy")
 
 
+def _structure_of_arrays(value):
+    """A list of arrays is a structure (one per model input or output), as in Keras 3; a list of numbers
+    stays one array."""
+    if isinstance(value, list) and value and all(isinstance(a, np.ndarray) or hasattr(a, "_as_tensor") or
+                                                 isinstance(a, _core.Tensor) for a in value):
+        return tuple(value)
+    return value
+
+
 def unpack_x_y_sample_weight(data):
     """``(x,)``, ``(x, y)`` or ``(x, y, sample_weight)`` -> (x, y, sample_weight) with None for the missing."""
     if isinstance(data, list):
@@ -64,6 +73,23 @@ def class_weight_to_sample_weights(y, class_weight) -> np.ndarray:
     return np.asarray([class_weight.get(int(label), 1.0) for label in y], np.float32)
 
 
+def _class_weight_map_fn(class_weight):
+    """Keras 3's map over a Dataset's (x, y) elements: adds the sample weights `class_weight` gives y."""
+
+    def add_weights(*data):
+        x, y, sample_weight = unpack_x_y_sample_weight(data if len(data) > 1 else data[0])
+        if sample_weight is not None:
+            raise ValueError("You cannot `class_weight` and `sample_weight` at the same time.")
+        if y is None:
+            raise ValueError("`class_weight` needs targets: the dataset's elements must be (x, y).")
+        if nest.is_nested(y):
+            raise ValueError("`class_weight` is only supported for Models with a single output.")
+        weights = class_weight_to_sample_weights(np.asarray(y.numpy() if hasattr(y, "numpy") else y), class_weight)
+        return x, y, _core.convert_to_tensor(weights)
+
+    return add_weights
+
+
 def _float32(array):
     return array.astype(np.float32) if array.dtype.kind == "f" and array.dtype != np.float32 else array
 
@@ -87,8 +113,7 @@ class DataHandler:
                 raise ValueError("When providing `x` as a tf.data.Dataset, `sample_weight` should not be passed. "
                                  "Instead, the sample weights should be included as part of the tf.data.Dataset.")
             if class_weight is not None:
-                raise NotImplementedError("`class_weight` with a tf.data.Dataset is not built; pass arrays, or put "
-                                          "sample weights in the dataset's elements")
+                x = x.map(_class_weight_map_fn(class_weight))
             self._dataset = x
             self._arrays = None
             cardinality = x._compute_cardinality()
@@ -96,6 +121,7 @@ class DataHandler:
         else:
             if x is None:
                 raise ValueError("Unrecognized data type: x=None (expected arrays or a tf.data.Dataset)")
+            x, y = _structure_of_arrays(x), _structure_of_arrays(y)
             x = nest.map_structure(lambda a: _float32(_as_array(a)), x)
             y = nest.map_structure(_as_array, y) if y is not None else None
             if class_weight is not None:
@@ -118,7 +144,7 @@ class DataHandler:
         """A one-example (x, y, sample_weight) from the data, to build the model and the metrics."""
         if self._arrays is not None:
             element = nest.map_structure(lambda a: a[:1], self._arrays)
-            return unpack_x_y_sample_weight(element if len(element) > 1 else element[0])
+            return unpack_x_y_sample_weight(element)
         first = next(iter(self._dataset.take(1)))
         return unpack_x_y_sample_weight(nest.map_structure(lambda t: _as_array(t)[:1], first))
 
@@ -129,7 +155,7 @@ class DataHandler:
         if self._shuffle:
             order = self._rng.permutation(self._rows)
             arrays = nest.map_structure(lambda a: a[order], arrays)
-        element = arrays if len(arrays) > 1 else arrays[0]
+        element = arrays if len(arrays) > 1 or nest.is_nested(arrays[0]) else arrays[0]  # (x,) keeps x whole
         return Dataset.from_tensor_slices(element).batch(self.batch_size)
 
     def _new_iterator(self):

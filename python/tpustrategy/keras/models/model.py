@@ -79,6 +79,7 @@ class Model(Trainer, Layer):
             self.built = True
             self._symbolic_call((KerasTensor(tuple(input_shape)),), {})
             self._inbound_nodes.pop()
+            self._build_shapes = tuple(input_shape)  # saved as the build_config, so load_model can rebuild it
         self.built = True
 
     def get_layer(self, name=None, index=None):
@@ -96,6 +97,28 @@ class Model(Trainer, Layer):
                 layer_range=None):
         """Prints Keras 3's table: each layer, its output shape and parameter count, then the totals."""
         print_summary(self, line_length=line_length, positions=positions, print_fn=print_fn)
+
+    def get_config(self):
+        """A functional model's graph config (Keras 3's form); a subclassed model's constructor arguments."""
+        if self._graph is not None and type(self) is Model:
+            from tpustrategy.keras.models.model_config import functional_config
+
+            return functional_config(self)
+        return Layer.get_config(self)
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        if "input_layers" in config and "output_layers" in config and "layers" in config:
+            from tpustrategy.keras.models.model_config import functional_from_config
+
+            return functional_from_config(cls, config, custom_objects)
+        return super().from_config(config)
+
+    def save(self, filepath, overwrite=True, zipped=None, **kwargs):
+        """Saves the model as a Keras 3 ``.keras`` zip (config.json, metadata.json, model.weights.h5)."""
+        from tpustrategy.keras.saving.keras_file import save_model
+
+        save_model(self, filepath, overwrite=overwrite, zipped=zipped, **kwargs)
 
     def save_weights(self, filepath, overwrite=True):
         """Saves the weights to an HDF5 ``.weights.h5`` file (Keras 3's format)."""

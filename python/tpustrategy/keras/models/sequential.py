@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from tpustrategy.keras.layers.input_layer import InputLayer
 from tpustrategy.keras.layers.keras_tensor import KerasTensor
-from tpustrategy.keras.layers.layer import Layer
+from tpustrategy.keras.layers.layer import Layer, name_scope
 from tpustrategy.keras.models.model import Model
 
 
@@ -82,8 +82,9 @@ class Sequential(Model):
         if self._input_layer is None:
             self._input_layer = InputLayer(batch_shape=input_shape)
         x = self._input_layer.output_tensor
-        for layer in self._layers:
-            x = layer(x)
+        with name_scope(self.name, self):  # the layers' variables get "sequential/dense/kernel" paths, as Keras 3
+            for layer in self._layers:
+                x = layer(x)
         self._output_shape_seen = x.shape
         self.built = True
 
@@ -106,5 +107,12 @@ class Sequential(Model):
         return self._output_shape_seen
 
     def get_config(self):
-        return {"name": self.name, "trainable": self.trainable,
-                "layers": [layer.get_config() for layer in self._layers]}
+        from tpustrategy.keras.models.model_config import sequential_config
+
+        return sequential_config(self)
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from tpustrategy.keras.models.model_config import sequential_from_config
+
+        return sequential_from_config(cls, config, custom_objects)

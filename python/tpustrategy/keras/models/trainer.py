@@ -19,11 +19,13 @@ from tpustrategy import _core, nest
 from tpustrategy.distribute import distribution_strategy_context as ds_context
 from tpustrategy.eager.backprop import GradientTape
 from tpustrategy.keras import losses as losses_module
+from tpustrategy.keras import masking
 from tpustrategy.keras import metrics as metrics_module
 from tpustrategy.keras import optimizers as optimizers_module
 from tpustrategy.keras._tensors import shape_of, tensor
 from tpustrategy.keras.callbacks.callback_list import CallbackList
 from tpustrategy.keras.models.data_adapter import DataHandler, unpack_x_y_sample_weight
+from tpustrategy.keras.models.output_losses import OutputLosses, output_metrics
 
 _logger = logging.getLogger("tpustrategy")
 _END = object()
@@ -70,6 +72,9 @@ class Trainer:
         self._compile_metrics = None
         self._weighted_metrics = None
         self._loss_tracker = None
+        self._output_losses = None
+        self._metric_outputs: list = []
+        self._weighted_metric_outputs: list = []
         self.steps_per_execution = 1
         self.stop_training = False
         self.history = None
@@ -77,23 +82,31 @@ class Trainer:
     # ---- compile ----
     def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None, weighted_metrics=None,
                 run_eagerly=False, steps_per_execution=1, jit_compile="auto", auto_scale_loss=True):
-        """Configures training (Keras 3 signature; ``loss_weights`` and multi-output losses are not built)."""
-        if isinstance(loss, list | dict) or loss_weights is not None:
-            raise NotImplementedError("compile() with a list/dict of losses or loss_weights is not built; pass one "
-                                      "loss")
+        """Configures training (Keras 3 signature). A functional model with several outputs takes one loss, a
+        list or a dict of losses, ``loss_weights`` and per-output metrics (see output_losses.py)."""
+        output_names = self._output_names()
+        per_output = len(output_names) > 1 or isinstance(loss, list | tuple | dict) or loss_weights is not None
+        if per_output and not output_names:
+            raise NotImplementedError("compile() with a list/dict of losses or `loss_weights` is built for functional "
+                                      "models (whose outputs have names); this model is subclassed")
         if not isinstance(steps_per_execution, int) or steps_per_execution < 1:
             raise ValueError(f"`steps_per_execution` must be a positive integer. Received: {steps_per_execution!r}")
         with self._strategy_scope():
             self.optimizer = _get_optimizer(optimizer)
             self._loss_tracker = metrics_module.Mean(name="loss")
+            self._output_losses = OutputLosses(loss, loss_weights, output_names) if per_output else None
         self.loss = loss
-        self._compile_loss = losses_module.get(loss)
-        self._metric_specs = _as_list(metrics, "metrics")
-        self._weighted_metric_specs = _as_list(weighted_metrics, "weighted_metrics")
+        self._compile_loss = losses_module.get(loss) if not per_output else None
+        self._metric_specs = _as_list(metrics, "metrics", per_output)
+        self._weighted_metric_specs = _as_list(weighted_metrics, "weighted_metrics", per_output)
         self._compile_metrics = None
         self._weighted_metrics = None
         self.steps_per_execution = steps_per_execution
         self.compiled = True
+
+    def _output_names(self) -> list:
+        graph = getattr(self, "_graph", None)
+        return [t._node.layer.name for t in graph.flat_outputs] if graph is not None else []
 
     def _assert_compiled(self):
         if not self.compiled:
@@ -114,6 +127,7 @@ class Trainer:
     @property
     def metrics(self) -> list:
         out = [self._loss_tracker] if self._loss_tracker is not None else []
+        out += self._output_losses.metrics if self._output_losses is not None else []
         return out + list(self._compile_metrics or []) + list(self._weighted_metrics or [])
 
     @property
@@ -127,6 +141,17 @@ class Trainer:
 
     def _build_metrics(self, y, y_pred) -> None:
         if self._compile_metrics is not None:
+            return
+        if self._output_losses is not None:
+            names = self._output_losses.names
+            targets = self._output_losses.targets(y) if y is not None else [None] * len(names)
+            y_shapes = [shape_of(t) if t is not None else () for t in targets]
+            p_shapes = [shape_of(p) for p in nest.flatten(y_pred)]
+            with self._strategy_scope():
+                self._metric_outputs = output_metrics(self._metric_specs, names, y_shapes, p_shapes)
+                self._weighted_metric_outputs = output_metrics(self._weighted_metric_specs, names, y_shapes, p_shapes)
+            self._compile_metrics = [m for _, m in self._metric_outputs]
+            self._weighted_metrics = [m for _, m in self._weighted_metric_outputs]
             return
         y_shape = shape_of(y) if y is not None else ()
         p_shape = shape_of(nest.flatten(y_pred)[0])
@@ -147,7 +172,12 @@ class Trainer:
     # ---- the steps (run per replica) ----
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
         values = []
-        if self._compile_loss is not None:
+        if self._output_losses is not None:
+            values.append(self._output_losses(y, nest.flatten(y_pred), sample_weight))
+        elif self._compile_loss is not None:
+            mask = masking.get_keras_mask(y_pred)  # Keras 3: the output's mask weights the loss
+            if mask is not None:
+                sample_weight = masking.apply_mask(sample_weight, mask)
             values.append(self._compile_loss(y, y_pred, sample_weight))
         for extra in self.losses:
             values.append(losses_module.scale_loss_for_distribution(_core.ops.reduce_sum(tensor(extra, "float32"))))
@@ -162,6 +192,13 @@ class Trainer:
         return float(shape_of(nest.flatten(x)[0])[0])
 
     def _update_metrics(self, y, y_pred, sample_weight):
+        if self._output_losses is not None:
+            targets, preds = self._output_losses.targets(y), nest.flatten(y_pred)
+            for index, metric in self._metric_outputs:
+                metric.update_state(targets[index], preds[index])
+            for index, metric in self._weighted_metric_outputs:
+                metric.update_state(targets[index], preds[index], sample_weight=sample_weight)
+            return
         for metric in self._compile_metrics or []:
             metric.update_state(y, y_pred)
         for metric in self._weighted_metrics or []:
@@ -174,6 +211,8 @@ class Trainer:
             loss = self.compute_loss(x, y, y_pred, sample_weight, training=True)
         self._loss_tracker.update_state(losses_module.unscale_loss_for_distribution(loss),
                                         sample_weight=self._batch_rows(x))
+        if self._output_losses is not None:
+            self._output_losses.update_trackers(self._batch_rows(x))
         trainable = self.trainable_weights
         if trainable:
             gradients = tape.gradient(loss, trainable)
@@ -188,6 +227,8 @@ class Trainer:
         loss = self.compute_loss(x, y, y_pred, sample_weight, training=False)
         self._loss_tracker.update_state(losses_module.unscale_loss_for_distribution(loss),
                                         sample_weight=self._batch_rows(x))
+        if self._output_losses is not None:
+            self._output_losses.update_trackers(self._batch_rows(x))
         self._update_metrics(y, y_pred, sample_weight)
 
     def predict_step(self, data):
@@ -376,11 +417,13 @@ class Trainer:
         return values[0] if len(values) == 1 else values
 
 
-def _as_list(value, what):
+def _as_list(value, what, per_output=False):
     if value is None:
         return []
+    if per_output and isinstance(value, dict | list | tuple):
+        return value  # resolved per output by output_metrics once the outputs' shapes are known
     if isinstance(value, dict):
-        raise NotImplementedError(f"compile({what}=dict) for multi-output models is not built")
+        raise ValueError(f"compile({what}=dict) needs a model with several named outputs")
     return list(value) if isinstance(value, list | tuple) else [value]
 
 

@@ -57,6 +57,18 @@ class Optimizer:
         # As Keras' TF optimizer: the strategy in scope at construction owns the optimizer's variables.
         self._distribution_strategy = ds_context.get_strategy() if ds_context.has_strategy() else None
 
+    def get_config(self) -> dict:
+        """Keras 3's optimizer config (see optimizer_config.py)."""
+        from tpustrategy.keras.optimizers.optimizer_config import optimizer_config
+
+        return optimizer_config(self)
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from tpustrategy.keras.optimizers.optimizer_config import optimizer_from_config
+
+        return optimizer_from_config(cls, config)
+
     @property
     def iterations(self):
         """The number of steps applied (an int64 variable, as Keras)."""
@@ -133,10 +145,12 @@ class Optimizer:
         return holder
 
     def _zeros_like_variable(self, variable, slot_name):
-        base = variable.name.split(":")[0]
-        return Variable(zeros(variable.shape.as_list() if hasattr(variable.shape, "as_list") else
+        base = (getattr(variable, "path", None) or variable.name.split(":")[0]).replace("/", "_")
+        slot = Variable(zeros(variable.shape.as_list() if hasattr(variable.shape, "as_list") else
                               list(variable.numpy().shape), variable.dtype),
                         trainable=False, name=f"{self.name}/{base}_{slot_name}")
+        slot._name, slot.path = f"{base}_{slot_name}", f"{self.name}/{base}_{slot_name}"  # Keras 3's names
+        return slot
 
     def build_slots(self, variable) -> dict:
         return {}
@@ -197,6 +211,7 @@ class Optimizer:
         self._build_slots_for([v for _, v in kept])
         for gradient, variable in kept:
             self.update_step(_dense(gradient), variable, as_dtype(lr, variable.dtype))
+            _apply_constraint(variable, variable)
         self.iterations.assign_add(1)
         return self.iterations
 
@@ -207,12 +222,20 @@ class Optimizer:
         self._build_slots_for([v for _, v in grads_and_vars], strategy)
         lr = self.learning_rate
 
-        def apply_to_component(component, gradient):
+        def apply_to_component(component, gradient, container):
             self.update_step(_dense(gradient), component, as_dtype(lr, component.dtype))
+            _apply_constraint(container, component)
 
         for gradient, variable in grads_and_vars:
-            strategy.extended.update(variable, apply_to_component, args=(gradient,), group=False)
+            strategy.extended.update(variable, apply_to_component, args=(gradient, _container(variable)), group=False)
         self.iterations.assign_add(1)
+
+
+def _apply_constraint(owner, variable) -> None:
+    """Keras 3: a variable's ``constraint`` (set by the layer that made it) is applied after each update."""
+    constraint = getattr(owner, "constraint", None)
+    if constraint is not None:
+        variable.assign(constraint(variable.value()))
 
 
 class _LearningRate(float):

@@ -25,6 +25,17 @@ class LearningRateSchedule:
     def _value(self, step: float) -> float:
         raise NotImplementedError
 
+    def get_config(self) -> dict:
+        """The constructor's arguments, read back from the attributes of the same name (Keras 3's config)."""
+        import inspect
+
+        return {name: getattr(self, name) for name in list(inspect.signature(type(self).__init__).parameters)[1:]
+                if hasattr(self, name)}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
 
 class ExponentialDecay(LearningRateSchedule):
     """initial_learning_rate * decay_rate ** (step / decay_steps) (the exponent floored with staircase)."""

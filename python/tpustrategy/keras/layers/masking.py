@@ -1,0 +1,24 @@
+"""``keras.layers.Masking``: timesteps whose features all equal ``mask_value`` are zeroed and masked out."""
+
+from __future__ import annotations
+
+from tpustrategy import _core
+from tpustrategy.keras.layers.layer import Layer
+
+
+class Masking(Layer):
+    supports_masking = True
+
+    def __init__(self, mask_value=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.mask_value = mask_value
+
+    def _kept(self, inputs, keepdims):
+        value = _core.constant(self.mask_value, inputs.dtype)
+        return _core.ops.reduce_any(_core.ops.not_equal(inputs, value), axis=[-1], keepdims=keepdims)
+
+    def compute_mask(self, inputs, mask=None):
+        return self._kept(inputs, keepdims=False)
+
+    def call(self, inputs):
+        return inputs * _core.ops.cast(self._kept(inputs, keepdims=True), inputs.dtype)

@@ -1,0 +1,59 @@
+"""The registry of custom Keras objects (``register_keras_serializable``, ``custom_object_scope``) and
+dtype-policy names: the part of serialization that the low Keras modules (activations, layers) need, kept
+apart from serialization_lib, which knows every built-in class."""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+
+_REGISTERED: dict = {}  # "package>name" -> class or function
+_CUSTOM_OBJECTS: contextvars.ContextVar = contextvars.ContextVar("keras_custom_objects", default=None)
+
+
+def register_keras_serializable(package="Custom", name=None):
+    """Registers a class or function under ``"package>name"`` so ``load_model`` finds it (Keras 3)."""
+
+    def decorator(arg):
+        registered = f"{package}>{name or arg.__name__}"
+        if registered in _REGISTERED and _REGISTERED[registered] is not arg:
+            raise ValueError(f"{registered} has already been registered to {_REGISTERED[registered]}")
+        _REGISTERED[registered] = arg
+        arg._keras_registered_name = registered
+        return arg
+
+    return decorator
+
+
+def get_registered_name(obj) -> str:
+    target = obj if isinstance(obj, type) or callable(obj) and not hasattr(obj, "get_config") else type(obj)
+    return vars(target).get("_keras_registered_name", target.__name__) if hasattr(target, "__dict__") \
+        else target.__name__
+
+
+def get_registered_object(name, custom_objects=None):
+    custom = {**(_CUSTOM_OBJECTS.get() or {}), **(custom_objects or {})}
+    return custom.get(name) or _REGISTERED.get(name)
+
+
+@contextlib.contextmanager
+def custom_object_scope(custom_objects):
+    """Makes `custom_objects` (name -> class or function) visible to deserialization inside the block."""
+    token = _CUSTOM_OBJECTS.set({**(_CUSTOM_OBJECTS.get() or {}), **(custom_objects or {})})
+    try:
+        yield
+    finally:
+        _CUSTOM_OBJECTS.reset(token)
+
+
+def dtype_name(dtype):
+    """A dtype name from a name, a DType, or a Keras DTypePolicy dict / object."""
+    if isinstance(dtype, dict):
+        if dtype.get("class_name") not in ("DTypePolicy", "FloatDTypePolicy"):
+            raise ValueError(f"Unsupported dtype policy {dtype.get('class_name')!r} in {dtype!r}")
+        return dtype["config"]["name"]
+    return getattr(dtype, "name", dtype)
+
+
+__all__ = ["custom_object_scope", "dtype_name", "get_registered_name", "get_registered_object",
+           "register_keras_serializable"]

@@ -1,0 +1,84 @@
+"""Models with several outputs: a list / dict / single loss, ``loss_weights``, per-output metrics and their
+``<output>_loss`` / ``<output>_<metric>`` logs, against Keras 3.15 (TF 2.21) numbers stored in
+data/keras_multi_output/reference.json (make_reference.py writes it with the reference Keras)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tpustrategy as tf
+
+keras = tf.keras
+DATA = Path(__file__).parent / "data" / "keras_multi_output"
+sys.path.insert(0, str(DATA))
+import program  # noqa: E402
+
+REFERENCE = json.loads((DATA / "reference.json").read_text())
+
+
+pytestmark = pytest.mark.usefixtures("fresh_keras_names")
+
+
+def _assert_matches(ours, theirs):
+    assert set(ours["history"]) == set(theirs["history"])
+    for key, values in theirs["history"].items():
+        np.testing.assert_allclose(ours["history"][key], values, rtol=1e-5, atol=1e-7, err_msg=key)
+    assert set(ours["evaluate"]) == set(theirs["evaluate"])
+    for key, value in theirs["evaluate"].items():
+        assert ours["evaluate"][key] == pytest.approx(value, rel=1e-5, abs=1e-7), key
+    for a, b in zip(ours["weights"], theirs["weights"], strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("case", sorted(program.CASES))
+def test_multi_output_training_matches_keras(case):
+    _assert_matches(program.run(keras, case), REFERENCE[case])
+
+
+@pytest.mark.parametrize("case", ["list", "dict"])
+def test_multi_output_training_under_a_strategy_matches_keras(case):
+    strategy = tf.distribute.MirroredStrategy(["TPU:0", "TPU:1"])
+    with strategy.scope():
+        ours = program.run(keras, case)
+    _assert_matches(ours, REFERENCE[case])
+
+
+def _two_outputs():
+    inputs = keras.Input((3,))
+    return keras.Model(inputs, [keras.layers.Dense(2, name="a")(inputs), keras.layers.Dense(1, name="b")(inputs)])
+
+
+def test_loss_weights_scale_the_total_loss():
+    model = _two_outputs()
+    x, ya, yb = np.ones((4, 3), np.float32), np.ones((4, 2), np.float32), np.zeros((4, 1), np.float32)
+    model.compile("sgd", loss=["mse", "mse"], loss_weights={"b": 3.0})
+    logs = model.evaluate(x, [ya, yb], verbose=0, return_dict=True)
+    assert logs["loss"] == pytest.approx(logs["a_loss"] + 3.0 * logs["b_loss"], rel=1e-6)
+    by_dict = model.evaluate(x, {"a": ya, "b": yb}, verbose=0, return_dict=True)
+    assert by_dict == pytest.approx(logs)
+
+
+def test_multi_output_errors():
+    model = _two_outputs()
+    with pytest.raises(ValueError, match="one entry per model output"):
+        model.compile("sgd", loss=["mse"])
+    with pytest.raises(ValueError, match=r"keys \['c'\] do not correspond"):
+        model.compile("sgd", loss={"a": "mse", "c": "mae"})
+    with pytest.raises(ValueError, match="one list of metrics per output"):
+        model.compile("sgd", loss="mse", metrics=["mae"])
+        model.evaluate(np.ones((2, 3), np.float32), [np.ones((2, 2)), np.ones((2, 1))], verbose=0)
+    model.compile("sgd", loss="mse")
+    with pytest.raises(ValueError, match="targets must be a list of 2"):
+        model.evaluate(np.ones((2, 3), np.float32), np.ones((2, 2), np.float32), verbose=0)
+
+    class Sub(keras.Model):
+        def call(self, x):
+            return x
+
+    with pytest.raises(NotImplementedError, match="subclassed"):
+        Sub().compile("sgd", loss=["mse"])
