@@ -582,6 +582,15 @@ Raises:
         return op::stop_gradient(t);
       },
       py::arg("input"), "The same values; no gradient flows back through the result (tf.stop_gradient).");
+  m.def(
+      "_assign_update",
+      [](const Tensor& value, const Tensor& delta, bool subtract) {
+        // The kernel alone: a variable's assign_add / assign_sub is no op a tape records or the profiler traces.
+        return nogil(
+            [&] { return tpustrategy::binary(subtract ? BinaryOp::kSubtract : BinaryOp::kAdd, value, delta); });
+      },
+      py::arg("value"), py::arg("delta"), py::arg("subtract"),
+      "value - delta (subtract) or value + delta, same dtype and shape: the new value of Variable.assign_add/_sub.");
 
   init_ops_nn(m);
   init_tensor_operators(root);

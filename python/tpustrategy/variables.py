@@ -169,7 +169,13 @@ class Variable(TensorOperators, metaclass=_VariableMetaclass):
         return self._apply(np.subtract, delta)
 
     def _apply(self, ufunc, delta):
-        delta_array = np.asarray(self._new_value(delta))
+        delta_tensor = self._new_value(delta)
+        if delta_tensor.dtype.is_floating:  # one C++ pass (optimizer updates); other dtypes keep numpy's wrapping
+            with device_scope.device_scope(self._device):
+                new = _core.ops._assign_update(self._value, delta_tensor, ufunc is np.subtract)
+            self._value = self._placed(new)
+            return self
+        delta_array = np.asarray(delta_tensor)
         with device_scope.device_scope(self._device):
             self._value = _core.constant(np.asarray(ufunc(np.asarray(self._value), delta_array), delta_array.dtype))
         return self
