@@ -195,7 +195,18 @@ def main() -> None:
         for lib in r["blas"]:
             print(f"# {side}: {lib['internal_api']} {lib['version']} kernel={lib['architecture']} "
                   f"threads={lib['num_threads']}")
-    print(json.dumps({"benchmark": "mlp_step", "replicas": REPLICAS, "batch": batch, "width": width,
+    load = os.getloadavg()[0]  # 2 cores: above 2 the figures are contended
+    parts = [f"summary mlp_step tps {base * 1e3:.2f} ms"]
+    for side in ("numpy", "tf", "jax"):
+        if side not in results:
+            parts.append(f"{side} skipped")
+            continue
+        speedup = results[side]["step_s"] / base
+        verdict = "" if side == "numpy" else (" target >= 1.2x met" if speedup >= 1.2 else " target >= 1.2x NOT met")
+        parts.append(f"{side} {results[side]['step_s'] * 1e3:.2f} ms speedup {speedup:.2f}x{verdict}")
+    print(" | ".join(parts) + f" | load {load:.1f}")
+    print(json.dumps({"benchmark": "mlp_step", "load_average_1min": load, "replicas": REPLICAS, "batch": batch,
+                      "width": width,
                       "median_step_s": {s: r["step_s"] for s, r in results.items()},
                       "speedup_of_tps": {s: r["step_s"] / base for s, r in results.items() if s != "tps"},
                       "target_speedup": 1.2, "tps_minor_faults_per_step": tps_side["minor_faults_per_step"],

@@ -197,6 +197,14 @@ def main(argv=None) -> int:
         for lib in data["blas"]:
             print(f"# {side}: {lib['internal_api']} {lib['version']} kernel={lib['architecture']} "
                   f"threads={lib['num_threads']} ({os.path.basename(lib['filepath'] or '')})")
+    load = os.getloadavg()[0]  # 2 cores: above 2 the figures are contended
+    for r in results:
+        target = 1.2 if "matmul" in r["op"] or r["op"] == "conv2d" else 1.0
+        r["target_ratio"], r["load_average_1min"] = target, load
+        tf_part = f" | tf {r['tf_s'] * 1e6:.1f}us ratio {r['ratio_tps_over_tf']:.2f}" if "tf_s" in r else ""
+        print(f"summary ops {r['op']}:{r['dtype']}:{'x'.join(map(str, r['shape']))} tps {r['tps_s'] * 1e6:.1f}us | "
+              f"numpy {r['numpy_s'] * 1e6:.1f}us ratio {r['ratio_tps_over_numpy']:.2f} target <= {target:.1f} "
+              f"{'met' if r['ratio_tps_over_numpy'] <= target else 'NOT met'}{tf_part} | load {load:.1f}")
     for r in results:
         print(json.dumps(r))
     return 0

@@ -220,6 +220,25 @@ def reference(code: str, batch: int, width: int, repeats: int) -> float | None:
     return json.loads(out.strip().splitlines()[-1])["ms"]
 
 
+# Targets: issue 12 (no slower than TF tf.function, within 1.5x of numpy by hand) and issue 11 (the step
+# >= 1.2x faster than TF tf.function and JAX, i.e. a ratio <= 1/1.2).
+TARGETS = {"numpy": 1.5, "tf_function": 1.0, "jax_shard_map": 1 / 1.2}
+
+
+def summary(results: dict) -> str:
+    """One line for the lead's table: our median, each baseline with ratio (ours / theirs) and target."""
+    parts = [f"train_step tps {results['tpustrategy_ms']:.1f} ms"]
+    for name, key in (("numpy", "numpy_ms"), ("tf_function", "tf_function_ms"), ("jax_shard_map", "jax_shard_map_ms")):
+        if key not in results:
+            parts.append(f"{name} skipped")
+            continue
+        ratio = results["tpustrategy_ms"] / results[key]
+        targets = f"<= {TARGETS[name]:.2f}" + (" (issue 11: <= 0.83)" if name == "tf_function" else "")
+        verdict = "met" if ratio <= TARGETS[name] else "NOT met"
+        parts.append(f"{name} {results[key]:.1f} ms ratio {ratio:.2f} target {targets} {verdict}")
+    return " | ".join(parts) + f" | load {results['load_average_1min']:.1f}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--tiny", action="store_true", help="batch 64, width 32, 3 repeats, no references")
@@ -249,8 +268,10 @@ def main() -> None:
             if ms is not None:
                 results[f"{name}_ms"] = ms
                 results[f"ratio_vs_{name}"] = results["tpustrategy_ms"] / ms
+    results["load_average_1min"] = os.getloadavg()[0]  # the machine's load while it ran (2 cores: > 2 is contended)
     for name, value in results.items():
         print(f"{name:<28} {value:10.3f}" if isinstance(value, float) else f"{name:<28} {value:>10}")
+    print(summary(results))
     print(json.dumps({"bench": "train_step", **{k: round(v, 4) if isinstance(v, float) else v
                                                 for k, v in results.items()}}))
 

@@ -6,6 +6,8 @@
 
 #include "gradient_check.h"
 #include "tpustrategy/autodiff/dispatch.h"
+#include "tpustrategy/autodiff/gradient_registry.h"
+#include "tpustrategy/autodiff/op_trace_hook.h"
 
 namespace tpustrategy {
 namespace {
@@ -179,6 +181,32 @@ TEST(Tape, StopGradientCutsTheGraph) {
   tape->watch(x);
   Tensor y = op::mul(x, op::stop_gradient(x));
   EXPECT_EQ(dense(tape->gradient({y}, {x})[0]), (std::vector<double>{3}));
+}
+
+int matmuls_traced = 0;
+void count_matmuls(std::string_view op, std::span<const Tensor* const>, std::span<const Tensor>) {
+  if (op == "BatchMatMulV2") ++matmuls_traced;
+}
+
+TEST(Tape, MatMulGradientSkipsTheGemmOfAnInputNoSourceNeeds) {
+  // x is data (no source depends on it): as TF's skip_input_indices, dL/dx costs no GEMM.
+  const Tensor x = f64({1, 2, 3, 4, 5, 6}, {2, 3}), w0 = f64({1, -1, 2, 0, 3, 1}, {3, 2});
+  for (const bool watch_x : {false, true}) {
+    auto tape = std::make_shared<Tape>();
+    TapeScope scope(tape);
+    Tensor w = op::identity(w0);
+    tape->watch(w);
+    if (watch_x) tape->watch(x);
+    Tensor y = op::reduce_sum(op::matmul(x, w, false, false), std::nullopt, false);
+    matmuls_traced = 0;
+    const OpTraceHook previous = set_op_trace_hook(count_matmuls);
+    auto grads = watch_x ? tape->gradient({y}, {w, x}) : tape->gradient({y}, {w});
+    set_op_trace_hook(previous);
+    EXPECT_EQ(matmuls_traced, watch_x ? 2 : 1);
+    EXPECT_EQ(dense(grads[0]), (std::vector<double>{5, 5, 7, 7, 9, 9}));               // x^T @ ones
+    if (watch_x) EXPECT_EQ(dense(grads[1]), (std::vector<double>{0, 2, 4, 0, 2, 4}));  // ones @ w^T
+  }
+  EXPECT_TRUE(gradient_input_needed(0));  // outside a backward pass every input is needed
 }
 
 TEST(Tape, NestedTapesGiveSecondDerivatives) {

@@ -18,3 +18,5 @@ def test_mlp_step_benchmark_tiny():
     assert result["benchmark"] == "mlp_step" and result["replicas"] == 8
     assert set(result["median_step_s"]) == {"tps", "numpy"}
     assert result["median_step_s"]["tps"] > 0 and result["speedup_of_tps"]["numpy"] > 0
+    summary = [line for line in out.stdout.splitlines() if line.startswith("summary mlp_step ")]
+    assert len(summary) == 1 and "numpy" in summary[0] and "tf skipped" in summary[0] and "| load " in summary[0]

@@ -28,3 +28,5 @@ def test_bench_ops_tiny_prints_json_results():
         assert r["ratio_tps_over_numpy"] > 0
         assert r["numpy_s"] > 0 and r["tps_s"] > 0
         assert "tf_s" not in r  # --tiny never runs TF
+    summaries = [line for line in out.splitlines() if line.startswith("summary ops ")]
+    assert len(summaries) == len(results) and all("target <=" in line and "| load " in line for line in summaries)

@@ -20,3 +20,6 @@ def test_bench_train_step_tiny_prints_json_results():
     assert result["bench"] == "train_step" and result["replicas"] == 8
     for key in ("numpy_ms", "tpustrategy_ms", "tpustrategy_one_device_ms", "ratio_vs_numpy"):
         assert result[key] > 0
+    summary = [line for line in out.splitlines() if line.startswith("train_step tps ")]
+    assert len(summary) == 1 and "numpy" in summary[0] and "target <= 1.50" in summary[0]
+    assert "tf_function skipped" in summary[0] and "| load " in summary[0]  # --tiny never runs the references

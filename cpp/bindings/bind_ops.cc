@@ -20,6 +20,7 @@
 #include "tpustrategy/ops/cast.h"
 #include "tpustrategy/ops/creation.h"
 #include "tpustrategy/ops/elementwise.h"
+#include "tpustrategy/ops/fused_update.h"
 #include "tpustrategy/ops/indexing.h"
 #include "tpustrategy/ops/matmul.h"
 #include "tpustrategy/ops/nn.h"
@@ -582,6 +583,23 @@ Raises:
         return op::stop_gradient(t);
       },
       py::arg("input"), "The same values; no gradient flows back through the result (tf.stop_gradient).");
+  m.def(
+      "_assign_update",
+      [](const Tensor& value, const Tensor& delta, bool subtract) {
+        // The kernel alone: a variable's assign_add / assign_sub is no op a tape records or the profiler traces.
+        return nogil(
+            [&] { return tpustrategy::binary(subtract ? BinaryOp::kSubtract : BinaryOp::kAdd, value, delta); });
+      },
+      py::arg("value"), py::arg("delta"), py::arg("subtract"),
+      "value - delta (subtract) or value + delta, same dtype and shape: the new value of Variable.assign_add/_sub.");
+  m.def(
+      "_apply_gradient_descent",
+      [](const Tensor& var, const Tensor& grad, const Tensor& lr) {
+        // Not a dispatched op either: an optimizer's update is no op a tape records.
+        return nogil([&] { return gradient_descent_update(var, grad, lr); });
+      },
+      py::arg("var"), py::arg("grad"), py::arg("lr"),
+      "var - grad * lr in one pass (TF's ResourceApplyGradientDescent), bit-identical to the two ops.");
 
   init_ops_nn(m);
   init_tensor_operators(root);

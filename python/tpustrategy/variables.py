@@ -168,8 +168,26 @@ class Variable(TensorOperators, metaclass=_VariableMetaclass):
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
         return self._apply(np.subtract, delta)
 
+    def _assign_gradient_descent(self, gradient, learning_rate) -> bool:
+        """``self.assign_sub(gradient * learning_rate)`` in one C++ pass when both are floating tensors of the
+        variable's dtype and shape (bit-identical); False (nothing done) otherwise."""
+        value = self._value
+        if not (isinstance(gradient, _core.Tensor) and isinstance(learning_rate, _core.Tensor)
+                and value.dtype.is_floating and gradient.dtype == value.dtype == learning_rate.dtype
+                and gradient._shape_tuple == value._shape_tuple and learning_rate._shape_tuple == ()):
+            return False
+        with device_scope.device_scope(self._device):
+            self._value = self._placed(_core.ops._apply_gradient_descent(value, self._placed(gradient), learning_rate))
+        return True
+
     def _apply(self, ufunc, delta):
-        delta_array = np.asarray(self._new_value(delta))
+        delta_tensor = self._new_value(delta)
+        if delta_tensor.dtype.is_floating:  # one C++ pass (optimizer updates); other dtypes keep numpy's wrapping
+            with device_scope.device_scope(self._device):
+                new = _core.ops._assign_update(self._value, delta_tensor, ufunc is np.subtract)
+            self._value = self._placed(new)
+            return self
+        delta_array = np.asarray(delta_tensor)
         with device_scope.device_scope(self._device):
             self._value = _core.constant(np.asarray(ufunc(np.asarray(self._value), delta_array), delta_array.dtype))
         return self

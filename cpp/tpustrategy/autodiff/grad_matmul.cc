@@ -9,21 +9,20 @@ void register_matmul_gradients(GradRegistry& r) {
   r.emplace_back("BatchMatMulV2", [](const OpCall& c, const std::vector<Tensor>& grads) {
     const Tensor &a = c.inputs[0], &b = c.inputs[1], &g = grads[0];
     const bool ta = c.attrs.get<bool>("adj_x"), tb = c.attrs.get<bool>("adj_y");
-    Tensor ga, gb;
-    if (!ta && !tb) {
-      ga = op::matmul(g, b, false, true);
-      gb = op::matmul(a, g, true, false);
-    } else if (!ta && tb) {
-      ga = op::matmul(g, b, false, false);
-      gb = op::matmul(g, a, true, false);
-    } else if (ta && !tb) {
-      ga = op::matmul(b, g, false, true);
-      gb = op::matmul(a, g, false, false);
-    } else {
-      ga = op::matmul(b, g, true, true);
-      gb = op::matmul(g, a, true, true);
+    // TF's _BatchMatMulV2 rules; an input the tape drops (a constant batch, say) costs no GEMM.
+    const bool need_a = gradient_input_needed(0), need_b = gradient_input_needed(1);
+    std::vector<std::optional<Grad>> out(2);
+    if (need_a) {
+      Tensor ga =
+          !ta ? op::matmul(g, b, false, !tb) : (!tb ? op::matmul(b, g, false, true) : op::matmul(b, g, true, true));
+      out[0] = Grad(reduce_to_shape(ga, a.shape()));
     }
-    return std::vector<std::optional<Grad>>{Grad(reduce_to_shape(ga, a.shape())), Grad(reduce_to_shape(gb, b.shape()))};
+    if (need_b) {
+      Tensor gb = !tb ? (!ta ? op::matmul(a, g, true, false) : op::matmul(a, g, false, false))
+                      : (!ta ? op::matmul(g, a, true, false) : op::matmul(g, a, true, true));
+      out[1] = Grad(reduce_to_shape(gb, b.shape()));
+    }
+    return out;
   });
 }
 

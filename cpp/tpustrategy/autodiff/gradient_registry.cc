@@ -34,6 +34,19 @@ const GradFn* find_gradient(std::string_view op) {
   return it == table.end() ? nullptr : &it->second;
 }
 
+namespace {
+// A copy, cleared (not restored) at the end of each scope: replicas may run as greenlets on one thread,
+// so scopes of different replicas can end out of order; a gradient function reads it before it runs
+// any op (no switch can happen in between), and a cleared mask means "every input is needed".
+thread_local std::vector<bool> needed_inputs;
+}  // namespace
+
+bool gradient_input_needed(std::size_t i) { return i >= needed_inputs.size() || needed_inputs[i]; }
+
+NeededInputsScope::NeededInputsScope(const std::vector<bool>& needed) { needed_inputs = needed; }
+
+NeededInputsScope::~NeededInputsScope() { needed_inputs.clear(); }
+
 std::vector<std::string_view> ops_with_gradients() {
   std::vector<std::string_view> names;
   for (const auto& [name, fn] : registry()) names.push_back(name);

@@ -18,6 +18,21 @@ const GradFn* find_gradient(std::string_view op);
 // Op types with a gradient function (sorted), for documentation and tests.
 std::vector<std::string_view> ops_with_gradients();
 
+// Whether input `i` of the call being differentiated needs a gradient (TF's skip_input_indices):
+// the tape drops the others, so a gradient function may skip their work and return nullopt for
+// them. Read it first thing in the gradient function (before running any op). True outside a
+// tape's backward pass.
+bool gradient_input_needed(std::size_t i);
+
+// Sets what gradient_input_needed reports while a tape runs one gradient function.
+class NeededInputsScope {
+ public:
+  explicit NeededInputsScope(const std::vector<bool>& needed);
+  ~NeededInputsScope();
+  NeededInputsScope(const NeededInputsScope&) = delete;
+  NeededInputsScope& operator=(const NeededInputsScope&) = delete;
+};
+
 namespace detail {
 using GradRegistry = std::vector<std::pair<std::string_view, GradFn>>;
 void register_elementwise_gradients(GradRegistry& r);

@@ -224,7 +224,15 @@ std::vector<std::optional<Grad>> Tape::compute(const std::vector<Tensor>& target
       found->second = {total};
       out_grads.push_back(to_dense(total));
     }
-    std::vector<std::optional<Grad>> in_grads = (*fn)(rec, out_grads);
+    std::vector<bool> needed(rec.inputs.size());
+    for (std::size_t i = 0; i < needed.size(); ++i) {
+      needed[i] = is_trainable(rec.inputs[i].dtype()) && from_sources.contains(rec.inputs[i].id());
+    }
+    std::vector<std::optional<Grad>> in_grads;
+    {
+      NeededInputsScope scope(needed);
+      in_grads = (*fn)(rec, out_grads);
+    }
     if (in_grads.size() != rec.inputs.size()) {
       fail<InternalError>("GradientTape.gradient", "the gradient of {} returned {} values for {} inputs", rec.op,
                           in_grads.size(), rec.inputs.size());

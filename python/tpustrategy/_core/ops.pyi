@@ -6,6 +6,14 @@ import collections.abc
 import tpustrategy._core
 import typing
 __all__: list[str] = ['abs', 'add', 'argmax', 'argmin', 'avg_pool2d', 'broadcast_to', 'cast', 'ceil', 'concat', 'conv2d', 'conv2d_backprop_input', 'depthwise_conv2d', 'divide', 'equal', 'exp', 'expand_dims', 'fill', 'floor', 'floordiv', 'floormod', 'gather', 'greater', 'greater_equal', 'identity', 'less', 'less_equal', 'log', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'matmul', 'max_pool2d', 'maximum', 'minimum', 'multiply', 'negative', 'not_equal', 'one_hot', 'ones', 'pad', 'pow', 'random_float', 'random_int', 'range', 'reduce_all', 'reduce_any', 'reduce_max', 'reduce_mean', 'reduce_min', 'reduce_prod', 'reduce_sum', 'relu', 'reshape', 'rsqrt', 'sigmoid', 'sign', 'slice', 'softmax', 'split', 'split_sizes', 'sqrt', 'square', 'squeeze', 'stack', 'stop_gradient', 'subtract', 'tanh', 'tile', 'top_k', 'transpose', 'unsorted_segment_sum', 'unstack', 'where', 'zeros']
+def _apply_gradient_descent(var: tpustrategy._core.Tensor, grad: tpustrategy._core.Tensor, lr: tpustrategy._core.Tensor) -> tpustrategy._core.Tensor:
+    """
+    var - grad * lr in one pass (TF's ResourceApplyGradientDescent), bit-identical to the two ops.
+    """
+def _assign_update(value: tpustrategy._core.Tensor, delta: tpustrategy._core.Tensor, subtract: bool) -> tpustrategy._core.Tensor:
+    """
+    value - delta (subtract) or value + delta, same dtype and shape: the new value of Variable.assign_add/_sub.
+    """
 def abs(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
     """
     Applies the op elementwise.

@@ -4,6 +4,7 @@ w <- w + m (or, with nesterov, w <- w + momentum * m - lr * g using the new m); 
 from __future__ import annotations
 
 from tpustrategy.keras.optimizers.optimizer import Optimizer, as_dtype
+from tpustrategy.variables import Variable
 
 
 class SGD(Optimizer):
@@ -27,7 +28,10 @@ class SGD(Optimizer):
 
     def update_step(self, gradient, variable, learning_rate) -> None:
         if self.momentum == 0:
-            variable.assign_sub(gradient * learning_rate)
+            # A plain variable (not a subclass with its own assign_sub) takes TF's fused kernel.
+            if type(variable).assign_sub is not Variable.assign_sub or \
+                    not variable._assign_gradient_descent(gradient, learning_rate):
+                variable.assign_sub(gradient * learning_rate)
             return
         m = self._slot(variable, "momentum")
         momentum = as_dtype(self.momentum, variable.dtype)
