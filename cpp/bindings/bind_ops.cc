@@ -93,7 +93,7 @@ IndexItem index_item(py::handle key) {
   }
   if (py::isinstance<Tensor>(key)) {
     const Tensor& t = key.cast<const Tensor&>();
-    if (t.rank() != 0 || !is_integer(t.dtype())) {
+    if (t.rank() != 0 || !is_index_dtype(t.dtype())) {
       fail<TypeError>("__getitem__", "a tensor index must be a scalar int32/int64 tensor, got a {} tensor of shape {}",
                       dtype_name(t.dtype()), shape_to_string(t.shape()));
     }
@@ -108,11 +108,15 @@ py::object scalar_value(const Tensor& t, const char* what) {
     fail<TypeError>(what, "only size-1 tensors can be converted to Python scalars, got shape {}",
                     shape_to_string(t.shape()));
   }
-  return dispatch_dtype(t.dtype(), [&](auto tag) -> py::object {
+  return dispatch_any_dtype(t.dtype(), [&](auto tag) -> py::object {
     using T = decltype(tag);
     const T v = t.data<T>()[0];
     if constexpr (std::is_same_v<T, bool>)
       return py::bool_(v);
+    else if constexpr (kIsComplex<T>)
+      return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(v.real(), v.imag()));
+    else if constexpr (std::is_unsigned_v<T>)
+      return py::int_(static_cast<unsigned long long>(v));
     else if constexpr (std::is_integral_v<T>)
       return py::int_(static_cast<long long>(v));
     else
@@ -584,6 +588,7 @@ Raises:
       py::arg("input"), "The same values; no gradient flows back through the result (tf.stop_gradient).");
 
   init_ops_nn(m);
+  init_ops_dtypes(m);
   init_tensor_operators(root);
 }
 
