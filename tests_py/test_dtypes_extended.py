@@ -64,6 +64,8 @@ def test_complex_construction_and_repr():
     assert c.dtype == tf.complex64
     np.testing.assert_array_equal(c.numpy(), np.array([1 + 2j, -3 + 0.5j], np.complex64))
     assert complex(c[0]) == 1 + 2j
+    assert float(c[0]) == 1.0  # TF: the real part
+    assert complex(tf.constant(2.5)) == 2.5 + 0j
     assert "dtype=complex64" in repr(c)
     with pytest.raises(TypeError, match="complex128"):
         tf.constant(1 + 2j)  # TF would make complex128, which tpustrategy does not hold
@@ -136,6 +138,7 @@ def test_comparisons_and_reductions():
     assert int(tf.reduce_mean(a)) == 86  # sums wide, as TF
     assert int(tf.reduce_prod(a)) == 130
     assert int(tf.reduce_max(a)) == 250 and int(tf.reduce_min(a)) == 3
+    assert int(tf.argmax(a)) == 0 and int(tf.argmin(a)) == 1
     assert int(tf.reduce_sum(tf.constant([2**63, 2**63], tf.uint64))) == 0
     m = tf.constant([[1, -2, 3], [-4, 5, -6]], tf.int16)
     np.testing.assert_array_equal(tf.reduce_sum(m, axis=0).numpy(), [-3, 3, -3])
@@ -175,6 +178,10 @@ def test_complex_ops():
     np.testing.assert_allclose(tf.math.angle(tf.constant([-1.5, 2.0])).numpy(), [np.pi, 0.0], rtol=1e-7)
     np.testing.assert_array_equal(tf.math.imag(tf.constant([1.5])).numpy(), [0.0])
     np.testing.assert_array_equal(tf.math.conj(tf.constant([1])).numpy(), [1])
+    with pytest.raises(TypeError, match="numeric"):
+        tf.math.real(tf.constant([True]))
+    with pytest.raises(TypeError):
+        tf.math.angle(tf.constant([1]))
     z = tf.complex(tf.constant([1.0]), tf.constant([2.0]))
     assert z.dtype == tf.complex64 and complex(z[0]) == 1 + 2j
     with pytest.raises(TypeError, match="incorrect types: float32 float64"):
@@ -247,3 +254,45 @@ def test_all_reduce_of_uint8_wraps_across_replicas():
     c = strategy.run(lambda: tf.distribute.get_replica_context().all_reduce(
         "sum", tf.constant([1 + 1j], tf.complex64)))
     assert complex(strategy.experimental_local_results(c)[0][0]) == 8 + 8j
+
+
+def _grad(fn, *xs):
+    with tf.GradientTape(persistent=True) as tape:
+        for x in xs:
+            tape.watch(x)
+        y = fn(*xs)
+    return [tape.gradient(y, x) for x in xs]
+
+
+def test_complex_gradients_follow_tf_conjugate_convention():
+    x = tf.constant([1 + 2j, 3 - 1j], tf.complex64)
+    (g,) = _grad(lambda v: tf.reduce_sum(v * v), x)
+    assert g.dtype == tf.complex64
+    np.testing.assert_allclose(g.numpy(), [2 - 4j, 6 + 2j], rtol=1e-6)
+    (g,) = _grad(lambda v: tf.reduce_sum(tf.abs(v)), x)
+    np.testing.assert_allclose(g.numpy(), [0.4472136 + 0.8944272j, 0.94868326 - 0.31622776j], rtol=1e-6)
+    (g,) = _grad(lambda v: tf.reduce_sum(tf.math.real(v) * 2.0), x)
+    np.testing.assert_array_equal(g.numpy(), np.complex64([2, 2]))
+    (g,) = _grad(lambda v: tf.reduce_sum(tf.math.imag(v) * 3.0), x)
+    np.testing.assert_array_equal(g.numpy(), np.complex64([3j, 3j]))
+    (g,) = _grad(lambda v: v + v, tf.constant([1 + 2j], tf.complex64))
+    np.testing.assert_array_equal(g.numpy(), np.complex64([2]))
+    ga, gb = _grad(lambda a, b: tf.reduce_sum(tf.abs(tf.complex(a, b))), tf.constant([1.0, 2.0]),
+                   tf.constant([3.0, -1.0]))
+    np.testing.assert_allclose(ga.numpy(), [0.31622776, 0.8944272], rtol=1e-6)
+    np.testing.assert_allclose(gb.numpy(), [0.94868326, -0.4472136], rtol=1e-6)
+    a = tf.constant([[1 + 1j, 2j]], tf.complex64)
+    b = tf.constant([[1 - 1j], [3 + 0j]], tf.complex64)
+    ga, gb = _grad(lambda a, b: tf.math.real(tf.reduce_sum(tf.matmul(a, b))), a, b)
+    np.testing.assert_array_equal(ga.numpy(), np.complex64([[1 + 1j, 3]]))
+    np.testing.assert_array_equal(gb.numpy(), np.complex64([[1 - 1j], [-2j]]))
+    (g,) = _grad(lambda v: tf.math.real(tf.reduce_sum(tf.math.conj(v) * (1 + 1j))),
+                 tf.constant([2 + 0j], tf.complex64))
+    np.testing.assert_array_equal(g.numpy(), np.complex64([1 + 1j]))
+
+
+def test_complex_adjoint_conjugates():
+    a = tf.constant([[1 + 2j, 3j]], tf.complex64)
+    out = tf.matmul(a, a, adjoint_b=True)  # a a^H = |1+2j|^2 + |3j|^2
+    assert complex(out[0, 0]) == 14 + 0j
+    assert complex(tf.matmul(a, a, transpose_b=True)[0, 0]) == (1 + 2j) ** 2 + (3j) ** 2

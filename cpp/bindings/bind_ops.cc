@@ -242,7 +242,14 @@ void init_tensor_operators(py::module_& m) {
     return py::bool_(scalar_value(t, "__bool__")).cast<bool>();
   });
   cls.def("__int__", [](const Tensor& t) { return py::int_(scalar_value(t, "__int__")); });
-  cls.def("__float__", [](const Tensor& t) { return py::float_(scalar_value(t, "__float__")); });
+  cls.def("__float__", [](const Tensor& t) {
+    py::object v = scalar_value(t, "__float__");
+    return py::float_(is_complex(t.dtype()) ? v.attr("real") : v);  // TF: float() of complex64 is its real part
+  });
+  cls.def("__complex__", [](const Tensor& t) {
+    py::object v = scalar_value(t, "__complex__");
+    return py::reinterpret_steal<py::object>(PyComplex_FromCComplex(PyComplex_AsCComplex(v.ptr())));
+  });
   cls.def("__index__", [](const Tensor& t) -> py::object {
     if (t.rank() != 0 || !is_integer(t.dtype())) {
       fail<TypeError>("__index__", "only scalar integer tensors can be used as an index, got a {} tensor of shape {}",

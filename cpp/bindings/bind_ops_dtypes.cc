@@ -7,6 +7,7 @@
 #include "bindings/bindings.h"
 #include "bindings/convert.h"
 #include "bindings/nogil.h"
+#include "tpustrategy/autodiff/recorded_ops.h"
 #include "tpustrategy/ops/bitwise.h"
 #include "tpustrategy/ops/complex_ops.h"
 
@@ -29,7 +30,7 @@ void init_ops_dtypes(py::module_& m) {
       "complex",
       [](py::handle real, py::handle imag, py::handle) {
         Tensor r = tensor_of(real), i = tensor_of(imag);
-        return nogil([&] { return make_complex(r, i); });
+        return nogil([&] { return op::make_complex(r, i); });
       },
       py::arg("real"), py::arg("imag"), py::arg("name") = py::none(), R"doc(complex64 tensor real + 1j * imag.
 
@@ -41,7 +42,7 @@ Raises:
   TypeError: the parts differ in dtype or are not float32 / float64.
   UnimplementedError: float64 parts (complex128 is not supported).)doc");
   const std::pair<const char*, Tensor (*)(const Tensor&)> parts[] = {
-      {"real", &real_part}, {"imag", &imag_part}, {"conj", &conj}, {"angle", &angle}, {"invert", &invert}};
+      {"real", &op::real_part}, {"imag", &op::imag_part}, {"conj", &op::conj}, {"angle", &angle}, {"invert", &invert}};
   for (const auto& [name, fn] : parts) {
     m.def(
         name,

@@ -12,10 +12,10 @@ from __future__ import annotations
 import os as _os
 
 from tpustrategy import _core, errors
-from tpustrategy._core import (  # noqa: A004
+from tpustrategy._core import (
     DType,
     bfloat16,
-    bool,
+    bool,  # noqa: A004
     complex64,
     float16,
     float32,

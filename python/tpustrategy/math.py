@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tpustrategy.ops.complex_ops import angle, conj, imag, real  # noqa: F401
 from tpustrategy.ops.math_ops import (  # noqa: F401
     abs,  # noqa: A004
     add,
@@ -54,7 +55,6 @@ from tpustrategy.ops.math_ops import (  # noqa: F401
     tanh,
     truediv,
 )
-from tpustrategy.ops.complex_ops import angle, conj, imag, real  # noqa: F401
 from tpustrategy.ops.nn_ops import log_softmax, softmax  # noqa: F401
 from tpustrategy.ops.numpy_backed_ops import (  # noqa: E402, F401
     cumprod,

@@ -7,7 +7,9 @@ namespace tpustrategy::detail {
 
 void register_matmul_gradients(GradRegistry& r) {
   r.emplace_back("BatchMatMulV2", [](const OpCall& c, const std::vector<Tensor>& grads) {
-    const Tensor &a = c.inputs[0], &b = c.inputs[1], &g = grads[0];
+    // complex64: the products take conj(a), conj(b) (TF's convention; the flags are plain transposes).
+    const Tensor a = op::conj_if_complex(c.inputs[0]), b = op::conj_if_complex(c.inputs[1]);
+    const Tensor& g = grads[0];
     const bool ta = c.attrs.get<bool>("adj_x"), tb = c.attrs.get<bool>("adj_y");
     Tensor ga, gb;
     if (!ta && !tb) {
@@ -23,7 +25,8 @@ void register_matmul_gradients(GradRegistry& r) {
       ga = op::matmul(b, g, true, true);
       gb = op::matmul(g, a, true, true);
     }
-    return std::vector<std::optional<Grad>>{Grad(reduce_to_shape(ga, a.shape())), Grad(reduce_to_shape(gb, b.shape()))};
+    return std::vector<std::optional<Grad>>{Grad(reduce_to_shape(ga, c.inputs[0].shape())),
+                                             Grad(reduce_to_shape(gb, c.inputs[1].shape()))};
   });
 }
 

@@ -32,7 +32,9 @@ Tensor map_complex(const Tensor& x, DType out_dtype, F f) {
 
 void check_numeric(const Tensor& x, const char* where) {
   detail::check_valid(x, where);
-  if (x.dtype() == DType::kBool) detail::fail_attr_not_allowed(where, x.dtype());
+  if (x.dtype() == DType::kBool) {
+    fail<TypeError>(where, "input must be a numeric tensor, but got tensor with dtype {}", dtype_name(x.dtype()));
+  }
 }
 
 }  // namespace
@@ -91,7 +93,10 @@ Tensor conj(const Tensor& x) {
 Tensor angle(const Tensor& x) {
   check_numeric(x, "Angle");
   if (is_complex(x.dtype())) return map_complex<float>(x, DType::kFloat32, [](C64 v) { return std::arg(v); });
-  if (!is_floating(x.dtype())) detail::fail_attr_not_allowed("Angle", x.dtype());
+  if (!is_floating(x.dtype())) {
+    fail<TypeError>("Angle", "angle needs a floating or complex tensor (TF computes atan2(0, x) in x's dtype), got {}",
+                    dtype_name(x.dtype()));
+  }
   // atan2(0, x): pi for negative x, 0 otherwise (and NaN for NaN), in x's dtype.
   Tensor wide = cast(x, DType::kFloat64);
   Tensor out = Tensor::empty(DType::kFloat64, x.shape());

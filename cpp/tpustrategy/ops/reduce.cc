@@ -8,6 +8,7 @@
 
 #include "tpustrategy/core/errors.h"
 #include "tpustrategy/ops/broadcast.h"
+#include "tpustrategy/ops/cast.h"
 #include "tpustrategy/ops/eigen_util.h"
 #include "tpustrategy/ops/extended_dtypes.h"
 #include "tpustrategy/ops/shape_ops.h"
@@ -251,6 +252,9 @@ Tensor arg_reduce(bool is_max, const Tensor& x, std::int64_t axis, DType output_
   const char* where = is_max ? "ArgMax" : "ArgMin";
   detail::check_valid(x, where);
   if (x.dtype() == DType::kBool) fail<TypeError>(where, "{} does not support bool tensors", where);
+  if (is_extended(x.dtype()) && is_integer(x.dtype()) && x.dtype() != DType::kUInt64) {
+    return arg_reduce(is_max, cast(x, DType::kInt64), axis, output_type);  // exact for these dtypes
+  }
   if (!is_index_dtype(output_type)) {
     fail<TypeError>(where, "output_type must be int32 or int64, got {}", dtype_name(output_type));
   }
