@@ -239,21 +239,20 @@ def test_integer_inputs_have_no_gradient():
     assert tape.gradient(y, x) is None
 
 
-def test_all_reduce_of_uint8_wraps_across_replicas():
+@pytest.mark.parametrize("name", ["uint8", "int8", "uint64", "complex64"])
+def test_strategy_reduce_takes_every_dtype_but_replica_all_reduce_does_not(name):
     strategy = tf.distribute.MirroredStrategy([f"TPU:{i}" for i in range(8)])
-
-    def fn():
-        ctx = tf.distribute.get_replica_context()
-        return ctx.all_reduce("sum", tf.constant([40, 1], tf.uint8))
-
-    result = strategy.experimental_local_results(strategy.run(fn))
-    assert len(result) == 8
-    for r in result:
-        assert r.dtype == tf.uint8
-        np.testing.assert_array_equal(r.numpy(), [64, 8])  # 320 wraps to 64
-    c = strategy.run(lambda: tf.distribute.get_replica_context().all_reduce(
-        "sum", tf.constant([1 + 1j], tf.complex64)))
-    assert complex(strategy.experimental_local_results(c)[0][0]) == 8 + 8j
+    dtype = getattr(tf, name)
+    total = strategy.reduce("sum", strategy.run(lambda: tf.cast(tf.constant([40, 1]), dtype)), axis=None)
+    assert total.dtype == dtype
+    expected = {"uint8": [64, 8], "int8": [64, 8], "uint64": [320, 8], "complex64": [320, 8]}[name]  # 320 wraps
+    np.testing.assert_array_equal(total.numpy(), np.array(expected).astype(total.numpy().dtype))
+    # TF 2.21's CollectiveReduceV2 allows bfloat16, float, half, double, int32, int64 only.
+    with pytest.raises(tf.errors.InvalidArgumentError, match=f"{name} is not in the list of allowed values"):
+        strategy.run(lambda: tf.distribute.get_replica_context().all_reduce("sum", tf.constant([1], dtype)))
+    # The strategy stays usable afterwards.
+    out = strategy.run(lambda: tf.distribute.get_replica_context().all_reduce("sum", tf.constant(1.0)))
+    assert float(strategy.experimental_local_results(out)[0]) == 8.0
 
 
 def _grad(fn, *xs):

@@ -148,9 +148,16 @@ def dtypes_all_reduce(tf, strategy):
         row = tf.constant([[200, 1], [100, 2], [7, 250]])[rid]
         return tf.distribute.get_replica_context().all_reduce("SUM", tf.cast(row, dtype))
 
+    def value(dtype):
+        rid = tf.distribute.get_replica_context().replica_id_in_sync_group
+        return tf.cast(tf.constant([[200, 1], [100, 2], [7, 250]])[rid], dtype)
+
     out = {}
-    for name in ("uint8", "int8"):
+    for name in ("uint8", "int16", "complex64"):
         s = strategy(3)  # a fresh strategy per dtype (TF's collectives key instances by dtype)
-        out[name] = error_of(lambda s=s, name=name: s.experimental_local_results(
-            s.run(fn, args=(getattr(tf, name),)))[0])
+        dtype = getattr(tf, name)
+        # Strategy.reduce takes every dtype (and wraps); replica-context all_reduce only TF's collective dtypes.
+        out[f"{name} reduce"] = error_of(lambda s=s, d=dtype: s.reduce("SUM", s.run(value, args=(d,)), axis=None))
+        out[f"{name} all_reduce"] = error_of(lambda s=s, d=dtype: s.experimental_local_results(
+            s.run(fn, args=(d,)))[0])
     return out

@@ -1,5 +1,6 @@
 #include "tpustrategy/ops/bitwise.h"
 
+#include <cstdint>
 #include <type_traits>
 
 #include "tpustrategy/core/errors.h"
@@ -41,7 +42,7 @@ T apply(BitwiseOp op, T x, T y) {
       return static_cast<T>(x ^ y);
     case BitwiseOp::kLeftShift: {
       const T s = y < T(0) ? T(0) : (y > kMaxShift ? kMaxShift : y);
-      return static_cast<T>(static_cast<U>(static_cast<U>(x) << s));
+      return static_cast<T>(static_cast<std::uint64_t>(static_cast<U>(x)) << s);  // no int promotion
     }
     case BitwiseOp::kRightShift: {
       const T s = y < T(0) ? T(0) : (y > kMaxShift ? kMaxShift : y);
