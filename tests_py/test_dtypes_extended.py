@@ -45,7 +45,7 @@ def test_numpy_round_trip_and_buffer_protocol(name):
     assert out.dtype == INTS[name]
     np.testing.assert_array_equal(out, array)
     view = memoryview(t)
-    assert view.format == np.dtype(INTS[name]).char and view.itemsize == array.itemsize
+    assert np.dtype(view.format) == np.dtype(INTS[name]) and view.itemsize == array.itemsize
     np.testing.assert_array_equal(np.asarray(view), array)
 
 
@@ -73,6 +73,9 @@ def test_complex_construction_and_repr():
         tf.constant(np.array([1j]))
     with pytest.raises(TypeError, match="int32"):
         tf.constant([1j], tf.int32)
+    with pytest.raises(TypeError, match="complex128"):
+        tf.constant([1j, 2])
+    np.testing.assert_array_equal(tf.constant(np.array([1 + 1j]), tf.complex64).numpy(), np.complex64([1 + 1j]))
 
 
 def test_uint8_arithmetic_wraps():

@@ -69,7 +69,7 @@ def test_mnist_uint8_pipeline_trains_on_8_replicas(make):
     losses, accuracy, identical = mnist_guide(make())
     print("mnist uint8 losses", losses, "accuracy", accuracy)
     assert losses[-1] < 0.5 * losses[0], losses
-    assert accuracy > 0.5
+    assert accuracy > 0.4  # over all three epochs; chance is 0.1
     assert identical
 
 

@@ -227,6 +227,8 @@ Tensor to_tensor(py::handle value, std::optional<DType> dtype, Conversion mode) 
       const Tensor& tensor = owner.cast<const Tensor&>();
       return cast_tensor_for(tensor, dtype.value_or(tensor.dtype()), mode);
     }
+    if (dtype && is_complex(*dtype) && py::str(array.dtype().attr("kind")).cast<std::string>() == "c")
+      return numpy_to_tensor(array, *dtype);  // complex128 arrays narrow to complex64 when asked, as tf.constant does
     DType source = dtype_from_numpy(array.dtype());
     DType target = dtype.value_or(source);
     if (mode == Conversion::kConvert && dtype && source != target && !(is_floating(target) && !is_floating(source))) {
@@ -255,12 +257,18 @@ Tensor to_tensor(py::handle value, std::optional<DType> dtype, Conversion mode) 
     if (kind == "f") {
       inferred = DType::kFloat32;
     } else if (kind == "i" || kind == "u") {
-      bool fits =
-          array.size() == 0 || (np.attr("min")(array).cast<long long>() >= std::numeric_limits<std::int32_t>::min() &&
-                                np.attr("max")(array).cast<long long>() <= std::numeric_limits<std::int32_t>::max());
+      // Compared as Python ints: a uint64 list value above 2^63 does not fit a C++ long long.
+      bool fits = array.size() == 0 || (np.attr("min")(array) >= py::int_(std::numeric_limits<std::int32_t>::min()) &&
+                                        np.attr("max")(array) <= py::int_(std::numeric_limits<std::int32_t>::max()));
       inferred = fits ? DType::kInt32 : DType::kInt64;
     } else if (kind == "b") {
       inferred = DType::kBool;
+    } else if (kind == "c") {
+      if (!dtype)
+        fail<TypeError>("convert_to_tensor",
+                        "{} would be a complex128 tensor, which tpustrategy does not support; pass dtype=tf.complex64",
+                        short_repr(value));
+      inferred = DType::kComplex64;
     } else {
       inferred = dtype_from_numpy(array.dtype());
     }
