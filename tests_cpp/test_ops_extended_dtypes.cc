@@ -71,8 +71,7 @@ TEST(ExtendedDTypes, DivisionFamily) {
   EXPECT_FLOAT_EQ(vec<float>(q)[0], 250.0f / 3.0f);
   const Tensor i16 = cast(i32({3}, {1}), DType::kInt16);
   EXPECT_EQ(divide(i16, i16).dtype(), DType::kFloat32);
-  EXPECT_EQ(divide(cast(i32({3}, {1}), DType::kUInt32), cast(i32({2}, {1}), DType::kUInt32)).dtype(),
-            DType::kFloat64);
+  EXPECT_EQ(divide(cast(i32({3}, {1}), DType::kUInt32), cast(i32({2}, {1}), DType::kUInt32)).dtype(), DType::kFloat64);
   EXPECT_EQ(vec<std::uint8_t>(floordiv(a, u8({3, 2, 2}))), (std::vector<std::uint8_t>{83, 1, 3}));
   EXPECT_EQ(vec<std::uint8_t>(floormod(a, u8({3, 2, 2}))), (std::vector<std::uint8_t>{1, 1, 1}));
   EXPECT_EQ(vec<std::int8_t>(floordiv(i8({-7}), i8({2}))), (std::vector<std::int8_t>{-4}));

@@ -26,7 +26,7 @@ void register_matmul_gradients(GradRegistry& r) {
       gb = op::matmul(g, a, true, true);
     }
     return std::vector<std::optional<Grad>>{Grad(reduce_to_shape(ga, c.inputs[0].shape())),
-                                             Grad(reduce_to_shape(gb, c.inputs[1].shape()))};
+                                            Grad(reduce_to_shape(gb, c.inputs[1].shape()))};
   });
 }
 

@@ -50,8 +50,9 @@ Tensor make_complex(const Tensor& real, const Tensor& imag) {
                     dtype_name(real.dtype()), dtype_name(imag.dtype()));
   }
   if (real.dtype() == DType::kFloat64) {
-    fail<UnimplementedError>(where, "float64 parts make a complex128 tensor, which tpustrategy does not support; cast "
-                                    "them to float32 for complex64");
+    fail<UnimplementedError>(where,
+                             "float64 parts make a complex128 tensor, which tpustrategy does not support; cast "
+                             "them to float32 for complex64");
   }
   const Shape out_shape = broadcast_shapes(real.shape(), imag.shape(), where);
   Tensor out = Tensor::empty(DType::kComplex64, out_shape);
@@ -108,8 +109,8 @@ Tensor angle(const Tensor& x) {
 
 namespace detail {
 
-void gemm_complex(const C64* a, const C64* b, C64* c, std::int64_t m, std::int64_t n, std::int64_t k,
-                  bool transpose_a, bool transpose_b) {
+void gemm_complex(const C64* a, const C64* b, C64* c, std::int64_t m, std::int64_t n, std::int64_t k, bool transpose_a,
+                  bool transpose_b) {
   // Element (i, p) of op(A) and (p, j) of op(B) in row-major storage.
   const std::int64_t a_row = transpose_a ? 1 : k, a_col = transpose_a ? m : 1;
   const std::int64_t b_row = transpose_b ? 1 : n, b_col = transpose_b ? k : 1;

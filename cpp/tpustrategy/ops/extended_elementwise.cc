@@ -170,9 +170,7 @@ void binary_complex(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor&
 }
 
 // The true-division result dtype of an integer dtype (TF's truediv table).
-DType truediv_dtype(DType dt) {
-  return dtype_size(dt) <= 2 ? DType::kFloat32 : DType::kFloat64;
-}
+DType truediv_dtype(DType dt) { return dtype_size(dt) <= 2 ? DType::kFloat32 : DType::kFloat64; }
 
 template <typename T>
 void unary_loop(const Tensor& x, const Tensor& out, auto f) {

@@ -37,7 +37,8 @@ template <typename T>
 T reduce_run(ReduceKind kind, const T* p, std::int64_t reduced, std::int64_t inner) {
   if constexpr (kIsComplex<T>) {
     T acc = kind == ReduceKind::kProd ? T(1.0f) : T(0.0f);
-    for (std::int64_t r = 0; r < reduced; ++r) acc = kind == ReduceKind::kProd ? acc * p[r * inner] : acc + p[r * inner];
+    for (std::int64_t r = 0; r < reduced; ++r)
+      acc = kind == ReduceKind::kProd ? acc * p[r * inner] : acc + p[r * inner];
     if (kind == ReduceKind::kMean) acc /= static_cast<float>(reduced);
     return acc;
   } else {
@@ -62,7 +63,8 @@ T reduce_run(ReduceKind kind, const T* p, std::int64_t reduced, std::int64_t inn
       case ReduceKind::kMean: {
         if (reduced == 0) return T(0);
         Acc acc = 0;
-        for (std::int64_t r = 0; r < reduced; ++r) acc = static_cast<Acc>(static_cast<UAcc>(acc) + static_cast<UAcc>(static_cast<Acc>(p[r * inner])));
+        for (std::int64_t r = 0; r < reduced; ++r)
+          acc = static_cast<Acc>(static_cast<UAcc>(acc) + static_cast<UAcc>(static_cast<Acc>(p[r * inner])));
         return static_cast<T>(acc / static_cast<Acc>(reduced));
       }
       default: {

@@ -116,6 +116,7 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
     }
     return out;
   }
+  if (is_extended(a.dtype())) fail_no_kernel(a.dtype(), where);  // TF: no MatMul kernel for the narrow integers
   dispatch_dtype(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, std::int32_t> ||
@@ -131,7 +132,7 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
         }
       });
     }
-  }, where);
+  });
   return out;
 }
 
