@@ -14,7 +14,7 @@ from . import checkpoint
 from . import spmd
 from . import sim
 from . import mpi
-__all__: list[str] = ['ChipSpec', 'CollectiveCounter', 'DType', 'Device', 'DeviceAssignment', 'DeviceOrderMode', 'ExecutionContext', 'ReplicaRendezvous', 'ShardedTensor', 'Sharding', 'SlicePreset', 'Tensor', 'Topology', 'activate_slice', 'active_slice', 'all_gather', 'all_reduce', 'autodiff', 'bfloat16', 'bool', 'broadcast', 'buffer_cache_limit', 'cached_memory_bytes', 'checkpoint', 'chip_specs', 'constant', 'convert_to_tensor', 'current_context', 'current_device', 'find_device', 'find_slice_preset', 'float16', 'float32', 'float64', 'host_cpu', 'int32', 'int64', 'list_devices', 'mpi', 'ops', 'parse_device_spec', 'reduce_scatter', 'release_cached_memory', 'set_buffer_cache_limit', 'set_current_context', 'set_current_device', 'set_logical_cpu_count', 'set_logical_gpu_count', 'sim', 'slice_presets', 'slice_topology', 'spmd', 'summary']
+__all__: list[str] = ['ChipSpec', 'CollectiveCounter', 'DType', 'Device', 'DeviceAssignment', 'DeviceOrderMode', 'ExecutionContext', 'ReplicaRendezvous', 'ShardedTensor', 'Sharding', 'SlicePreset', 'Tensor', 'Topology', 'activate_slice', 'active_slice', 'all_gather', 'all_reduce', 'autodiff', 'bfloat16', 'bool', 'broadcast', 'buffer_cache_limit', 'cached_memory_bytes', 'checkpoint', 'chip_specs', 'complex64', 'constant', 'convert_to_tensor', 'current_context', 'current_device', 'find_device', 'find_slice_preset', 'float16', 'float32', 'float64', 'host_cpu', 'int16', 'int32', 'int64', 'int8', 'list_devices', 'mpi', 'ops', 'parse_device_spec', 'reduce_scatter', 'release_cached_memory', 'set_buffer_cache_limit', 'set_current_context', 'set_current_device', 'set_logical_cpu_count', 'set_logical_gpu_count', 'sim', 'slice_presets', 'slice_topology', 'spmd', 'summary', 'uint16', 'uint32', 'uint64', 'uint8']
 class DType:
     """
     A tensor element type (mirrors tf.DType).
@@ -45,13 +45,31 @@ class DType:
     def is_bool(self) -> bool:
         ...
     @property
+    def is_complex(self) -> bool:
+        ...
+    @property
     def is_floating(self) -> bool:
         ...
     @property
     def is_integer(self) -> bool:
         ...
     @property
+    def is_quantized(self) -> bool:
+        ...
+    @property
+    def is_unsigned(self) -> bool:
+        ...
+    @property
+    def max(self) -> typing.Any:
+        ...
+    @property
+    def min(self) -> typing.Any:
+        ...
+    @property
     def name(self) -> str:
+        ...
+    @property
+    def real_dtype(self) -> DType:
         ...
     @property
     def size(self) -> int:
@@ -766,8 +784,15 @@ def slice_topology(name: str) -> Topology:
     """
 bfloat16: DType
 bool: DType
+complex64: DType
 float16: DType
 float32: DType
 float64: DType
+int16: DType
 int32: DType
 int64: DType
+int8: DType
+uint16: DType
+uint32: DType
+uint64: DType
+uint8: DType

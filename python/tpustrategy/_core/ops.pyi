@@ -5,7 +5,7 @@ from __future__ import annotations
 import collections.abc
 import tpustrategy._core
 import typing
-__all__: list[str] = ['abs', 'add', 'argmax', 'argmin', 'avg_pool2d', 'broadcast_to', 'cast', 'ceil', 'concat', 'conv2d', 'conv2d_backprop_input', 'depthwise_conv2d', 'divide', 'equal', 'exp', 'expand_dims', 'fill', 'floor', 'floordiv', 'floormod', 'gather', 'greater', 'greater_equal', 'identity', 'less', 'less_equal', 'log', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'matmul', 'max_pool2d', 'maximum', 'minimum', 'multiply', 'negative', 'not_equal', 'one_hot', 'ones', 'pad', 'pow', 'random_float', 'random_int', 'range', 'reduce_all', 'reduce_any', 'reduce_max', 'reduce_mean', 'reduce_min', 'reduce_prod', 'reduce_sum', 'relu', 'reshape', 'rsqrt', 'sigmoid', 'sign', 'slice', 'softmax', 'split', 'split_sizes', 'sqrt', 'square', 'squeeze', 'stack', 'stop_gradient', 'subtract', 'tanh', 'tile', 'top_k', 'transpose', 'unsorted_segment_sum', 'unstack', 'where', 'zeros']
+__all__: list[str] = ['abs', 'add', 'angle', 'argmax', 'argmin', 'avg_pool2d', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'broadcast_to', 'cast', 'ceil', 'complex', 'concat', 'conj', 'conv2d', 'conv2d_backprop_input', 'depthwise_conv2d', 'divide', 'equal', 'exp', 'expand_dims', 'fill', 'floor', 'floordiv', 'floormod', 'gather', 'greater', 'greater_equal', 'identity', 'imag', 'invert', 'left_shift', 'less', 'less_equal', 'log', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'matmul', 'max_pool2d', 'maximum', 'minimum', 'multiply', 'negative', 'not_equal', 'one_hot', 'ones', 'pad', 'pow', 'random_float', 'random_int', 'range', 'real', 'reduce_all', 'reduce_any', 'reduce_max', 'reduce_mean', 'reduce_min', 'reduce_prod', 'reduce_sum', 'relu', 'reshape', 'right_shift', 'rsqrt', 'sigmoid', 'sign', 'slice', 'softmax', 'split', 'split_sizes', 'sqrt', 'square', 'squeeze', 'stack', 'stop_gradient', 'subtract', 'tanh', 'tile', 'top_k', 'transpose', 'unsorted_segment_sum', 'unstack', 'where', 'zeros']
 def abs(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
     """
     Applies the op elementwise.
@@ -36,6 +36,10 @@ def add(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._c
       InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
       TypeError: the op does not support the dtype, or a Python operand is not representable in it.
     """
+def angle(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Elementwise part of a complex64 tensor (real / imag / angle give float32), or tf.bitwise.invert.
+    """
 def argmax(input: typing.Any, axis: typing.SupportsInt | typing.SupportsIndex = 0, output_type: tpustrategy._core.DType = ...) -> tpustrategy._core.Tensor:
     """
     Index of the first maximum along `axis` (tf.math.argmax).
@@ -47,6 +51,18 @@ def argmin(input: typing.Any, axis: typing.SupportsInt | typing.SupportsIndex = 
 def avg_pool2d(input: typing.Any, *, ksize: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], strides: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], padding: str, explicit_paddings: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"] = [0, 0, 0, 0]) -> tpustrategy._core.Tensor:
     """
     2-D average pooling over NHWC (tf.nn.avg_pool2d); padding is not counted.
+    """
+def bitwise_and(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    tf.bitwise op with broadcasting; integer tensors of one dtype. Shift amounts clamp to [0, bits - 1].
+    """
+def bitwise_or(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    tf.bitwise op with broadcasting; integer tensors of one dtype. Shift amounts clamp to [0, bits - 1].
+    """
+def bitwise_xor(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    tf.bitwise op with broadcasting; integer tensors of one dtype. Shift amounts clamp to [0, bits - 1].
     """
 def broadcast_to(input: typing.Any, shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> tpustrategy._core.Tensor:
     """
@@ -79,9 +95,25 @@ def ceil(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
     Raises:
       TypeError: the op does not support `x`'s dtype (e.g. exp/log/sqrt of integers).
     """
+def complex(real: typing.Any, imag: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    complex64 tensor real + 1j * imag.
+    
+    Args:
+      real: float32 Tensor.
+      imag: float32 Tensor, broadcastable against `real`.
+    
+    Raises:
+      TypeError: the parts differ in dtype or are not float32 / float64.
+      UnimplementedError: float64 parts (complex128 is not supported).
+    """
 def concat(values: collections.abc.Sequence[tpustrategy._core.Tensor], axis: typing.SupportsInt | typing.SupportsIndex) -> tpustrategy._core.Tensor:
     """
     Concatenates tensors of one dtype along `axis`.
+    """
+def conj(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Elementwise part of a complex64 tensor (real / imag / angle give float32), or tf.bitwise.invert.
     """
 def conv2d(input: typing.Any, filter: typing.Any, *, strides: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], dilations: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], padding: str, explicit_paddings: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"] = [0, 0, 0, 0]) -> tpustrategy._core.Tensor:
     """
@@ -259,6 +291,18 @@ def greater_equal(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpus
 def identity(input: typing.Any) -> tpustrategy._core.Tensor:
     """
     The same values on the current device.
+    """
+def imag(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Elementwise part of a complex64 tensor (real / imag / angle give float32), or tf.bitwise.invert.
+    """
+def invert(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Elementwise part of a complex64 tensor (real / imag / angle give float32), or tf.bitwise.invert.
+    """
+def left_shift(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    tf.bitwise op with broadcasting; integer tensors of one dtype. Shift amounts clamp to [0, bits - 1].
     """
 def less(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
     """
@@ -486,6 +530,10 @@ def range(start: typing.Any, limit: typing.Any, delta: typing.Any, dtype: tpustr
     """
     tf.range(start, limit, delta): the dtype is inferred from the arguments unless given.
     """
+def real(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    Elementwise part of a complex64 tensor (real / imag / angle give float32), or tf.bitwise.invert.
+    """
 def reduce_all(input_tensor: typing.Any, axis: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] | None = None, keepdims: bool = False) -> tpustrategy._core.Tensor:
     """
     Reduces `input_tensor` over `axis` (tf.reduce_*).
@@ -615,6 +663,10 @@ def relu(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
 def reshape(tensor: typing.Any, shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> tpustrategy._core.Tensor:
     """
     Reshapes (one dimension may be -1); shares the buffer.
+    """
+def right_shift(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+    """
+    tf.bitwise op with broadcasting; integer tensors of one dtype. Shift amounts clamp to [0, bits - 1].
     """
 def rsqrt(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
     """
