@@ -94,7 +94,7 @@ IndexItem index_item(py::handle key) {
   }
   if (py::isinstance<Tensor>(key)) {
     const Tensor& t = key.cast<const Tensor&>();
-    if (t.rank() != 0 || !is_integer(t.dtype())) {
+    if (t.rank() != 0 || !is_index_dtype(t.dtype())) {
       fail<TypeError>("__getitem__", "a tensor index must be a scalar int32/int64 tensor, got a {} tensor of shape {}",
                       dtype_name(t.dtype()), shape_to_string(t.shape()));
     }
@@ -109,11 +109,15 @@ py::object scalar_value(const Tensor& t, const char* what) {
     fail<TypeError>(what, "only size-1 tensors can be converted to Python scalars, got shape {}",
                     shape_to_string(t.shape()));
   }
-  return dispatch_dtype(t.dtype(), [&](auto tag) -> py::object {
+  return dispatch_any_dtype(t.dtype(), [&](auto tag) -> py::object {
     using T = decltype(tag);
     const T v = t.data<T>()[0];
     if constexpr (std::is_same_v<T, bool>)
       return py::bool_(v);
+    else if constexpr (kIsComplex<T>)
+      return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(v.real(), v.imag()));
+    else if constexpr (std::is_unsigned_v<T>)
+      return py::int_(static_cast<unsigned long long>(v));
     else if constexpr (std::is_integral_v<T>)
       return py::int_(static_cast<long long>(v));
     else
@@ -239,7 +243,14 @@ void init_tensor_operators(py::module_& m) {
     return py::bool_(scalar_value(t, "__bool__")).cast<bool>();
   });
   cls.def("__int__", [](const Tensor& t) { return py::int_(scalar_value(t, "__int__")); });
-  cls.def("__float__", [](const Tensor& t) { return py::float_(scalar_value(t, "__float__")); });
+  cls.def("__float__", [](const Tensor& t) {
+    py::object v = scalar_value(t, "__float__");
+    return py::float_(is_complex(t.dtype()) ? v.attr("real") : v);  // TF: float() of complex64 is its real part
+  });
+  cls.def("__complex__", [](const Tensor& t) {
+    py::object v = scalar_value(t, "__complex__");
+    return py::reinterpret_steal<py::object>(PyComplex_FromCComplex(PyComplex_AsCComplex(v.ptr())));
+  });
   cls.def("__index__", [](const Tensor& t) -> py::object {
     if (t.rank() != 0 || !is_integer(t.dtype())) {
       fail<TypeError>("__index__", "only scalar integer tensors can be used as an index, got a {} tensor of shape {}",
@@ -602,6 +613,7 @@ Raises:
       "var - grad * lr in one pass (TF's ResourceApplyGradientDescent), bit-identical to the two ops.");
 
   init_ops_nn(m);
+  init_ops_dtypes(m);
   init_tensor_operators(root);
 }
 

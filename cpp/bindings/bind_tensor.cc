@@ -8,6 +8,7 @@
 
 #include "bindings/bindings.h"
 #include "bindings/convert.h"
+#include "bindings/python_imports.h"
 #include "tpustrategy/core/errors.h"
 #include "tpustrategy/runtime/device_registry.h"
 
@@ -29,10 +30,33 @@ std::string buffer_format(DType dtype) {
       return "f";
     case DType::kFloat64:
       return "d";
+    case DType::kUInt8:
+      return "B";
+    case DType::kInt8:
+      return "b";
+    case DType::kInt16:
+      return "h";
+    case DType::kUInt16:
+      return "H";
+    case DType::kUInt32:
+      return py::format_descriptor<std::uint32_t>::format();
+    case DType::kUInt64:
+      return py::format_descriptor<std::uint64_t>::format();
+    case DType::kComplex64:
+      return "Zf";
     case DType::kBFloat16:
       break;
   }
   fail<TypeError>("Tensor", "bfloat16 has no buffer-protocol format; use np.asarray(tensor) (ml_dtypes.bfloat16)");
+}
+
+// DType.min / DType.max: numpy's finfo / iinfo as Python numbers; TF raises TypeError for bool and complex.
+py::object dtype_limit(DType d, bool max) {
+  if (d == DType::kBool || is_complex(d)) fail<TypeError>("DType", "Cannot find minimum value of {}.", dtype_name(d));
+  py::handle np = numpy_module();
+  py::object info = is_floating(d) ? np.attr("finfo")(numpy_dtype(d)) : np.attr("iinfo")(numpy_dtype(d));
+  py::object value = info.attr(max ? "max" : "min");
+  return is_floating(d) ? py::object(py::float_(value)) : py::object(py::int_(value));
 }
 
 // TF's numpy text: repr of the array, the Python value for scalars, a leading
@@ -72,6 +96,12 @@ void init_tensor(py::module_& m) {
       .def_property_readonly("is_floating", [](DType d) { return is_floating(d); })
       .def_property_readonly("is_integer", [](DType d) { return is_integer(d); })
       .def_property_readonly("is_bool", [](DType d) { return d == DType::kBool; })
+      .def_property_readonly("is_unsigned", [](DType d) { return is_unsigned(d); })
+      .def_property_readonly("is_complex", [](DType d) { return is_complex(d); })
+      .def_property_readonly("is_quantized", [](DType) { return false; })
+      .def_property_readonly("real_dtype", [](DType d) { return is_complex(d) ? DType::kFloat32 : d; })
+      .def_property_readonly("min", [](DType d) { return dtype_limit(d, /*max=*/false); })
+      .def_property_readonly("max", [](DType d) { return dtype_limit(d, /*max=*/true); })
       .def_property_readonly("as_numpy_dtype", [](DType d) { return numpy_dtype(d).attr("type"); })
       .def_property_readonly("base_dtype", [](DType d) { return d; })
       .def("__eq__",

@@ -9,7 +9,8 @@ namespace py = pybind11;
 void init_errors(py::module_& m);
 void init_tensor(py::module_& m);
 void init_ops(py::module_& m);
-void init_ops_nn(py::module_& ops);  // called by init_ops on _core.ops
+void init_ops_nn(py::module_& ops);      // called by init_ops on _core.ops
+void init_ops_dtypes(py::module_& ops);  // called by init_ops on _core.ops
 void init_autodiff(py::module_& m);
 void init_devices(py::module_& m);
 void init_slice(py::module_& m);

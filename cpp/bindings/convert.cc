@@ -27,7 +27,7 @@ Tensor python_scalar_to_tensor(py::handle value, std::optional<DType> requested)
   if (py::isinstance<py::bool_>(value)) {
     DType dtype = requested.value_or(DType::kBool);
     bool v = value.cast<bool>();
-    return dispatch_dtype(dtype, [&](auto tag) { return Tensor::scalar(static_cast<decltype(tag)>(v)); });
+    return dispatch_any_dtype(dtype, [&](auto tag) { return Tensor::scalar(static_cast<decltype(tag)>(v ? 1 : 0)); });
   }
   if (py::isinstance<py::int_>(value)) {
     long long v;
@@ -42,11 +42,18 @@ Tensor python_scalar_to_tensor(py::handle value, std::optional<DType> requested)
       fail<TypeError>("convert_to_tensor", "Cannot convert {} to EagerTensor of dtype int32: out of range", v);
     if (dtype == DType::kBool && v != 0 && v != 1)
       fail<TypeError>("convert_to_tensor", "Cannot convert {} to EagerTensor of dtype bool", v);
-    return dispatch_dtype(dtype, [&](auto tag) {
+    return dispatch_any_dtype(dtype, [&](auto tag) {
       using T = decltype(tag);
-      return Tensor::scalar(static_cast<T>(static_cast<double>(v) == static_cast<double>(static_cast<T>(v))
-                                               ? static_cast<T>(v)
-                                               : static_cast<T>(static_cast<double>(v))));
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+        // TF wraps a Python int into the narrow / unsigned dtypes (tf.constant(-1, tf.uint8) is 255).
+        return Tensor::scalar(static_cast<T>(v));
+      } else if constexpr (kIsComplex<T>) {
+        return Tensor::scalar(T(static_cast<float>(v), 0.0f));
+      } else {
+        return Tensor::scalar(static_cast<T>(static_cast<double>(v) == static_cast<double>(static_cast<T>(v))
+                                                 ? static_cast<T>(v)
+                                                 : static_cast<T>(static_cast<double>(v))));
+      }
     });
   }
   if (py::isinstance<py::float_>(value)) {
@@ -57,10 +64,26 @@ Tensor python_scalar_to_tensor(py::handle value, std::optional<DType> requested)
         fail<TypeError>("convert_to_tensor", "Cannot convert {} to EagerTensor of dtype {}", short_repr(value),
                         dtype_name(dtype));
     }
-    return dispatch_dtype(dtype, [&](auto tag) {
+    return dispatch_any_dtype(dtype, [&](auto tag) {
       using T = decltype(tag);
-      return Tensor::scalar(static_cast<T>(v));
+      if constexpr (kIsComplex<T>)
+        return Tensor::scalar(T(static_cast<float>(v), 0.0f));
+      else
+        return Tensor::scalar(static_cast<T>(v));
     });
+  }
+  if (PyComplex_Check(value.ptr())) {
+    // A Python complex is complex128 in TF, which tpustrategy does not hold: complex64 only when asked for.
+    DType dtype = requested.value_or(DType::kComplex64);
+    if (!requested)
+      fail<TypeError>("convert_to_tensor",
+                      "{} would be a complex128 tensor, which tpustrategy does not support; pass dtype=tf.complex64",
+                      short_repr(value));
+    if (!is_complex(dtype))
+      fail<TypeError>("convert_to_tensor", "Cannot convert {} to EagerTensor of dtype {}", short_repr(value),
+                      dtype_name(dtype));
+    return Tensor::scalar(std::complex<float>(static_cast<float>(PyComplex_RealAsDouble(value.ptr())),
+                                              static_cast<float>(PyComplex_ImagAsDouble(value.ptr()))));
   }
   fail<TypeError>("convert_to_tensor", "unsupported scalar {}", short_repr(value));
 }
@@ -138,6 +161,20 @@ py::dtype numpy_dtype(DType dtype) {
       return py::dtype::of<float>();
     case DType::kFloat64:
       return py::dtype::of<double>();
+    case DType::kUInt8:
+      return py::dtype::of<std::uint8_t>();
+    case DType::kInt8:
+      return py::dtype::of<std::int8_t>();
+    case DType::kInt16:
+      return py::dtype::of<std::int16_t>();
+    case DType::kUInt16:
+      return py::dtype::of<std::uint16_t>();
+    case DType::kUInt32:
+      return py::dtype::of<std::uint32_t>();
+    case DType::kUInt64:
+      return py::dtype::of<std::uint64_t>();
+    case DType::kComplex64:
+      return py::dtype("complex64");
   }
   return py::dtype::of<float>();
 }
@@ -147,8 +184,9 @@ DType dtype_from_numpy(const py::dtype& dtype) {
     if (numpy_dtype(d).equal(dtype)) return d;
   }
   fail<TypeError>("dtype",
-                  "numpy dtype {} is not supported; tpustrategy tensors hold bool, int32, int64, float16, "
-                  "bfloat16, float32 or float64",
+                  "numpy dtype {} is not supported; tpustrategy tensors hold bool, int8, int16, int32, int64, "
+                  "uint8, uint16, uint32, uint64, float16, bfloat16, float32, float64 or complex64 (no complex128: "
+                  "pass dtype=tf.complex64)",
                   std::string(py::str(dtype)));
 }
 
@@ -180,8 +218,8 @@ Tensor to_tensor(py::handle value, std::optional<DType> dtype, Conversion mode) 
   }
   // numpy scalars first: np.float64 subclasses Python float but keeps its dtype, as in TF.
   bool is_numpy = py::isinstance<py::array>(value) || py::isinstance(value, numpy_generic_type());
-  if (!is_numpy &&
-      (py::isinstance<py::bool_>(value) || py::isinstance<py::int_>(value) || py::isinstance<py::float_>(value)))
+  if (!is_numpy && (py::isinstance<py::bool_>(value) || py::isinstance<py::int_>(value) ||
+                    py::isinstance<py::float_>(value) || PyComplex_Check(value.ptr())))
     return python_scalar_to_tensor(value, dtype);
   if (is_numpy) {
     py::array array = py::reinterpret_borrow<py::array>(numpy_module().attr("asarray")(value));
@@ -189,6 +227,8 @@ Tensor to_tensor(py::handle value, std::optional<DType> dtype, Conversion mode) 
       const Tensor& tensor = owner.cast<const Tensor&>();
       return cast_tensor_for(tensor, dtype.value_or(tensor.dtype()), mode);
     }
+    if (dtype && is_complex(*dtype) && py::str(array.dtype().attr("kind")).cast<std::string>() == "c")
+      return numpy_to_tensor(array, *dtype);  // complex128 arrays narrow to complex64 when asked, as tf.constant does
     DType source = dtype_from_numpy(array.dtype());
     DType target = dtype.value_or(source);
     if (mode == Conversion::kConvert && dtype && source != target && !(is_floating(target) && !is_floating(source))) {
@@ -217,20 +257,31 @@ Tensor to_tensor(py::handle value, std::optional<DType> dtype, Conversion mode) 
     if (kind == "f") {
       inferred = DType::kFloat32;
     } else if (kind == "i" || kind == "u") {
-      bool fits =
-          array.size() == 0 || (np.attr("min")(array).cast<long long>() >= std::numeric_limits<std::int32_t>::min() &&
-                                np.attr("max")(array).cast<long long>() <= std::numeric_limits<std::int32_t>::max());
+      // Compared as Python ints: a uint64 list value above 2^63 does not fit a C++ long long.
+      bool fits = array.size() == 0 || (np.attr("min")(array) >= py::int_(std::numeric_limits<std::int32_t>::min()) &&
+                                        np.attr("max")(array) <= py::int_(std::numeric_limits<std::int32_t>::max()));
       inferred = fits ? DType::kInt32 : DType::kInt64;
     } else if (kind == "b") {
       inferred = DType::kBool;
+    } else if (kind == "c") {
+      if (!dtype)
+        fail<TypeError>("convert_to_tensor",
+                        "{} would be a complex128 tensor, which tpustrategy does not support; pass dtype=tf.complex64",
+                        short_repr(value));
+      inferred = DType::kComplex64;
     } else {
       inferred = dtype_from_numpy(array.dtype());
     }
     if (array.size() == 0 && kind == "f") inferred = DType::kFloat32;
     DType target = dtype.value_or(inferred);
-    if (!is_floating(target) && kind == "f" && !np.attr("array_equal")(np.attr("trunc")(array), array).cast<bool>())
+    if (!is_floating(target) && !is_complex(target) && kind == "f" &&
+        !np.attr("array_equal")(np.attr("trunc")(array), array).cast<bool>())
       fail<TypeError>("convert_to_tensor", "Cannot convert {} to EagerTensor of dtype {}", short_repr(value),
                       dtype_name(target));
+    if (kind == "c" && !is_complex(target))
+      fail<TypeError>("convert_to_tensor", "Cannot convert {} to EagerTensor of dtype {}", short_repr(value),
+                      dtype_name(target));
+
     return numpy_to_tensor(array, target);
   }
   fail<TypeError>("convert_to_tensor", "Attempt to convert a value ({}) with an unsupported type ({}) to a Tensor",

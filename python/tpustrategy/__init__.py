@@ -12,7 +12,23 @@ from __future__ import annotations
 import os as _os
 
 from tpustrategy import _core, errors
-from tpustrategy._core import DType, bfloat16, bool, float16, float32, float64, int32, int64  # noqa: A004
+from tpustrategy._core import (
+    DType,
+    bfloat16,
+    bool,  # noqa: A004
+    complex64,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
 from tpustrategy.framework.device_scope import device
 from tpustrategy.framework.tensor import Tensor, TensorSpec, is_tensor
 from tpustrategy.framework.tensor_shape import TensorShape
@@ -43,6 +59,7 @@ from tpustrategy import (  # noqa: E402
     data,
     distribute,
     experimental,
+    image,
     io,
     nest,
     profiler,
@@ -132,8 +149,16 @@ __all__ = [
     "float64",
     "function",
     "half",
+    "int8",
+    "int16",
     "int32",
     "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "complex64",
+    "image",
     "io",
     "is_tensor",
     "linalg",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tpustrategy.ops.complex_ops import angle, conj, imag, real  # noqa: F401
 from tpustrategy.ops.math_ops import (  # noqa: F401
     abs,  # noqa: A004
     add,

@@ -34,6 +34,8 @@ def error_of(fn):
 def _array_values(array: np.ndarray):
     if array.dtype.kind == "f" or array.dtype.name == "bfloat16":
         return array.astype(np.float64).tolist()
+    if array.dtype.kind == "c":  # complex: [real, imag] pairs (JSON has no complex numbers)
+        return np.stack([array.real, array.imag], axis=-1).astype(np.float64).tolist()
     if array.dtype.kind == "O":  # strings come out as bytes objects
         return [v.decode() if isinstance(v, bytes) else str(v) for v in array.ravel()]
     return array.tolist()

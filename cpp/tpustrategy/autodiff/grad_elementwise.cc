@@ -39,11 +39,15 @@ Tensor k(const Tensor& like, double v) { return op::scalar_like(like, v); }
 
 void register_elementwise_gradients(GradRegistry& r) {
   unary_rule(r, UnaryOp::kNegative, [](auto&, auto&, const Tensor& g) { return op::neg(g); });
-  unary_rule(r, UnaryOp::kAbs,
-             [](const Tensor& x, auto&, const Tensor& g) { return op::mul(g, op::unary(UnaryOp::kSign, x)); });
-  unary_rule(r, UnaryOp::kSquare,
-             [](const Tensor& x, auto&, const Tensor& g) { return op::mul(g, op::mul(x, k(x, 2))); });
-  unary_rule(r, UnaryOp::kExp, [](auto&, const Tensor& y, const Tensor& g) { return op::mul(g, y); });
+  // complex64 follows TF's convention: the gradient is g * conj(f'(x)); |x| of complex x gives g * x / |x|.
+  unary_rule(r, UnaryOp::kAbs, [](const Tensor& x, auto&, const Tensor& g) {
+    return op::mul(is_complex(x.dtype()) ? op::cast(g, x.dtype()) : g, op::unary(UnaryOp::kSign, x));
+  });
+  unary_rule(r, UnaryOp::kSquare, [](const Tensor& x, auto&, const Tensor& g) {
+    return op::mul(g, op::mul(op::conj_if_complex(x), k(x, 2)));
+  });
+  unary_rule(r, UnaryOp::kExp,
+             [](auto&, const Tensor& y, const Tensor& g) { return op::mul(g, op::conj_if_complex(y)); });
   unary_rule(r, UnaryOp::kLog, [](const Tensor& x, auto&, const Tensor& g) { return op::div(g, x); });
   unary_rule(r, UnaryOp::kSqrt,
              [](auto&, const Tensor& y, const Tensor& g) { return op::div(g, op::mul(y, k(y, 2))); });
@@ -64,22 +68,22 @@ void register_elementwise_gradients(GradRegistry& r) {
 
   binary_rule(r, BinaryOp::kAdd, [](auto&, auto&, auto&, const Tensor& g) { return OptPair{g, g}; });
   binary_rule(r, BinaryOp::kSubtract, [](auto&, auto&, auto&, const Tensor& g) { return OptPair{g, op::neg(g)}; });
-  binary_rule(r, BinaryOp::kMultiply,
-              [](const Tensor& x, const Tensor& y, auto&, const Tensor& g) {
-                return OptPair{op::mul(g, y), op::mul(x, g)};
-              });
+  binary_rule(r, BinaryOp::kMultiply, [](const Tensor& x, const Tensor& y, auto&, const Tensor& g) {
+    return OptPair{op::mul(g, op::conj_if_complex(y)), op::mul(op::conj_if_complex(x), g)};
+  });
   binary_rule(r, BinaryOp::kDivide, [](const Tensor& x, const Tensor& y, auto&, const Tensor& g) {
-    return OptPair{op::div(g, y), op::mul(g, op::div(op::div(op::neg(x), y), y))};
+    const Tensor cx = op::conj_if_complex(x), cy = op::conj_if_complex(y);
+    return OptPair{op::div(g, cy), op::mul(g, op::div(op::div(op::neg(cx), cy), cy))};
   });
   binary_rule(r, BinaryOp::kPow, [](const Tensor& x, const Tensor& y, const Tensor& z, const Tensor& g) {
     Tensor gx = op::mul(g, op::mul(y, op::binary(BinaryOp::kPow, x, op::sub(y, k(y, 1)))));
     Tensor positive = op::binary(BinaryOp::kGreater, x, k(x, 0));
-    Tensor log_x = op::where(positive, op::unary(UnaryOp::kLog, op::where(positive, x, op::ones_like(x))),
-                             op::zeros_like(x));
+    Tensor log_x =
+        op::where(positive, op::unary(UnaryOp::kLog, op::where(positive, x, op::ones_like(x))), op::zeros_like(x));
     return OptPair{gx, op::mul(g, op::mul(z, log_x))};
   });
-  for (auto [kind, select] : {std::pair{BinaryOp::kMaximum, BinaryOp::kGreaterEqual},
-                              std::pair{BinaryOp::kMinimum, BinaryOp::kLessEqual}}) {
+  for (auto [kind, select] :
+       {std::pair{BinaryOp::kMaximum, BinaryOp::kGreaterEqual}, std::pair{BinaryOp::kMinimum, BinaryOp::kLessEqual}}) {
     binary_rule(r, kind, [select](const Tensor& x, const Tensor& y, auto&, const Tensor& g) {
       Tensor mask = op::binary(select, x, y);
       Tensor zero = op::zeros_like(g);

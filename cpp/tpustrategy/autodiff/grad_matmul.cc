@@ -7,7 +7,9 @@ namespace tpustrategy::detail {
 
 void register_matmul_gradients(GradRegistry& r) {
   r.emplace_back("BatchMatMulV2", [](const OpCall& c, const std::vector<Tensor>& grads) {
-    const Tensor &a = c.inputs[0], &b = c.inputs[1], &g = grads[0];
+    // complex64: the products take conj(a), conj(b) (TF's convention; the flags are plain transposes).
+    const Tensor a = op::conj_if_complex(c.inputs[0]), b = op::conj_if_complex(c.inputs[1]);
+    const Tensor& g = grads[0];
     const bool ta = c.attrs.get<bool>("adj_x"), tb = c.attrs.get<bool>("adj_y");
     // TF's _BatchMatMulV2 rules; an input the tape drops (a constant batch, say) costs no GEMM.
     const bool need_a = gradient_input_needed(0), need_b = gradient_input_needed(1);

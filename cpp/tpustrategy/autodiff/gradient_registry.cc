@@ -19,6 +19,7 @@ const std::unordered_map<std::string_view, GradFn>& registry() {
     detail::register_matmul_gradients(list);
     detail::register_conv_gradients(list);
     detail::register_top_k_gradients(list);
+    detail::register_complex_gradients(list);
     auto* map = new std::unordered_map<std::string_view, GradFn>();
     for (auto& [name, fn] : list) map->emplace(name, std::move(fn));
     return map;

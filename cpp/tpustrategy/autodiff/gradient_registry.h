@@ -42,6 +42,7 @@ void register_nn_gradients(GradRegistry& r);
 void register_matmul_gradients(GradRegistry& r);
 void register_conv_gradients(GradRegistry& r);
 void register_top_k_gradients(GradRegistry& r);
+void register_complex_gradients(GradRegistry& r);
 // A gradient list of the given size, all none.
 inline std::vector<std::optional<Grad>> no_grads(std::size_t n) { return std::vector<std::optional<Grad>>(n); }
 // `grad` summed over the axes along which `shape` was broadcast, reshaped to `shape`.

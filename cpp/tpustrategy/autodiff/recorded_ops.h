@@ -26,6 +26,15 @@ Tensor argmax(const Tensor& x, std::int64_t axis, DType output_type);
 Tensor argmin(const Tensor& x, std::int64_t axis, DType output_type);
 Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a = false, bool transpose_b = false);
 
+// complex64 parts (recorded_complex_ops.cc): recorded only when the input is complex (for a real
+// input real / conj return it and imag gives constant zeros, as in TF).
+Tensor make_complex(const Tensor& real, const Tensor& imag);
+Tensor real_part(const Tensor& x);
+Tensor imag_part(const Tensor& x);
+Tensor conj(const Tensor& x);
+// conj(x) for complex x, x itself otherwise: the conjugation TF's gradients apply.
+inline Tensor conj_if_complex(const Tensor& x) { return is_complex(x.dtype()) ? conj(x) : x; }
+
 Tensor reshape(const Tensor& x, const std::vector<std::int64_t>& shape);
 Tensor expand_dims(const Tensor& x, std::int64_t axis);
 Tensor squeeze(const Tensor& x, const std::vector<std::int64_t>& axes = {});

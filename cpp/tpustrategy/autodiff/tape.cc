@@ -9,7 +9,7 @@
 
 namespace tpustrategy {
 
-bool is_trainable(DType dtype) { return is_floating(dtype); }
+bool is_trainable(DType dtype) { return is_floating(dtype) || is_complex(dtype); }
 
 void Tape::watch(const Tensor& t) {
   if (!t.valid()) fail<ValueError>("GradientTape.watch", "cannot watch an empty (default-constructed) tensor");

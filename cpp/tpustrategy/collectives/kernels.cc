@@ -10,6 +10,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "tpustrategy/collectives/extended_reduce.h"
 #include "tpustrategy/core/errors.h"
 #include "tpustrategy/parallel/worker_pool.h"
 
@@ -255,6 +256,7 @@ void run_with_op(CollectiveOp op, std::span<const void* const> inputs, std::int6
 // Picks storage / accumulator types per dtype and op, then reduces.
 void reduce_dispatch(const char* where, DType dtype, CollectiveOp op, std::span<const void* const> inputs,
                      std::int64_t seg_count, std::span<void* const> outputs) {
+  if (is_extended(dtype)) return detail::reduce_extended_segments(where, dtype, op, inputs, seg_count, outputs);
   dispatch_dtype(dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, bool>) {

@@ -85,10 +85,16 @@ Tensor Tensor::from_vector(const std::vector<T>& values, Shape shape, DevicePtr 
 template <typename T>
 std::vector<T> Tensor::to_vector() const {
   std::vector<T> out(static_cast<std::size_t>(num_elements()));
-  dispatch_dtype(dtype_, [&](auto tag) {
+  dispatch_any_dtype(dtype_, [&](auto tag) {
     using S = decltype(tag);
     const S* src = static_cast<const S*>(raw_data());
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<T>(static_cast<double>(src[i]));
+    if constexpr (std::is_same_v<S, T>) {
+      std::copy(src, src + out.size(), out.begin());
+    } else if constexpr (kIsComplex<S> || kIsComplex<T>) {
+      throw std::invalid_argument("[Tensor::to_vector] complex values need a complex element type");
+    } else {
+      for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<T>(static_cast<double>(src[i]));
+    }
   });
   return out;
 }

@@ -6,6 +6,7 @@
 
 #include "tpustrategy/ops/broadcast.h"
 #include "tpustrategy/ops/eigen_util.h"
+#include "tpustrategy/ops/extended_dtypes.h"
 #include "tpustrategy/parallel/worker_pool.h"
 
 namespace tpustrategy {
@@ -47,6 +48,10 @@ Tensor cast(const Tensor& x, DType dtype) {
   detail::check_valid(x, "Cast");
   if (x.dtype() == dtype) return x;
   Tensor out = Tensor::empty(dtype, x.shape());
+  if (is_extended(x.dtype()) || is_extended(dtype)) {
+    detail::cast_any(x, out);
+    return out;
+  }
   dispatch_dtype(x.dtype(), [&](auto src_tag) {
     using S = decltype(src_tag);
     dispatch_dtype(dtype, [&](auto dst_tag) {

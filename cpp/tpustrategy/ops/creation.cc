@@ -118,7 +118,7 @@ Tensor one_hot(const Tensor& indices, std::int64_t depth, const Tensor& on_value
   detail::check_valid(indices, "OneHot");
   check_scalar(on_value, "OneHot", "on_value");
   check_scalar(off_value, "OneHot", "off_value");
-  if (!is_integer(indices.dtype())) {
+  if (!is_index_dtype(indices.dtype())) {
     fail<TypeError>("OneHot", "indices must be int32 or int64, got {}", dtype_name(indices.dtype()));
   }
   if (on_value.dtype() != off_value.dtype()) {

@@ -7,6 +7,7 @@
 #include "tpustrategy/ops/cast.h"
 #include "tpustrategy/ops/eigen_util.h"
 #include "tpustrategy/ops/elementwise.h"
+#include "tpustrategy/ops/extended_dtypes.h"
 #include "tpustrategy/parallel/worker_pool.h"
 
 namespace tpustrategy {
@@ -296,6 +297,7 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
                                name, dtype_name(dt), dtype_name(b.dtype()));
   }
   const Shape out_shape = broadcast_shapes(a.shape(), b.shape(), where);
+  if (is_extended(dt)) return detail::binary_extended(op, a, b, out_shape);
   const bool logical = op == BinaryOp::kLogicalAnd || op == BinaryOp::kLogicalOr;
   const bool equality = op == BinaryOp::kEqual || op == BinaryOp::kNotEqual;
   if (logical && dt != DType::kBool) {

@@ -5,6 +5,7 @@
 #include "tpustrategy/ops/broadcast.h"
 #include "tpustrategy/ops/eigen_util.h"
 #include "tpustrategy/ops/elementwise.h"
+#include "tpustrategy/ops/extended_dtypes.h"
 #include "tpustrategy/parallel/worker_pool.h"
 
 namespace tpustrategy {
@@ -193,6 +194,7 @@ Tensor unary(UnaryOp op, const Tensor& x) {
   const char* where = name.data();
   detail::check_valid(x, where);
   const DType dt = x.dtype();
+  if (is_extended(dt)) return detail::unary_extended(op, x);
   switch (domain_of(op)) {
     case Domain::kBool:
       if (dt != DType::kBool) fail<TypeError>(where, "{} requires a bool tensor, got {}", name, dtype_name(dt));

@@ -1,6 +1,7 @@
 #include "tpustrategy/ops/matmul.h"
 
 #include <algorithm>
+#include <complex>
 #include <cstring>
 #include <type_traits>
 
@@ -9,6 +10,7 @@
 #include "tpustrategy/ops/broadcast.h"
 #include "tpustrategy/ops/cast.h"
 #include "tpustrategy/ops/eigen_util.h"
+#include "tpustrategy/ops/extended_dtypes.h"
 #include "tpustrategy/parallel/worker_pool.h"
 
 namespace tpustrategy {
@@ -106,6 +108,15 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
   const std::int64_t tasks_per_batch = (m + rows_per_task - 1) / rows_per_task;
   const std::int64_t task_flops = rows_per_task * row_flops;
   const std::int64_t grain = std::max<std::int64_t>(1, kMatmulGrainFlops / task_flops);
+  if (a.dtype() == DType::kComplex64) {
+    using C64 = std::complex<float>;
+    for (std::int64_t bi = 0; bi < nb; ++bi) {
+      detail::gemm_complex(detail::data_of<C64>(a) + off_a[bi] * m * k, detail::data_of<C64>(b) + off_b[bi] * k * n,
+                           detail::out_data_of<C64>(out) + bi * m * n, m, n, k, transpose_a, transpose_b);
+    }
+    return out;
+  }
+  if (is_extended(a.dtype())) fail_no_kernel(a.dtype(), where);  // TF: no MatMul kernel for the narrow integers
   dispatch_dtype(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, std::int32_t> ||

@@ -8,7 +8,9 @@
 
 #include "tpustrategy/core/errors.h"
 #include "tpustrategy/ops/broadcast.h"
+#include "tpustrategy/ops/cast.h"
 #include "tpustrategy/ops/eigen_util.h"
+#include "tpustrategy/ops/extended_dtypes.h"
 #include "tpustrategy/ops/shape_ops.h"
 #include "tpustrategy/parallel/worker_pool.h"
 
@@ -250,7 +252,10 @@ Tensor arg_reduce(bool is_max, const Tensor& x, std::int64_t axis, DType output_
   const char* where = is_max ? "ArgMax" : "ArgMin";
   detail::check_valid(x, where);
   if (x.dtype() == DType::kBool) fail<TypeError>(where, "{} does not support bool tensors", where);
-  if (!is_integer(output_type)) {
+  if (is_extended(x.dtype()) && is_integer(x.dtype()) && x.dtype() != DType::kUInt64) {
+    return arg_reduce(is_max, cast(x, DType::kInt64), axis, output_type);  // exact for these dtypes
+  }
+  if (!is_index_dtype(output_type)) {
     fail<TypeError>(where, "output_type must be int32 or int64, got {}", dtype_name(output_type));
   }
   const int rank = x.rank();
@@ -323,6 +328,10 @@ Tensor reduce(ReduceKind kind, const Tensor& x, const std::optional<std::vector<
   }
   Tensor out = Tensor::empty(x.dtype(), out_shape);
   if (out.num_elements() == 0) return out;
+  if (is_extended(x.dtype())) {
+    detail::reduce_extended(kind, src, out, view);
+    return out;
+  }
   dispatch_dtype(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     reduce_block<T>(kind, detail::data_of<T>(src), detail::out_data_of<T>(out), view);

@@ -372,7 +372,7 @@ Tensor slice(const Tensor& x, const std::vector<std::int64_t>& begin, const std:
 Tensor gather(const Tensor& x, const Tensor& indices, std::int64_t axis) {
   detail::check_valid(x, "GatherV2");
   detail::check_valid(indices, "GatherV2");
-  if (!is_integer(indices.dtype())) {
+  if (!is_index_dtype(indices.dtype())) {
     fail<TypeError>("GatherV2", "indices must be int32 or int64, got {}", dtype_name(indices.dtype()));
   }
   const int ax = axis_in(axis, x.rank(), "GatherV2");

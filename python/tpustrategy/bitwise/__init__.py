@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
-from tpustrategy.ops.numpy_backed_ops import bitwise_and, bitwise_or, bitwise_xor, invert, left_shift, right_shift
+from tpustrategy._core.ops import (  # C++ kernels for every integer dtype
+    bitwise_and,
+    bitwise_or,
+    bitwise_xor,
+    invert,
+    left_shift,
+    right_shift,
+)
 
 __all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift", "right_shift"]

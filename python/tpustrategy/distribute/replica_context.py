@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tpustrategy import _core, nest
+from tpustrategy import _core, errors, nest
 from tpustrategy.distribute import collective_gradients, cross_replica_ops
 from tpustrategy.distribute import distribution_strategy_context as ds_context
 from tpustrategy.distribute import values as values_lib
@@ -150,6 +150,7 @@ class ReplicaContext:
             if self.num_replicas_in_sync != 1:
                 raise RuntimeError("all_reduce needs the ReplicaContext that Strategy.run provides")
             return nest.pack_sequence_as(value, leaves) if nested else leaves[0]
+        _check_collective_dtypes(leaves, self.num_replicas_in_sync)
         structure = _structure_of(value, len(leaves)) if nested else ""
         # TF's MEAN of integers is sum / n with true division (float64): reduce with SUM, divide here.
         integer_mean = op == ReduceOp.MEAN and any(t.dtype.is_integer for t in leaves)
@@ -182,6 +183,21 @@ class ReplicaContext:
                                        axis=axis, structure=structure, ragged=True)
         results = collective_gradients.record_all_gather(self, axis, leaves, results)
         return nest.pack_sequence_as(value, results)
+
+
+# The dtypes TF 2.21's cross-replica all_reduce (CollectiveReduceV2) accepts; Strategy.reduce takes every dtype.
+_ALL_REDUCE_DTYPES = ("bfloat16", "float32", "float16", "float64", "int32", "int64")
+
+
+def _check_collective_dtypes(leaves, num_replicas):
+    if num_replicas == 1:
+        return  # TF runs no collective for one replica
+    for t in leaves:
+        if t.dtype.name not in _ALL_REDUCE_DTYPES and t.dtype.name != "bool":
+            raise errors.InvalidArgumentError(
+                None, None, f"Value for attr 'T' of {t.dtype.name} is not in the list of allowed values: bfloat16, "
+                "float, half, double, int32, int64 (all_reduce in replica context; cast first, or use "
+                "Strategy.reduce, which takes every dtype)")
 
 
 class DefaultReplicaContext(ReplicaContext):

@@ -164,7 +164,7 @@ class GradientTape:
             if _is_variable(t):
                 self._watch_variable(t)
             elif isinstance(t, _core.Tensor):
-                if not t.dtype.is_floating:
+                if not (t.dtype.is_floating or t.dtype.is_complex):
                     _logger.warning("The dtype of the watched tensor must be floating (e.g. tf.float32), got %r",
                                     t.dtype)
                 self._ensure_tape().watch(t)

@@ -37,6 +37,7 @@ from tpustrategy.ops.array_ops import (  # noqa: F401  (re-exported through __al
     zeros,
     zeros_like,
 )
+from tpustrategy.ops.complex_ops import complex  # noqa: F401, A004
 from tpustrategy.ops.einsum_op import einsum  # noqa: F401
 from tpustrategy.ops.gather_scatter_ops import (  # noqa: F401
     gather,

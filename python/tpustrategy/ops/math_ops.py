@@ -140,10 +140,16 @@ def matmul(
 ):
     """Matrix product over the last two axes with broadcast batch axes (tf.linalg.matmul).
 
-    ``adjoint_*`` equal ``transpose_*`` for real dtypes; ``*_is_sparse`` are hints and ignored.
+    ``adjoint_*`` equal ``transpose_*`` for real dtypes and conjugate complex64 operands; ``*_is_sparse`` are
+    hints and ignored.
     """
     if (transpose_a and adjoint_a) or (transpose_b and adjoint_b):
         raise ValueError("Only one of transpose and adjoint may be True for each operand")
+    # The kernel's flags are plain transposes; an adjoint of a complex64 operand also conjugates it.
+    if adjoint_a and _tensor(a).dtype == _core.complex64:
+        a = _ops.conj(a)
+    if adjoint_b and _tensor(b).dtype == _core.complex64:
+        b = _ops.conj(b)
     if _spmd_hook.active and _spmd_hook.sharded(a, b):
         return _spmd_hook.partitioner.matmul(a, b, bool(transpose_a or adjoint_a), bool(transpose_b or adjoint_b))
     result = _ops.matmul(a, b, bool(transpose_a or adjoint_a), bool(transpose_b or adjoint_b))

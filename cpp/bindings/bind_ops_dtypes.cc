@@ -1,0 +1,74 @@
+// _core.ops kernels specific to the extended dtypes: complex64 parts (tf.complex,
+// tf.math.real / imag / conj / angle) and tf.bitwise for every integer dtype.
+#include <pybind11/pybind11.h>
+
+#include <utility>
+
+#include "bindings/bindings.h"
+#include "bindings/convert.h"
+#include "bindings/nogil.h"
+#include "tpustrategy/autodiff/recorded_ops.h"
+#include "tpustrategy/ops/bitwise.h"
+#include "tpustrategy/ops/complex_ops.h"
+
+namespace tpustrategy::bindings {
+
+namespace {
+
+Tensor tensor_of(py::handle v) { return to_tensor(v); }
+
+// The second operand of a bitwise op takes the first one's dtype when it is a Python value.
+Tensor like(py::handle v, const Tensor& other) {
+  if (py::isinstance<Tensor>(v) || py::hasattr(v, "_as_tensor")) return to_tensor(v);
+  return to_tensor(v, other.dtype());
+}
+
+}  // namespace
+
+void init_ops_dtypes(py::module_& m) {
+  m.def(
+      "complex",
+      [](py::handle real, py::handle imag, py::handle) {
+        Tensor r = tensor_of(real), i = tensor_of(imag);
+        return nogil([&] { return op::make_complex(r, i); });
+      },
+      py::arg("real"), py::arg("imag"), py::arg("name") = py::none(), R"doc(complex64 tensor real + 1j * imag.
+
+Args:
+  real: float32 Tensor.
+  imag: float32 Tensor, broadcastable against `real`.
+
+Raises:
+  TypeError: the parts differ in dtype or are not float32 / float64.
+  UnimplementedError: float64 parts (complex128 is not supported).)doc");
+  const std::pair<const char*, Tensor (*)(const Tensor&)> parts[] = {
+      {"real", &op::real_part}, {"imag", &op::imag_part}, {"conj", &op::conj}, {"angle", &angle}, {"invert", &invert}};
+  for (const auto& [name, fn] : parts) {
+    m.def(
+        name,
+        [fn](py::handle x, py::handle) {
+          Tensor t = tensor_of(x);
+          return nogil([&] { return fn(t); });
+        },
+        py::arg("x"), py::arg("name") = py::none(),
+        "Elementwise part of a complex64 tensor (real / imag / angle give float32), or tf.bitwise.invert.");
+  }
+  const std::pair<const char*, BitwiseOp> bitwise_ops[] = {{"bitwise_and", BitwiseOp::kAnd},
+                                                           {"bitwise_or", BitwiseOp::kOr},
+                                                           {"bitwise_xor", BitwiseOp::kXor},
+                                                           {"left_shift", BitwiseOp::kLeftShift},
+                                                           {"right_shift", BitwiseOp::kRightShift}};
+  for (const auto& [name, kind] : bitwise_ops) {
+    m.def(
+        name,
+        [kind](py::handle x, py::handle y, py::handle) {
+          Tensor a = tensor_of(x);
+          Tensor b = like(y, a);
+          return nogil([&] { return bitwise(kind, a, b); });
+        },
+        py::arg("x"), py::arg("y"), py::arg("name") = py::none(),
+        "tf.bitwise op with broadcasting; integer tensors of one dtype. Shift amounts clamp to [0, bits - 1].");
+  }
+}
+
+}  // namespace tpustrategy::bindings
