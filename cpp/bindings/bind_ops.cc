@@ -253,9 +253,7 @@ void init_tensor_operators(py::module_& m) {
 
 }  // namespace
 
-void init_ops(py::module_& root) {
-  py::module_ m = root.def_submodule("ops", "Tensor kernels (private; use the tpustrategy facade).");
-
+void init_ops(py::module_& m) {
   const std::pair<const char*, UnaryOp> unary_ops[] = {
       {"negative", UnaryOp::kNegative}, {"abs", UnaryOp::kAbs},
       {"square", UnaryOp::kSquare},     {"exp", UnaryOp::kExp},
@@ -584,7 +582,7 @@ Raises:
       py::arg("input"), "The same values; no gradient flows back through the result (tf.stop_gradient).");
 
   init_ops_nn(m);
-  init_tensor_operators(root);
+  init_tensor_operators(m);
 }
 
 }  // namespace tpustrategy::bindings

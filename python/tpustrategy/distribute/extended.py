@@ -55,7 +55,7 @@ class StrategyExtendedV2:
 
     # ---- hooks ----
     def _replica_devices(self) -> list:
-        """One simulated device (``_core.Device``) per replica, in replica order."""
+        """One simulated device (``_core.devices.Device``) per replica, in replica order."""
         raise NotImplementedError
 
     @property
@@ -147,7 +147,7 @@ class StrategyExtendedV2:
         if cached is None or len(cached[0]) != count:
             ids, in_sync = self._local_replica_ids(), self._num_replicas_in_sync
             contexts = [self._make_replica_context(r) for r in ids]
-            execution_contexts = [_core.ExecutionContext(d, r, in_sync, "replica") for r, d in zip(ids, devices,
+            execution_contexts = [_core.runtime.ExecutionContext(d, r, in_sync, "replica") for r, d in zip(ids, devices,
                                                                                                     strict=True)]
             for position, (context, execution_context) in enumerate(zip(contexts, execution_contexts, strict=True)):
                 context._execution_context = execution_context
@@ -352,7 +352,7 @@ class StrategyExtendedV1(StrategyExtendedV2):
 def _as_tensor(value):
     from tpustrategy import _core
 
-    return _core.convert_to_tensor(value)
+    return _core.tensor.convert_to_tensor(value)
 
 
 def _copies_on(tensor, devices):

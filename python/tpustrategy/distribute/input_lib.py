@@ -247,7 +247,7 @@ def _zeros_like_spec(spec):
         dims[0] = 0
     if isinstance(spec, _structure.StringSpec):
         return np.empty(dims, dtype=object)
-    return _core.constant(np.zeros(dims, dtype=spec.dtype.as_numpy_dtype), spec.dtype)
+    return _core.tensor.constant(np.zeros(dims, dtype=spec.dtype.as_numpy_dtype), spec.dtype)
 
 
 class DistributedIteratorV1:
@@ -285,9 +285,9 @@ def make_numpy_dataset(numpy_input):
     def host_copy(value):
         if type(value) is list:  # lists are values in tf.data: a list of arrays is stacked
             value = np.stack([np.asarray(v) for v in value])
-        return _core.constant(np.array(value))
+        return _core.tensor.constant(np.array(value))
 
-    with device_scope.device_scope(_core.host_cpu(0)):
+    with device_scope.device_scope(_core.devices.host_cpu(0)):
         copied = _structure.map_structure(host_copy, numpy_input)
     return Dataset.from_tensor_slices(copied)
 

@@ -18,7 +18,7 @@ from tpustrategy.distribute.reduce_util import ReduceOp, as_reduce_op
 
 
 def _validate_replica_id(replica_id):
-    if replica_id is None or isinstance(replica_id, _core.Tensor):
+    if replica_id is None or isinstance(replica_id, _core.tensor.Tensor):
         return replica_id
     if isinstance(replica_id, (int, np.integer)) and not isinstance(replica_id, bool):
         return replica_id
@@ -45,7 +45,8 @@ class ReplicaContext:
         self._strategy = strategy
         self._replica_id_in_sync_group = _validate_replica_id(replica_id_in_sync_group)
         rid = replica_id_in_sync_group
-        self._replica_id = 0 if rid is None else int(np.asarray(rid)) if isinstance(rid, _core.Tensor) else int(rid)
+        self._replica_id = (0 if rid is None else int(np.asarray(rid)) if isinstance(rid, _core.tensor.Tensor)
+                            else int(rid))
         # This replica's place among the replicas run here (the scheduler's index). It is the replica id,
         # except in a multi-process slice, where a process runs a block of the ids.
         self._position = self._replica_id
@@ -75,9 +76,9 @@ class ReplicaContext:
         An id given as a tensor is returned as is; the default context outside any strategy gives the int 0.
         """
         rid = self._replica_id_in_sync_group
-        if rid is None or isinstance(rid, _core.Tensor):
+        if rid is None or isinstance(rid, _core.tensor.Tensor):
             return rid
-        return _core.constant(np.int32(rid))
+        return _core.tensor.constant(np.int32(rid))
 
     @property
     def devices(self) -> tuple[str, ...]:
@@ -130,8 +131,8 @@ class ReplicaContext:
         """
         op = as_reduce_op(reduce_op)
         nested = nest.is_nested(value)
-        leaves = [_core.convert_to_tensor(v) for v in nest.flatten(value)] if nested else \
-            [_core.convert_to_tensor(value)]
+        leaves = [_core.tensor.convert_to_tensor(v) for v in nest.flatten(value)] if nested else \
+            [_core.tensor.convert_to_tensor(value)]
         if self._run is None:
             if self.num_replicas_in_sync != 1:
                 raise RuntimeError("all_reduce needs the ReplicaContext that Strategy.run provides")
@@ -152,7 +153,7 @@ class ReplicaContext:
     def all_gather(self, value, axis, options=None):
         """Concatenates the nest `value` across replicas along `axis`, in replica order, on every replica."""
         cross_replica_ops.reject_indexed_slices(value, "all_gather")
-        leaves = [_core.convert_to_tensor(v) for v in nest.flatten(value)]
+        leaves = [_core.tensor.convert_to_tensor(v) for v in nest.flatten(value)]
         for t in leaves:
             if t.ndim == 0:
                 raise ValueError("all_gather cannot gather rank-0 (scalar) values; expand them to rank 1 first")

@@ -5,7 +5,7 @@ own greenlet on the calling thread (taken from a per-thread pool of workers: cre
 more than a whole run's switches), in a copy of the caller's contextvars, started in replica order, with
 its own C++ execution context (device, mode, replica id) made current exactly once per switch into it.
 A replica that reaches a synchronisation point (an all-reduce, all-gather, ``merge_call``) arrives at the
-run's C++ Rendezvous (``_core.ReplicaRendezvous``), which checks it against the replicas already there —
+run's C++ Rendezvous (``_core.runtime.ReplicaRendezvous``), which checks it against the replicas already there —
 kind, op, dtypes, shapes, nest structure, order — and raises TF's error at once, naming the replicas; then
 the replica switches back here. Once every replica has parked, the Rendezvous runs the collective through
 the Communicator (a ``merge_call`` runs its merge function here, in cross-replica context) and each replica
@@ -31,7 +31,7 @@ import greenlet
 
 from tpustrategy import _core, errors
 
-_set_context = _core.set_current_context
+_set_context = _core.runtime.set_current_context
 
 
 class _Merge:
@@ -110,7 +110,7 @@ class ReplicaRun:
         if n == 1:
             return [replica_main(0)]
         self._driver = greenlet.getcurrent()
-        driver_context = self._driver_context = _core.current_context()
+        driver_context = self._driver_context = _core.runtime.current_context()
         contexts = self._contexts
         workers = _take_workers(n)
         rendezvous = self._take_rendezvous()
@@ -239,10 +239,10 @@ class ReplicaRun:
 
     def _take_rendezvous(self):
         if self._communicator is not None:  # not pooled: one per run of a multi-process slice
-            self._rendezvous = _core.ReplicaRendezvous(self.num_replicas, self._communicator)
+            self._rendezvous = _core.runtime.ReplicaRendezvous(self.num_replicas, self._communicator)
             return self._rendezvous
         free = _free_rendezvous(self.num_replicas)
-        self._rendezvous = free.pop() if free else _core.ReplicaRendezvous(self.num_replicas)
+        self._rendezvous = free.pop() if free else _core.runtime.ReplicaRendezvous(self.num_replicas)
         return self._rendezvous
 
     def _return_rendezvous(self) -> None:

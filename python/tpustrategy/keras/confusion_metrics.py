@@ -21,13 +21,14 @@ _MAX_THRESHOLDS = 1 << 24
 def _counts(y_true, y_pred, thresholds, sample_weight):
     """TP, FP, TN, FN per threshold (float32 vectors of len(thresholds))."""
     ops = _core.ops
-    y_pred = ops.reshape(_tensor(y_pred, _core.float32), [-1, 1])
-    labels = ops.reshape(ops.cast(ops.cast(_tensor(y_true), _core.bool), _core.float32), [-1, 1])
-    thr = _core.convert_to_tensor(np.asarray(thresholds, np.float32).reshape(1, -1))
-    predicted = ops.cast(ops.greater(y_pred, thr), _core.float32)
-    weight = ops.ones([1, 1], _core.float32) if sample_weight is None else ops.reshape(
-        ops.broadcast_to(_tensor(sample_weight, _core.float32), [int(np.prod(_tensor(y_true)._shape_tuple))]), [-1, 1])
-    one = ops.ones([], _core.float32)
+    y_pred = ops.reshape(_tensor(y_pred, _core.tensor.float32), [-1, 1])
+    labels = ops.reshape(ops.cast(ops.cast(_tensor(y_true), _core.tensor.bool), _core.tensor.float32), [-1, 1])
+    thr = _core.tensor.convert_to_tensor(np.asarray(thresholds, np.float32).reshape(1, -1))
+    predicted = ops.cast(ops.greater(y_pred, thr), _core.tensor.float32)
+    weight = ops.ones([1, 1], _core.tensor.float32) if sample_weight is None else ops.reshape(
+        ops.broadcast_to(_tensor(sample_weight, _core.tensor.float32), [int(np.prod(_tensor(y_true)._shape_tuple))]),
+        [-1, 1])
+    one = ops.ones([], _core.tensor.float32)
     tp = ops.reduce_sum(predicted * labels * weight, [0])
     fp = ops.reduce_sum(predicted * (one - labels) * weight, [0])
     fn = ops.reduce_sum((one - predicted) * labels * weight, [0])
@@ -36,8 +37,8 @@ def _counts(y_true, y_pred, thresholds, sample_weight):
 
 
 def _divide_no_nan(a, b):
-    zero = _core.ops.zeros([], _core.float32)
-    safe = _core.ops.where(b == zero, _core.ops.ones([], _core.float32), b)
+    zero = _core.ops.zeros([], _core.tensor.float32)
+    safe = _core.ops.where(b == zero, _core.ops.ones([], _core.tensor.float32), b)
     return _core.ops.where(b == zero, zero, a / safe)
 
 
@@ -124,7 +125,7 @@ class AUC(Metric):
 
     def update_state(self, y_true, y_pred, sample_weight=None):
         if self.from_logits:
-            y_pred = _core.ops.sigmoid(_tensor(y_pred, _core.float32))
+            y_pred = _core.ops.sigmoid(_tensor(y_pred, _core.tensor.float32))
         tp, fp, tn, fn = _counts(y_true, y_pred, self.thresholds, sample_weight)
         self.true_positives.assign_add(tp)
         self.false_positives.assign_add(fp)
@@ -146,7 +147,7 @@ class AUC(Metric):
                 denom = np.maximum(tp[1:] + fn[1:], 0)
                 safe_denom = np.where(denom > 0, denom, 1)
                 increment = np.where(denom > 0, slope * (dtp + intercept * np.log(ratio)) / safe_denom, 0.0)
-                return _core.constant(float(np.sum(increment)), _core.float32)
+                return _core.tensor.constant(float(np.sum(increment)), _core.tensor.float32)
             recall = np.where(tp + fn > 0, tp / np.where(tp + fn > 0, tp + fn, 1), 0.0)
             if self.curve == "ROC":
                 x = np.where(fp + tn > 0, fp / np.where(fp + tn > 0, fp + tn, 1), 0.0)
@@ -160,4 +161,4 @@ class AUC(Metric):
                 heights = np.minimum(y[:-1], y[1:])
             else:
                 heights = np.maximum(y[:-1], y[1:])
-            return _core.constant(float(np.sum((x[:-1] - x[1:]) * heights)), _core.float32)
+            return _core.tensor.constant(float(np.sum((x[:-1] - x[1:]) * heights)), _core.tensor.float32)
