@@ -6,7 +6,7 @@ import collections.abc
 import tpustrategy._core.devices
 import tpustrategy._core.tensor
 import typing
-__all__: list[str] = ['CollectiveCounter', 'ExecutionContext', 'ReplicaRendezvous', 'current_context', 'set_current_context']
+__all__: list[str] = ['CollectiveCounter', 'ExecutionContext', 'ReplicaRendezvous', 'current_context', 'current_mode', 'pop_mode', 'push_mode', 'set_current_context', 'unwind_mode']
 class CollectiveCounter:
     """
     While entered, counts every collective that passes the Communicator hook point, by kind.
@@ -29,12 +29,21 @@ class ExecutionContext:
     mode: str
     def __init__(self, device: tpustrategy._core.devices.Device = None, replica_id: typing.SupportsInt | typing.SupportsIndex = -1, num_replicas: typing.SupportsInt | typing.SupportsIndex = 1, mode: str = 'cross_replica') -> None:
         ...
+    def clear_modes(self) -> None:
+        """
+        Empties this context's mode stack (after a failed run).
+        """
     @property
     def logical_core(self) -> int:
         ...
     @logical_core.setter
     def logical_core(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
+    @property
+    def mode_depth(self) -> int:
+        """
+        Frames on this context's tf.distribute mode stack.
+        """
     @property
     def num_replicas(self) -> int:
         ...
@@ -90,7 +99,23 @@ def current_context() -> ExecutionContext:
     """
     This thread's current context.
     """
+def current_mode() -> typing.Any:
+    """
+    The top frame of the current context's mode stack, or None when it is empty.
+    """
+def pop_mode(frame: typing.Any) -> None:
+    """
+    Pops `frame` off the current context's mode stack (RuntimeError unless it is on top).
+    """
+def push_mode(frame: typing.Any) -> None:
+    """
+    Pushes a frame onto the current context's tf.distribute mode stack.
+    """
 def set_current_context(context: ExecutionContext) -> None:
     """
     Makes `context` this thread's current context (None: the thread's default).
+    """
+def unwind_mode(frame: typing.Any) -> None:
+    """
+    Pops the current context's mode stack down to and including `frame`, if it is on it.
     """

@@ -209,6 +209,9 @@ def create_distributed_variable(extended, next_creator, **kwargs):
     if callable(initial_value):
         initial_value = initial_value()
     initial = _core.tensor.convert_to_tensor(initial_value, kwargs.get("dtype"))
+    process_slice = getattr(extended, "_process_slice", None)
+    if process_slice is not None:  # a multi-process slice: every process starts from process 0's value (TF MWMS)
+        initial = process_slice.broadcast_initial_value(initial)
     if aggregation == VariableAggregation.MEAN and not initial.dtype.is_floating:
         raise ValueError(f"Variable aggregation MEAN is not supported for non-floating dtype {initial.dtype.name}: "
                          "the mean of integers cannot be represented exactly")

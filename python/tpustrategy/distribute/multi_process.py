@@ -171,6 +171,13 @@ class ProcessSlice:
         arrays = [np.asarray(_core.tensor.convert_to_tensor(v)) for v in local_values]
         return _core.tensor.convert_to_tensor(self.communicator.broadcast(arrays, root)[0])
 
+    def broadcast_initial_value(self, value) -> Any:
+        """Process 0's `value` (a tensor), in every process: a variable's initial value, as MultiWorkerMirroredStrategy
+        broadcasts it from the chief, so that random initialisers agree."""
+        value = _core.tensor.convert_to_tensor(value)
+        # A different dtype or size in another process: InvalidArgumentError naming the processes.
+        return self.broadcast([value] * len(self.replica_ids), root=0)
+
     def barrier(self) -> None:
         self.communicator.barrier()
 

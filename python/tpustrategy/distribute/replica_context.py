@@ -8,10 +8,12 @@ outside any strategy answers the Python int 0 (TF's ``_DefaultReplicaContext``).
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from tpustrategy import _core, nest
-from tpustrategy.distribute import collective_gradients, cross_replica_ops
+from tpustrategy.distribute import collective_gradients, collective_util, cross_replica_ops
 from tpustrategy.distribute import distribution_strategy_context as ds_context
 from tpustrategy.distribute import values as values_lib
 from tpustrategy.distribute.reduce_util import ReduceOp, as_reduce_op
@@ -124,12 +126,26 @@ class ReplicaContext:
         finally:
             ds_context.pop_mode(mode)
 
+    @contextlib.contextmanager
+    def _collective_options(self, options):
+        """In a multi-process slice, the call's options (merged over the strategy's) bound the collective's wait."""
+        process_slice = getattr(self._strategy.extended, "_process_slice", None)
+        if options is None or process_slice is None:
+            yield
+            return
+        process_slice._apply_options(options)
+        try:
+            yield
+        finally:
+            process_slice._apply_options(None)
+
     def all_reduce(self, reduce_op, value, options=None):
         """Reduces the nest `value` across replicas; every replica gets the result, in `value`'s structure.
 
         Every replica must call it in the same order with the same dtypes and shapes.
         """
         op = as_reduce_op(reduce_op)
+        options = collective_util.check_options(options, "ReplicaContext.all_reduce")
         nested = nest.is_nested(value)
         leaves = [_core.tensor.convert_to_tensor(v) for v in nest.flatten(value)] if nested else \
             [_core.tensor.convert_to_tensor(value)]
@@ -140,8 +156,9 @@ class ReplicaContext:
         structure = _structure_of(value, len(leaves)) if nested else ""
         # TF's MEAN of integers is sum / n with true division (float64): reduce with SUM, divide here.
         integer_mean = op == ReduceOp.MEAN and any(t.dtype.is_integer for t in leaves)
-        results = self._run.collective(self._position, "all_reduce", leaves, self._destination_devices(),
-                                       op="SUM" if integer_mean else op.value, structure=structure)
+        with self._collective_options(options):
+            results = self._run.collective(self._position, "all_reduce", leaves, self._destination_devices(),
+                                           op="SUM" if integer_mean else op.value, structure=structure)
         if integer_mean:
             from tpustrategy.ops import math_ops
 
@@ -153,6 +170,7 @@ class ReplicaContext:
     def all_gather(self, value, axis, options=None):
         """Concatenates the nest `value` across replicas along `axis`, in replica order, on every replica."""
         cross_replica_ops.reject_indexed_slices(value, "all_gather")
+        options = collective_util.check_options(options, "ReplicaContext.all_gather")
         leaves = [_core.tensor.convert_to_tensor(v) for v in nest.flatten(value)]
         for t in leaves:
             if t.ndim == 0:
@@ -165,8 +183,9 @@ class ReplicaContext:
         structure = _structure_of(value, len(leaves)) if nest.is_nested(value) else ""
         # Sizes along the axis may differ between replicas: TF's collectives pad to the longest and slice. (On a
         # TPU, TF traces one program, so its replicas cannot differ; the simulator gathers them as Mirrored does.)
-        results = self._run.collective(self._position, "all_gather", leaves, self._destination_devices(),
-                                       axis=axis, structure=structure, ragged=True)
+        with self._collective_options(options):
+            results = self._run.collective(self._position, "all_gather", leaves, self._destination_devices(),
+                                           axis=axis, structure=structure, ragged=True)
         results = collective_gradients.record_all_gather(self, axis, leaves, results)
         return nest.pack_sequence_as(value, results)
 

@@ -210,9 +210,12 @@ class ReplicaRun:
         self._finished[i] = None
         try:
             worker.parent = greenlet.getcurrent()  # so that its end comes back here
+            _set_context(self._contexts[i])  # its finally blocks run in its own context (device, mode stack)
             worker.throw(greenlet.GreenletExit)  # unwind its frames (finally blocks run); the worker is dropped
         except BaseException:  # noqa: BLE001 - whatever it does while unwinding, the run fails as below
             pass
+        finally:
+            _set_context(self._driver_context)
         self._cancel(workers, message)
         raise RuntimeError(message)
 
