@@ -2,7 +2,7 @@
 
 Per replica 1, 16 and 64 MiB. Sides (each skipped when not importable):
   tps_run       — MirroredStrategy over 8 logical CPUs, strategy.run + ReplicaContext.all_reduce
-  tps_core      — tpustrategy._core.all_reduce on the 8 per-replica tensors directly (no scheduler)
+  tps_core      — tpustrategy._core.collectives.all_reduce on the 8 per-replica tensors directly (no scheduler)
   tf_run        — tf.distribute.MirroredStrategy over 8 logical CPUs, strategy.run + all_reduce (eager)
   jax_psum      — jit(shard_map(psum)) over 8 host devices (XLA_FLAGS=--xla_force_host_platform_device_count=8),
                   the inputs placed with jax.device_put and a NamedSharding over a 1-D mesh
@@ -77,9 +77,9 @@ def bench_tpustrategy(sizes: list[int], repeats: int) -> dict:
             return strategy.run(lambda x: tps.distribute.get_replica_context().all_reduce("SUM", x), args=(buffers,))
 
         _check_sum(strategy.experimental_local_results(run_step())[REPLICAS - 1], elements)
-        _check_sum(_core.all_reduce(locals_, "SUM")[0], elements)
+        _check_sum(_core.collectives.all_reduce(locals_, "SUM")[0], elements)
         out["tps_run"][size] = median_s(run_step, repeats)
-        out["tps_core"][size] = median_s(lambda locals_=locals_: _core.all_reduce(locals_, "SUM"), repeats)
+        out["tps_core"][size] = median_s(lambda locals_=locals_: _core.collectives.all_reduce(locals_, "SUM"), repeats)
     return out
 
 

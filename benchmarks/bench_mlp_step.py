@@ -105,10 +105,10 @@ def side_tps(x, w1, w2, steps, repeats):
         return seconds, faults / (steps * repeats + 1)
 
     # The same step without the buffer cache (every result buffer fresh from the OS), then with it.
-    limit = _core.buffer_cache_limit()
-    _core.set_buffer_cache_limit(0)
+    limit = _core.devices.buffer_cache_limit()
+    _core.devices.set_buffer_cache_limit(0)
     uncached_s, uncached_faults = faults_and_time()
-    _core.set_buffer_cache_limit(limit)
+    _core.devices.set_buffer_cache_limit(limit)
     seconds, faults = faults_and_time()
     extra = {"minor_faults_per_step": faults, "uncached_step_s": uncached_s,
              "uncached_minor_faults_per_step": uncached_faults}

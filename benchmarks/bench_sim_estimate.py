@@ -50,7 +50,7 @@ def main() -> None:
         record.add_collective("all_reduce", [(r, 0) for r in range(8)], 4096 * 4096, dtype="bfloat16")
 
     for name in slices:
-        preset = _core.find_slice_preset(name)
+        preset = _core.slice.find_slice_preset(name)
         n = preset.num_hosts * preset.devices_per_host
         mesh = list(preset.mesh_shape)
         members = [[x, y, z, 0] for z in range(mesh[2]) for y in range(mesh[1]) for x in range(mesh[0])]
@@ -78,7 +78,7 @@ def main() -> None:
             # whole preset: replica t runs recorded replica t mod 8's program, every all-reduce spans every core.
             return tpx.estimate_step(record, name).step_time
 
-        baseline = _median_s(lambda name=name: _core.slice_topology(name), repeats)
+        baseline = _median_s(lambda name=name: _core.topology.slice_topology(name), repeats)
         for case, fn in [("every_collective_x18", every_collective), ("group_by_coordinates", group_by_coordinates),
                          (f"step_timeline_{layers}_layers", data_parallel_step),
                          (f"recorded_step_what_if_{layers}_layers", recorded_step_what_if)]:

@@ -47,11 +47,11 @@ def main() -> None:
     strategy = tf.distribute.TPUStrategy(experimental_device_assignment=da, experimental_spmd_xla_partitioning=True)
     cores = strategy.extended._logical_grid[0]
     rng = np.random.default_rng(0)
-    x = _core.convert_to_tensor(rng.standard_normal((n, n)).astype(np.float32))
-    w = _core.convert_to_tensor(rng.standard_normal((n, n)).astype(np.float32))
-    shard = _core.ShardedTensor.shard
-    tiled = _core.Sharding.iota_tiled
-    replicated = _core.Sharding.replicated()
+    x = _core.tensor.convert_to_tensor(rng.standard_normal((n, n)).astype(np.float32))
+    w = _core.tensor.convert_to_tensor(rng.standard_normal((n, n)).astype(np.float32))
+    shard = _core.spmd.ShardedTensor.shard
+    tiled = _core.spmd.Sharding.iota_tiled
+    replicated = _core.spmd.Sharding.replicated()
 
     unpartitioned = median_s(lambda: _core.ops.matmul(x, w), repeats)
     # Copy bandwidth of this machine (read + write), for the collectives' memory traffic.

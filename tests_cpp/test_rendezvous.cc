@@ -82,6 +82,47 @@ TEST(CollectiveDescTest, ToStringAndMismatchNameTheFields) {
   EXPECT_EQ(g2.to_string(), "collective_permute{dtype=float16, shape=[1], group=0, seq=0, pairs=[(0, 1)]}");
 }
 
+// What processes compare (Communicator::agree): each kind of difference moves its own hash only, so that
+// the MPI backend can tell a nest of another structure (ValueError) or another shape ("Shape mismatch")
+// from another collective; fields that do not apply to the kind move nothing.
+TEST(CollectiveDescTest, SignatureHashesEachKindOfDifferenceApart) {
+  CollectiveDesc a;
+  a.kind = CollectiveKind::kAllReduce;
+  a.structure = "{'a': *}";
+  a.leaves = {{DType::kFloat32, {2, 3}}};
+  const CollectiveSignature base = signature_of(a, "replica");
+  EXPECT_EQ(base.kind, CollectiveKind::kAllReduce);
+  EXPECT_EQ(base.participant, "replica");
+  EXPECT_EQ(base.text, a.to_string());
+  auto differs = [&](const CollectiveDesc& b) {
+    const CollectiveSignature s = signature_of(b);
+    return std::vector<bool>{s.structure != base.structure, s.dtypes != base.dtypes, s.shapes != base.shapes,
+                             s.rest != base.rest};
+  };
+  EXPECT_EQ(differs(a), (std::vector<bool>{false, false, false, false}));
+  CollectiveDesc b = a;
+  b.leaves[0].shape = {3, 2};  // the same element count
+  EXPECT_EQ(differs(b), (std::vector<bool>{false, false, true, false}));
+  b = a;
+  b.leaves[0].dtype = DType::kInt32;
+  EXPECT_EQ(differs(b), (std::vector<bool>{false, true, false, false}));
+  b = a;
+  b.structure = "{'b': *}";
+  EXPECT_EQ(differs(b), (std::vector<bool>{true, false, false, false}));
+  b = a;
+  b.op = CollectiveOp::kMax;
+  EXPECT_EQ(differs(b), (std::vector<bool>{false, false, false, true}));
+  b = a;
+  b.sequence = 1;
+  EXPECT_EQ(differs(b), (std::vector<bool>{false, false, false, true}));
+  b = a;
+  b.root = 2;  // not a broadcast: ignored
+  EXPECT_EQ(differs(b), (std::vector<bool>{false, false, false, false}));
+  b = a;
+  b.leaves.push_back({DType::kFloat32, {2, 3}});  // one more tensor
+  EXPECT_TRUE(differs(b)[1] || differs(b)[2]);
+}
+
 // ---- cooperative front end ----
 
 TEST(RendezvousCooperativeTest, ArriveReportsFullAndCompleteRunsKernelOnce) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <type_traits>
 
 #include "tpustrategy/core/errors.h"
 #include "tpustrategy/sim/collective_cost.h"
@@ -119,6 +120,23 @@ TEST(Formulas, BadInputIsAValueError) {
   EXPECT_THROW(collective_time(v5e(), CollectiveKind::kAllGather, 1, {{4, true, 0}}), ValueError);
   EXPECT_THROW(collective_kind_from_name("all_sum"), ValueError);
   EXPECT_EQ(collective_kind_from_name("reduce_scatter"), CollectiveKind::kReduceScatter);
+}
+
+// The cost model shares the runtime's enum (collectives/collective_kind.h); the kinds that move no data
+// have no cost, even over a group of one.
+TEST(Formulas, KindsWithoutDataHaveNoCost) {
+  static_assert(std::is_same_v<CollectiveKind, tpustrategy::CollectiveKind>);
+  for (auto kind :
+       {CollectiveKind::kBarrier, CollectiveKind::kMergeCall, CollectiveKind::kSplit, CollectiveKind::kAbort}) {
+    EXPECT_THROW(collective_time(v5e(), kind, 1, {{4, true}}), ValueError) << name_of(kind);
+    EXPECT_THROW(collective_time(v5e(), kind, 1, {{1, true}}), ValueError) << name_of(kind);
+    EXPECT_THROW(bus_bandwidth(kind, 1, 4, 1), ValueError) << name_of(kind);
+    EXPECT_THROW(collective_kind_from_name(collective_kind_name(kind)), ValueError) << name_of(kind);
+  }
+  for (auto kind : {CollectiveKind::kAllReduce, CollectiveKind::kAllGather, CollectiveKind::kReduceScatter,
+                    CollectiveKind::kAllToAll, CollectiveKind::kCollectivePermute, CollectiveKind::kBroadcast}) {
+    EXPECT_EQ(collective_kind_from_name(name_of(kind)), kind);
+  }
 }
 
 // ---- geometry: axes of a slice and of a group -----------------------------------------------------------------------

@@ -11,11 +11,11 @@ from tpustrategy import _core
 @pytest.fixture(autouse=True)
 def default_slice():
     """Every test starts on the default v3-8 slice with fresh devices (HBM at zero, default capacity)."""
-    _core.activate_slice("v3-8")
-    _core.set_current_device(None)
+    _core.slice.activate_slice("v3-8")
+    _core.devices.set_current_device(None)
     yield
-    _core.set_current_device(None)
-    _core.activate_slice("v3-8")
+    _core.devices.set_current_device(None)
+    _core.slice.activate_slice("v3-8")
 
 
 @pytest.fixture

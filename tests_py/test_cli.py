@@ -36,7 +36,7 @@ def test_demo_all_reduce_matches_numpy(args, replicas):
 
 def test_slices_lists_every_preset_with_its_figures():
     lines = {line.split()[0]: line.split() for line in run_cli("slices").stdout.splitlines()[1:-1]}
-    presets = _core.slice_presets()
+    presets = _core.slice.slice_presets()
     assert sorted(lines) == sorted(p.name for p in presets)
     for p in presets:
         name, generation, chips, cores, tensorcores, hosts = lines[p.name][:6]

@@ -279,7 +279,7 @@ def test_tpu_resolver_connect_initializes(caplog):
 
     resolver = TPUClusterResolver.connect("v4-8")
     assert isinstance(resolver, TPUClusterResolver)
-    assert tps._core.active_slice().name == "v4-8"
+    assert tps._core.slice.active_slice().name == "v4-8"
     assert "v4-8" in tpu_system.get_initialized_tpu_systems()
     assert len(tps.config.list_logical_devices("TPU")) == 4
 

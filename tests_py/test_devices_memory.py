@@ -23,14 +23,15 @@ def test_default_slice_is_v3_8_with_canonical_names():
 
 
 def test_core_device_compares_unequal_to_other_types_instead_of_raising():
-    core0, core1 = tps._core.list_devices("TPU")[:2]
-    assert core0 == tps._core.list_devices("TPU")[0] and core0 != core1
+    core0, core1 = tps._core.devices.list_devices("TPU")[:2]
+    assert core0 == tps._core.devices.list_devices("TPU")[0] and core0 != core1
     assert core0 != "TPU:0" and not (core0 == None)  # noqa: E711 - the operator itself is under test
     assert core0 in [None, "x", core0]
 
 
 def test_slice_env_var_selects_preset():
-    code = "import tpustrategy as t; print(len(t.config.list_logical_devices('TPU')), t._core.active_slice().name)"
+    code = ("import tpustrategy as t; "
+            "print(len(t.config.list_logical_devices('TPU')), t._core.slice.active_slice().name)")
     out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "TPUSTRATEGY_SLICE": "v4-32"},
                          capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["16", "v4-32"]
@@ -124,11 +125,11 @@ def test_all_reduce_result_charges_each_core_only_while_its_own_result_lives():
 def test_broadcast_of_a_value_charges_its_own_core_once():
     from tpustrategy import _core
 
-    devices = [_core.find_device(f"TPU:{i}") for i in range(2)]
-    _core.set_current_device(devices[1])
+    devices = [_core.devices.find_device(f"TPU:{i}") for i in range(2)]
+    _core.devices.set_current_device(devices[1])
     value = tps.constant(np.ones(250, np.float32))
-    _core.set_current_device(None)
-    out = _core.broadcast(value, devices)
+    _core.devices.set_current_device(None)
+    out = _core.collectives.broadcast(value, devices)
     assert [d.memory_info()["current"] for d in devices] == [1000, 1000]
     del out, value
     assert [d.memory_info()["current"] for d in devices] == [0, 0]

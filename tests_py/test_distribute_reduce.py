@@ -169,19 +169,19 @@ def test_broadcast_to_and_update_and_read_var():
 
 
 def test_core_collectives_validate_and_charge_memory():
-    gpu0, gpu1 = _core.find_device("GPU:0"), _core.find_device("GPU:1")
+    gpu0, gpu1 = _core.devices.find_device("GPU:0"), _core.devices.find_device("GPU:1")
     a, b = tps.constant([1.0, 2.0]), tps.constant([3.0, 4.0])
     before = gpu1.memory_info()["current"]
-    out = _core.all_reduce([a, b], "max", [gpu0, gpu1])
+    out = _core.collectives.all_reduce([a, b], "max", [gpu0, gpu1])
     assert gpu1.memory_info()["current"] == before + 8
     assert [o.numpy().tolist() for o in out] == [[3.0, 4.0]] * 2
     del out
     assert gpu1.memory_info()["current"] == before
     with pytest.raises(tps.errors.InvalidArgumentError, match="replica 1"):
-        _core.all_reduce([a, tps.constant([1.0])], "sum")
+        _core.collectives.all_reduce([a, tps.constant([1.0])], "sum")
     with pytest.raises(ValueError, match="reduce op"):
-        _core.all_reduce([a, b], "median")
-    scattered = _core.reduce_scatter([a, b], "sum", [gpu0, gpu1])
+        _core.collectives.all_reduce([a, b], "median")
+    scattered = _core.collectives.reduce_scatter([a, b], "sum", [gpu0, gpu1])
     assert [s.numpy().tolist() for s in scattered] == [[4.0], [6.0]]
-    copies = _core.broadcast(a, [gpu0, gpu1])
+    copies = _core.collectives.broadcast(a, [gpu0, gpu1])
     assert copies[1].device.endswith("GPU:1") and copies[1].numpy().tolist() == [1.0, 2.0]

@@ -253,3 +253,43 @@ def test_multi_worker_mirrored_strategy_without_mpirun_is_one_local_worker():
     assert np.asarray(total).tolist() == [2.0 * strategy.num_replicas_in_sync, 3.0 * strategy.num_replicas_in_sync]
     with pytest.raises(ValueError, match="communication_options must be"):
         tf.distribute.MultiWorkerMirroredStrategy(communication_options="ring")
+
+
+@needs_mpi
+@pytest.mark.parametrize(("case", "processes"), [("shape", 2), ("shape", 4), ("dtype", 2), ("structure", 2)])
+def test_processes_that_disagree_on_shapes_dtypes_or_nests_get_tfs_error(case, processes):
+    done = _mpirun(processes, "mismatched_collective.py", case)
+    lines = _marked_lines(done.stdout, ("INVALID", "VALUE", "FINISHED"))
+    assert len(lines) == processes, done.stdout + done.stderr  # every process reported, none hung or finished
+    per_process = 16 // processes
+    for line in lines:
+        assert line.startswith("VALUE" if case == "structure" else "INVALID"), line
+        assert f"process 0 (MPI rank 0, replicas 0-{per_process - 1}) called all_reduce" in line, line
+        assert f"process 1 (MPI rank 1, replicas {per_process}-{2 * per_process - 1})" in line, line
+        expected = {"shape": "Shape mismatch in the collective across processes",
+                    "dtype": "processes called different collectives",
+                    "structure": "with nests of different structure"}[case]
+        assert expected in line, line
+        if case == "shape":
+            assert "float32[2,3]" in line and "float32[3,2]" in line, line
+
+
+@needs_mpi
+@pytest.mark.parametrize("processes", [2, 4])
+def test_initial_values_are_process_0s_and_input_contexts_span_the_slice(processes):
+    done = _mpirun(processes, "initial_values_and_inputs.py")
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = _marked_lines(done.stdout, ("RESULT",))
+    assert len(lines) == processes, done.stdout + done.stderr
+    hosts_per_process = 4 // processes  # v4-32: 4 hosts of 4 replicas
+    seen = set()
+    for line in lines:
+        head, payload = line.split(": ", 1)
+        process = int(head.split()[-1])
+        seen.add(process)
+        result = json.loads(payload)
+        assert result["constant"] == [1.0, 1.0, 1.0], line  # process 0's, everywhere
+        assert result["computed"] == [0.0, 10.0], line
+        hosts = range(process * hosts_per_process, (process + 1) * hosts_per_process)
+        assert result["contexts"] == [[4, h, 16] for h in hosts], line
+    assert seen == set(range(processes))

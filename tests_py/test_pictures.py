@@ -64,7 +64,7 @@ def test_topology_html_one_cell_per_core_and_a_legend(slice_name):
     name = slice_name
     topology = preset_topology(name)
     page = topology._repr_html_()
-    preset = _core.find_slice_preset(name)
+    preset = _core.slice.find_slice_preset(name)
     x, y, z, cores = preset.mesh_shape
     fills = core_fills(page[: page.index("more z-planes")] if "more z-planes" in page else page)
     assert len(fills) == x * y * min(z, 8) * cores
@@ -91,7 +91,7 @@ def test_v3_8_is_not_one_colour():
 def test_topology_hosts_have_distinct_colours():
     page = preset_topology("v3-32")._repr_html_()
     fills = core_fills(page)
-    host_of = {pos: _core.slice_topology("v3-32").task_ordinal_at_coordinates(tuple(map(int, pos.split(","))))
+    host_of = {pos: _core.topology.slice_topology("v3-32").task_ordinal_at_coordinates(tuple(map(int, pos.split(","))))
                for pos in fills}
     core0 = {host_of[p]: fill for p, fill in fills.items() if p.endswith(",0")}
     assert len(core0) == 4 and len(set(core0.values())) == 4
@@ -149,7 +149,7 @@ def check_assignment_picture(name: str, computation_shape: list[int], replicas: 
     da = DeviceAssignment.build(preset_topology(name), computation_shape=computation_shape, num_replicas=replicas)
     page = da._repr_html_()
     fills = core_fills(page)
-    preset = _core.find_slice_preset(name)
+    preset = _core.slice.find_slice_preset(name)
     assert len(fills) == int(np.prod(preset.mesh_shape))  # one cell per core, used or not
     by_replica: dict[int, set[str]] = {}
     for r in range(replicas):
@@ -193,7 +193,7 @@ def test_sharded_tensor_geometric_view_tiles_to_scale():
 
 def test_sharded_tensor_uneven_tiles_and_replication():
     strategy = tpu_strategy("v3-8", [1, 2, 1, 2], 2)
-    sharding = _core.Sharding.tiled([2, 1, 2], [0, 1, 2, 3], last_tile_dim_replicate=True)
+    sharding = _core.spmd.Sharding.tiled([2, 1, 2], [0, 1, 2, 3], last_tile_dim_replicate=True)
     tensor = strategy.experimental_split_to_logical_devices(np.zeros((6, 4), np.float32), [2, 2])
     assert tensor is not None
     from tpustrategy.tpu.sharded_tensor import ShardedTensor
@@ -205,7 +205,7 @@ def test_sharded_tensor_uneven_tiles_and_replication():
     assert "each on 2 logical cores (replicated)" in page
     heights = sorted(float(h) for h in re.findall(r'class="tps-tile"[^>]*height="([\d.]+)"', page))
     assert heights[0] == heights[1]
-    uneven = ShardedTensor.shard(np.zeros((5, 4), np.float32), _core.Sharding.tiled([2, 1], [0, 1]), devices)
+    uneven = ShardedTensor.shard(np.zeros((5, 4), np.float32), _core.spmd.Sharding.tiled([2, 1], [0, 1]), devices)
     heights = sorted(float(h) for h in re.findall(r'class="tps-tile"[^>]*height="([\d.]+)"', uneven._repr_html_()))
     assert heights[0] < heights[1]  # rows 3 and 2 of 5: areas follow the extents
 

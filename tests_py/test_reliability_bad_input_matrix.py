@@ -107,8 +107,8 @@ MATRIX = textwrap.dedent(
     def state():
         logical = tuple(d.name for d in tf.config.list_logical_devices())
         physical = tuple(tf.config.list_physical_devices())
-        hbm = tuple(d.memory_info()["current"] for d in _core.list_devices(""))
-        return (_core.active_slice().name, logical, physical, hbm, tf.distribute.has_strategy(),
+        hbm = tuple(d.memory_info()["current"] for d in _core.devices.list_devices(""))
+        return (_core.slice.active_slice().name, logical, physical, hbm, tf.distribute.has_strategy(),
                 type(tf.distribute.get_strategy()).__name__)
 
     class Hang(Exception):
@@ -155,8 +155,8 @@ MATRIX = textwrap.dedent(
                     now = state()
                 if now != baseline:
                     outcome = f"changed global state: {baseline} -> {now}"
-                    _core.activate_slice(baseline[0])
-                    _core.set_current_device(None)
+                    _core.slice.activate_slice(baseline[0])
+                    _core.devices.set_current_device(None)
                     tf.distribute.experimental_set_strategy(None)
                     baseline = state()
             if outcome is not None:

@@ -29,14 +29,14 @@ def replica_id():
 # ---- the execution context ----
 
 def test_each_replica_runs_in_its_own_cpp_context():
-    outside = _core.current_context()
+    outside = _core.runtime.current_context()
 
     seen = []
 
     def fn():
-        context = _core.current_context()
+        context = _core.runtime.current_context()
         ds.get_replica_context().merge_call(lambda s: None)  # a switch away and back
-        again = _core.current_context()
+        again = _core.runtime.current_context()
         seen.append((context.replica_id, again.replica_id, again.mode, again.num_replicas, again.device.name))
 
     four().run(fn)
@@ -44,8 +44,8 @@ def test_each_replica_runs_in_its_own_cpp_context():
     for i, (rid, rid_after, mode, n, device) in enumerate(sorted(seen)):
         assert (rid, rid_after, mode, n) == (i, i, "replica", 4)
         assert device.endswith(f"GPU:{i}")
-    assert _core.current_context().replica_id == outside.replica_id == -1
-    assert _core.current_context().mode == "cross_replica"
+    assert _core.runtime.current_context().replica_id == outside.replica_id == -1
+    assert _core.runtime.current_context().mode == "cross_replica"
     assert tps.constant(1.0).device.endswith("CPU:0")
 
 
@@ -53,12 +53,12 @@ def test_merge_fn_runs_in_the_callers_context_in_merge_mode():
     modes = []
 
     def merge_fn(strategy):
-        context = _core.current_context()
+        context = _core.runtime.current_context()
         modes.append((context.mode, context.replica_id))
 
     four().run(lambda: ds.get_replica_context().merge_call(merge_fn))
     assert modes == [("merge", -1)]
-    assert _core.current_context().mode == "cross_replica"
+    assert _core.runtime.current_context().mode == "cross_replica"
 
 
 def test_device_scope_inside_a_replica_is_that_replicas_only():
@@ -74,17 +74,17 @@ def test_device_scope_inside_a_replica_is_that_replicas_only():
 
 
 def test_set_current_context_binds_and_unbinds():
-    gpu = _core.find_device("GPU:1")
-    context = _core.ExecutionContext(gpu, 3, 4, "merge")
-    _core.set_current_context(context)
+    gpu = _core.devices.find_device("GPU:1")
+    context = _core.runtime.ExecutionContext(gpu, 3, 4, "merge")
+    _core.runtime.set_current_context(context)
     try:
         assert tps.constant(1.0).device.endswith("GPU:1")
-        assert _core.current_context().mode == "merge"
+        assert _core.runtime.current_context().mode == "merge"
     finally:
-        _core.set_current_context(None)
+        _core.runtime.set_current_context(None)
     assert tps.constant(1.0).device.endswith("CPU:0")
     with pytest.raises(ValueError, match="unknown mode 'sideways'"):
-        _core.ExecutionContext(None, 0, 1, "sideways")
+        _core.runtime.ExecutionContext(None, 0, 1, "sideways")
 
 
 # ---- mismatches: TF's error types, before any data moves (issue 10, defect 2) ----
@@ -237,7 +237,7 @@ def test_switching_to_the_parent_greenlet_inside_fn_is_a_clear_error_and_the_str
         strategy.run(fn)
     assert sorted(cleaned) == [0, 1]  # both unwound: the parked one cancelled, the escaped one killed
     assert values_of(strategy.run(lambda: ds.get_replica_context().all_reduce("sum", 2.0))) == [4.0, 4.0]
-    assert _core.current_context().replica_id == -1
+    assert _core.runtime.current_context().replica_id == -1
 
 
 # ---- the hook point ----
@@ -252,11 +252,11 @@ def test_the_hook_point_sees_every_collective_of_a_run():
         ctx.merge_call(lambda s: None)  # not a collective: no data moves
         return ctx.all_reduce("mean", 1.0)
 
-    with _core.CollectiveCounter() as counter:
+    with _core.runtime.CollectiveCounter() as counter:
         strategy.run(fn)
         strategy.reduce("sum", strategy.run(lambda: tps.constant(1.0)), axis=None)  # the cross-replica path
     assert counter.counts == {"all_reduce": 4, "all_gather": 1}
-    with _core.CollectiveCounter() as idle:
+    with _core.runtime.CollectiveCounter() as idle:
         pass
     strategy.run(fn)
     assert idle.counts == {}

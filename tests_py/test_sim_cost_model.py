@@ -95,16 +95,16 @@ def test_bad_input_is_a_value_error(call, needle):
 
 
 def test_new_presets_and_chip_figures():
-    names = {p.name for p in _core.slice_presets()}
+    names = {p.name for p in _core.slice.slice_presets()}
     assert {"v5p-8", "v5p-12288", "v5p-17920", "v6e-1", "v6e-256", "v4-8192", "v5e-256"} <= names
-    pod = _core.find_slice_preset("v5p-17920")
+    pod = _core.slice.find_slice_preset("v5p-17920")
     assert (pod.num_chips, pod.num_hosts, list(pod.mesh_shape)) == (8960, 2240, [16, 20, 28, 1])
     assert list(pod.wraparound) == [True, True, True] and not pod.twisted
-    assert _core.find_slice_preset("v4-4096").twisted
-    assert list(_core.find_slice_preset("v5e-128").wraparound) == [False, True, False]
-    v6e = _core.find_slice_preset("v6e-256").chip
+    assert _core.slice.find_slice_preset("v4-4096").twisted
+    assert list(_core.slice.find_slice_preset("v5e-128").wraparound) == [False, True, False]
+    v6e = _core.slice.find_slice_preset("v6e-256").chip
     assert (v6e.bf16_tflops_per_chip, v6e.int8_tops_per_chip, v6e.pcie_gbps) == (918.0, 1836.0, 32.0)
-    assert [c.name for c in _core.chip_specs()] == ["v2", "v3", "v4", "v5e", "v5p", "v6e"]
+    assert [c.name for c in _core.slice.chip_specs()] == ["v2", "v3", "v4", "v5e", "v5p", "v6e"]
 
 
 def test_step_timeline_from_python():

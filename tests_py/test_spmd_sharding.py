@@ -122,22 +122,22 @@ def test_sharded_tensor_behaves_like_its_value():
 
 
 def test_sharding_math_from_python():
-    sharding = tf._core.Sharding.tiled([2, 2], [3, 1, 2, 0])
+    sharding = tf._core.spmd.Sharding.tiled([2, 2], [3, 1, 2, 0])
     assert sharding.tile_index_for_device(1) == (0, 1)
     assert sharding.device_for_tile_index([1, 0]) == 2
     assert sharding.tile_shape([5, 7]) == (3, 4)
     assert sharding.tile_offset_for_device([5, 7], 0) == (3, 4)
     assert sharding.tile_limit_for_device([5, 7], 0) == (5, 7)
     assert not sharding.divides_evenly([5, 7])
-    partial = tf._core.Sharding.iota_tiled([2, 2], last_tile_dim_replicate=True)
+    partial = tf._core.spmd.Sharding.iota_tiled([2, 2], last_tile_dim_replicate=True)
     assert partial.kind == "partially_tiled" and partial.devices_for_tile_index([1]) == [2, 3]
-    assert str(tf._core.Sharding.maximal(3)) == "{maximal device=3}"
-    assert tf._core.Sharding.replicated() == tf._core.Sharding.replicated()
-    assert tf._core.Sharding.maximal(1) != tf._core.Sharding.maximal(2)
+    assert str(tf._core.spmd.Sharding.maximal(3)) == "{maximal device=3}"
+    assert tf._core.spmd.Sharding.replicated() == tf._core.spmd.Sharding.replicated()
+    assert tf._core.spmd.Sharding.maximal(1) != tf._core.spmd.Sharding.maximal(2)
     import pickle
 
     assert pickle.loads(pickle.dumps(partial)) == partial
-    assert pickle.loads(pickle.dumps(tf._core.Sharding.maximal(4))) == tf._core.Sharding.maximal(4)
+    assert pickle.loads(pickle.dumps(tf._core.spmd.Sharding.maximal(4))) == tf._core.spmd.Sharding.maximal(4)
 
 
 def test_variables_on_logical_core_zero_without_spmd():
@@ -215,7 +215,7 @@ def test_html_draws_the_tile_grid():
 
 
 def test_collective_groups_and_single_core_replicas():
-    grid = tf._core.Sharding.iota_tiled([2, 4])
+    grid = tf._core.spmd.Sharding.iota_tiled([2, 4])
     assert grid.device_groups_along(0) == [[0, 4], [1, 5], [2, 6], [3, 7]]
     assert grid.device_groups_along(1) == [[0, 1, 2, 3], [4, 5, 6, 7]]
     # Without a device assignment every replica has one logical core: annotations are trivial layouts.

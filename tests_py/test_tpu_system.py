@@ -50,13 +50,13 @@ def test_shutdown_forgets_the_system(caplog):
 def test_initialize_named_slice_activates_it():
     topology = initialize_tpu_system(TPUClusterResolver("v4-32"))
     assert topology.num_tasks == 4 and topology.mesh_shape.tolist() == [2, 2, 4, 1]
-    assert _core.active_slice().name == "v4-32"
+    assert _core.slice.active_slice().name == "v4-32"
     assert len(tps.config.list_logical_devices("TPU")) == 16
 
 
 def test_connect_to_cluster_selects_slice_and_keeps_same_slice():
     tps.config.experimental_connect_to_cluster(TPUClusterResolver("v5e-8"))
-    assert _core.active_slice().name == "v5e-8"
+    assert _core.slice.active_slice().name == "v5e-8"
     tensor = tps.constant([1.0, 2.0])
     tps.config.experimental_connect_to_cluster(TPUClusterResolver("v5e-8"))  # same slice: devices kept
     assert tensor.numpy().tolist() == [1.0, 2.0]
@@ -64,7 +64,7 @@ def test_connect_to_cluster_selects_slice_and_keeps_same_slice():
 
 def test_connect_with_non_tpu_resolver_keeps_local_slice():
     tps.config.experimental_connect_to_cluster(SimpleClusterResolver(tps.train.ClusterSpec({"worker": ["a"]})))
-    assert _core.active_slice().name == "v3-8"
+    assert _core.slice.active_slice().name == "v3-8"
 
 
 def test_initialize_with_non_tpu_resolver_is_value_error():

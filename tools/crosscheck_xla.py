@@ -336,9 +336,9 @@ def to_sharding(core, mesh_name: str, spec, rank: int):
     tiles = [math.prod(shape[names.index(a)] for a in axes) for axes in dims_axes]
     repl = math.prod(shape[names.index(a)] for a in unused)
     if math.prod(tiles) == 1:
-        return core.Sharding.replicated()
+        return core.spmd.Sharding.replicated()
     devices = [int(d) for d in grid.reshape(tiles + [repl]).reshape(-1)]
-    return core.Sharding.tiled(tiles + ([repl] if repl > 1 else []), devices, repl > 1)
+    return core.spmd.Sharding.tiled(tiles + ([repl] if repl > 1 else []), devices, repl > 1)
 
 
 def run_tpustrategy(name: str) -> dict:
@@ -358,8 +358,8 @@ def run_tpustrategy(name: str) -> dict:
             else rng.standard_normal(shape).astype(np.float32)
         )
         values.append(
-            _core.ShardedTensor.shard(
-                _core.convert_to_tensor(data), to_sharding(_core, mesh_name, spec, len(shape)), cores
+            _core.spmd.ShardedTensor.shard(
+                _core.tensor.convert_to_tensor(data), to_sharding(_core, mesh_name, spec, len(shape)), cores
             )
         )
     out_sharding = None
@@ -415,8 +415,8 @@ def run_tpustrategy(name: str) -> dict:
         r = spmd.unary(ctx, "relu", h)
         y = spmd.matmul(ctx, r, v[2])
         loss = spmd.reduce(ctx, "sum", y, [0, 1], False)
-        ones = _core.ShardedTensor.shard(
-            _core.convert_to_tensor(np.ones((), np.float32)), _core.Sharding.replicated(), cores
+        ones = _core.spmd.ShardedTensor.shard(
+            _core.tensor.convert_to_tensor(np.ones((), np.float32)), _core.spmd.Sharding.replicated(), cores
         )
         dy = spmd.reduce_grad(ctx, "sum", y, [0, 1], ones)
         dr, dw2 = spmd.matmul_grad(ctx, r, v[2], dy)

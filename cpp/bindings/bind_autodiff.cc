@@ -50,9 +50,7 @@ std::shared_ptr<py::object> hold(py::object fn) {
 
 }  // namespace
 
-void init_autodiff(py::module_& root) {
-  py::module_ m = root.def_submodule("autodiff", "Gradient tapes (private; use tpustrategy.GradientTape).");
-
+void init_autodiff(py::module_& m) {
   py::class_<Tape, std::shared_ptr<Tape>>(m, "Tape", py::dynamic_attr(),
                                           "A C++ gradient tape; records while it is on the tape stack.")
       .def(py::init<bool, bool>(), py::kw_only(), py::arg("persistent") = false,

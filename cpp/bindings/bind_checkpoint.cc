@@ -12,8 +12,7 @@ namespace tpustrategy::bindings {
 using checkpoint::BundleReader;
 using checkpoint::BundleWriter;
 
-void init_checkpoint(py::module_& root) {
-  py::module_ m = root.def_submodule("checkpoint", "TensorFlow checkpoint files (private; use tpustrategy.train).");
+void init_checkpoint(py::module_& m) {
   m.def(
       "write_file_atomically",
       [](const std::string& path, py::bytes data) {

@@ -1,4 +1,4 @@
-// tpustrategy._core data kernels: batching / rebatching of tensors and TFRecord
+// tpustrategy._core.data: data kernels: batching / rebatching of tensors and TFRecord
 // framing. Python arguments are converted first; the work itself runs with the
 // GIL released.
 #include <pybind11/pybind11.h>
@@ -30,7 +30,7 @@ py::object optional_bytes(std::optional<std::string> record) {
 
 void bind_batching(py::module_& m) {
   m.def(
-      "_data_stack_batch",
+      "stack_batch",
       [](const py::sequence& elements, int component) {
         std::vector<Tensor> tensors = tensors_from(elements);
         py::gil_scoped_release release;
@@ -39,28 +39,28 @@ void bind_batching(py::module_& m) {
       py::arg("elements"), py::arg("component") = 0,
       "Stacks tensors of equal dtype and shape S into one tensor of shape [N] + S.");
   m.def(
-      "_data_unstack_rows",
+      "unstack_rows",
       [](const Tensor& batch) {
         py::gil_scoped_release release;
         return data::unstack_rows(batch);
       },
       py::arg("batch"), "The rows of a batch (rank >= 1) as tensors of shape batch.shape[1:].");
   m.def(
-      "_data_split_rows",
+      "split_rows",
       [](const Tensor& batch, const std::vector<std::int64_t>& sizes) {
         py::gil_scoped_release release;
         return data::split_rows(batch, sizes);
       },
       py::arg("batch"), py::arg("sizes"), "Consecutive slices of a batch along dim 0 with the given sizes.");
   m.def(
-      "_data_slice_rows",
+      "slice_rows",
       [](const Tensor& batch, std::int64_t begin, std::int64_t count) {
         py::gil_scoped_release release;
         return data::slice_rows(batch, begin, count);
       },
       py::arg("batch"), py::arg("begin"), py::arg("count"), "Rows [begin, begin + count) of a batch.");
   m.def(
-      "_data_slice_rows_to_devices",
+      "slice_rows_to_devices",
       [](const Tensor& batch, const std::vector<std::int64_t>& begins, const std::vector<std::int64_t>& counts,
          const std::vector<DevicePtr>& devices) {
         py::gil_scoped_release release;
@@ -69,7 +69,7 @@ void bind_batching(py::module_& m) {
       py::arg("batch"), py::arg("begins"), py::arg("counts"), py::arg("devices"),
       "Row ranges [begins[i], begins[i] + counts[i]) of a batch, range i allocated on devices[i] (one copy).");
   m.def(
-      "_data_concat_rows",
+      "concat_rows",
       [](const py::sequence& parts) {
         std::vector<Tensor> tensors = tensors_from(parts);
         py::gil_scoped_release release;
@@ -77,7 +77,7 @@ void bind_batching(py::module_& m) {
       },
       py::arg("parts"), "Concatenates tensors along dim 0.");
 
-  py::class_<RowBuffer>(m, "_DataRowBuffer", "Rows of a stream of batches, handed out in batches of any size.")
+  py::class_<RowBuffer>(m, "RowBuffer", "Rows of a stream of batches, handed out in batches of any size.")
       .def(py::init<>())
       .def(
           "push",
@@ -100,15 +100,15 @@ void bind_batching(py::module_& m) {
 
 void bind_tfrecord(py::module_& m) {
   m.def(
-      "_crc32c",
+      "crc32c",
       [](py::bytes data, std::uint32_t crc) {
         std::string_view view = data;
         return data::crc32c(view, crc);
       },
       py::arg("data"), py::arg("crc") = 0, "CRC32C (Castagnoli) of `data`, continuing from `crc`.");
-  m.def("_mask_crc", &data::mask_crc, py::arg("crc"));
+  m.def("mask_crc", &data::mask_crc, py::arg("crc"));
   m.def(
-      "_tfrecord_encode",
+      "tfrecord_encode",
       [](py::bytes record) {
         std::string_view view = record;
         std::string framed;
@@ -120,7 +120,7 @@ void bind_tfrecord(py::module_& m) {
       },
       py::arg("record"), "The TFRecord framing of one record.");
   m.def(
-      "_tfrecord_parse",
+      "tfrecord_parse",
       [](py::bytes contents, const std::string& name) {
         std::string_view view = contents;
         std::vector<std::string> records;
@@ -135,7 +135,7 @@ void bind_tfrecord(py::module_& m) {
       py::arg("contents"), py::arg("name"),
       "Every record of an in-memory TFRecord file; DataLossError on corruption or truncation.");
 
-  py::class_<TFRecordReader>(m, "_TFRecordReader", "Streams the records of an uncompressed TFRecord file.")
+  py::class_<TFRecordReader>(m, "TFRecordReader", "Streams the records of an uncompressed TFRecord file.")
       .def(py::init<std::string>(), py::arg("path"))
       .def(
           "read",
@@ -151,7 +151,7 @@ void bind_tfrecord(py::module_& m) {
           "Raises:\n  DataLossError: a corrupted or truncated record (naming the file and offset).")
       .def_property_readonly("offset", &TFRecordReader::offset);
 
-  py::class_<TFRecordWriter>(m, "_TFRecordWriter", "Writes records to an uncompressed TFRecord file.")
+  py::class_<TFRecordWriter>(m, "TFRecordWriter", "Writes records to an uncompressed TFRecord file.")
       .def(py::init<std::string>(), py::arg("path"))
       .def(
           "write",

@@ -1,4 +1,4 @@
-// tpustrategy._core Example codec: tf.train.Example / SequenceExample serialization and the
+// tpustrategy._core.example: the Example codec: tf.train.Example / SequenceExample serialization and the
 // batched parse_example. Python values are converted to C++ first; parsing runs with the GIL released.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -107,7 +107,7 @@ py::object column_values(const data::ParsedColumn& col) {
 
 void init_example(py::module_& m) {
   m.def(
-      "_example_serialize",
+      "example_serialize",
       [](const py::dict& features) {
         data::Example example{features_from(features)};
         std::string out;
@@ -119,7 +119,7 @@ void init_example(py::module_& m) {
       },
       py::arg("features"), "Serializes {key: (kind, values)} as a tf.train.Example (kind: 1 bytes, 2 float, 3 int64).");
   m.def(
-      "_example_parse",
+      "example_parse",
       [](py::bytes serialized) {
         std::string_view view = serialized;
         data::Example example;
@@ -131,7 +131,7 @@ void init_example(py::module_& m) {
       },
       py::arg("serialized"), "Parses a tf.train.Example into {key: (kind, values)}; InvalidArgumentError if malformed.");
   m.def(
-      "_sequence_example_serialize",
+      "sequence_example_serialize",
       [](const py::dict& context, const py::dict& feature_lists) {
         data::SequenceExample example{features_from(context), {}};
         for (auto [key, list] : feature_lists) {
@@ -143,7 +143,7 @@ void init_example(py::module_& m) {
       },
       py::arg("context"), py::arg("feature_lists"));
   m.def(
-      "_sequence_example_parse",
+      "sequence_example_parse",
       [](py::bytes serialized) {
         std::string_view view = serialized;
         data::SequenceExample example;
@@ -161,7 +161,7 @@ void init_example(py::module_& m) {
       },
       py::arg("serialized"));
   m.def(
-      "_parse_examples",
+      "parse_examples",
       [](const py::sequence& serialized, const py::sequence& configs) {
         // configs: (key, kind, var_len, shape, default (kind, values) or None)
         std::vector<data::FeatureConfig> config;

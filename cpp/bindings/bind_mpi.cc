@@ -74,8 +74,7 @@ std::vector<py::ssize_t> flat(std::int64_t count) { return {static_cast<py::ssiz
 
 }  // namespace
 
-void init_mpi(py::module_& parent) {
-  py::module_ m = parent.def_submodule("mpi", "Multi-process collectives over MPI (Open MPI)");
+void init_mpi(py::module_& m) {
   m.def("available", &mpi_available, "True when the core was built with MPI.");
   m.def("initialize", &mpi_initialize, "Initialises MPI (idempotent).");
   m.def("initialized", &mpi_initialized, "True between initialize() and finalize().");

@@ -265,9 +265,7 @@ void init_tensor_operators(py::module_& m) {
 
 }  // namespace
 
-void init_ops(py::module_& root) {
-  py::module_ m = root.def_submodule("ops", "Tensor kernels (private; use the tpustrategy facade).");
-
+void init_ops(py::module_& m) {
   const std::pair<const char*, UnaryOp> unary_ops[] = {
       {"negative", UnaryOp::kNegative}, {"abs", UnaryOp::kAbs},
       {"square", UnaryOp::kSquare},     {"exp", UnaryOp::kExp},
@@ -614,7 +612,7 @@ Raises:
 
   init_ops_nn(m);
   init_ops_dtypes(m);
-  init_tensor_operators(root);
+  init_tensor_operators(m);
 }
 
 }  // namespace tpustrategy::bindings

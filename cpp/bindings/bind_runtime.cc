@@ -98,6 +98,46 @@ CollectiveKind kind_from_name(const std::string& name) {
   fail<ValueError>("ReplicaRendezvous", "unknown synchronisation point '{}'", name);
 }
 
+// A mode-stack frame: a Python object kept by the core. Its last reference may drop without the GIL (a
+// thread's default context dies with the thread); once the interpreter is finalising it is left alone.
+std::shared_ptr<void> hold_frame(py::object frame) {
+  return std::shared_ptr<py::object>(new py::object(std::move(frame)), [](py::object* p) {
+#if PY_VERSION_HEX >= 0x030D0000
+    const bool finalizing = Py_IsFinalizing();
+#else
+    const bool finalizing = _Py_IsFinalizing();
+#endif
+    if (!Py_IsInitialized() || finalizing) {
+      (void)p->release();  // leaked: no interpreter to hand it back to
+      delete p;
+      return;
+    }
+    py::gil_scoped_acquire gil;
+    delete p;
+  });
+}
+
+PyObject* frame_ptr(const std::shared_ptr<void>& frame) { return static_cast<py::object*>(frame.get())->ptr(); }
+
+void pop_mode(py::handle frame) {
+  std::vector<std::shared_ptr<void>>& stack = current_context().mode_stack;
+  if (stack.empty() || frame_ptr(stack.back()) != frame.ptr()) {
+    fail<RuntimeError>("pop_mode", "tf.distribute scopes were exited out of order (a scope or context exited "
+                       "while a scope entered after it is still active)");
+  }
+  stack.pop_back();
+}
+
+void unwind_mode(py::handle frame) {
+  std::vector<std::shared_ptr<void>>& stack = current_context().mode_stack;
+  for (std::size_t i = stack.size(); i-- > 0;) {
+    if (frame_ptr(stack[i]) == frame.ptr()) {
+      stack.resize(i);
+      return;
+    }
+  }
+}
+
 using Leaves = std::vector<Tensor>;
 
 // One strategy run's synchronisation points, for the greenlet scheduler (one thread). Each replica
@@ -244,6 +284,9 @@ class ReplicaRendezvous {
 
   std::vector<CollectiveResult> run(std::span<const Contribution> contributions) {
     const CollectiveDesc& desc = contributions.front().desc;
+    // Across processes: every process checks that the others are at the same point, with the same
+    // nest, dtypes and shapes, before any data moves (the local replicas were matched on arrival).
+    if (comm_->process_count() > 1) comm_->agree(signature_of(desc, "replica"));
     if (desc.kind == CollectiveKind::kMergeCall || desc.kind == CollectiveKind::kBarrier) return {};
     const std::size_t n = contributions.size();
     const std::size_t num_leaves = desc.leaves.size();
@@ -392,7 +435,28 @@ that later layers fill). One is current per thread; the scheduler switches it at
       .def_readwrite("logical_core", &ReplicaContext::logical_core)
       .def_property(
           "mode", [](const ReplicaContext& c) { return std::string(replica_mode_name(c.mode)); },
-          [](ReplicaContext& c, const std::string& mode) { c.mode = mode_from_name(mode); });
+          [](ReplicaContext& c, const std::string& mode) { c.mode = mode_from_name(mode); })
+      .def_property_readonly(
+          "mode_depth", [](const ReplicaContext& c) { return c.mode_stack.size(); },
+          "Frames on this context's tf.distribute mode stack.")
+      .def(
+          "clear_modes", [](ReplicaContext& c) { c.mode_stack.clear(); },
+          "Empties this context's mode stack (after a failed run).");
+  m.def(
+      "push_mode", [](py::object frame) { current_context().mode_stack.push_back(hold_frame(std::move(frame))); },
+      py::arg("frame"), "Pushes a frame onto the current context's tf.distribute mode stack.");
+  m.def("pop_mode", &pop_mode, py::arg("frame"),
+        "Pops `frame` off the current context's mode stack (RuntimeError unless it is on top).");
+  m.def("unwind_mode", &unwind_mode, py::arg("frame"),
+        "Pops the current context's mode stack down to and including `frame`, if it is on it.");
+  m.def(
+      "current_mode",
+      []() -> py::object {
+        const std::vector<std::shared_ptr<void>>& stack = current_context().mode_stack;
+        if (stack.empty()) return py::none();
+        return py::reinterpret_borrow<py::object>(frame_ptr(stack.back()));
+      },
+      "The top frame of the current context's mode stack, or None when it is empty.");
   m.def("set_current_context", &bind_context, py::arg("context").none(true),
         "Makes `context` this thread's current context (None: the thread's default).");
   m.def("switch_round", &switch_round, py::arg("workers"), py::arg("contexts"), py::arg("values"), py::arg("fresh"),

@@ -258,8 +258,7 @@ Cores are the preset's devices in task-major order (task t, device d -> core t *
 
 }  // namespace
 
-void init_sim(py::module_& root) {
-  py::module_ m = root.def_submodule("sim", "Cost model and step timeline (private; use tpustrategy.experimental).");
+void init_sim(py::module_& m) {
   bind_params(m);
   bind_costs(m);
   bind_timeline(m);

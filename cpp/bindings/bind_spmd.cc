@@ -1,4 +1,4 @@
-// spmd/: _core.Sharding (the XLA-style sharding value and its pure tile math) and _core.ShardedTensor (a
+// _core.spmd: Sharding (the XLA-style sharding value and its pure tile math) and ShardedTensor (a
 // tensor's shards on a replica's logical cores). The user-facing tensor wrapper is
 // tpustrategy/tpu/sharded_tensor.py.
 #include <pybind11/numpy.h>

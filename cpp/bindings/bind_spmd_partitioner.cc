@@ -257,8 +257,7 @@ void bind_ops(py::module_& m) {
 
 }  // namespace
 
-void init_spmd_partitioner(py::module_& root) {
-  py::module_ m = root.def_submodule("spmd", "The SPMD partitioner (private; use the tpustrategy facade).");
+void init_spmd_partitioner(py::module_& m) {
   bind_record(m);
   bind_ops(m);
 }

@@ -11,8 +11,7 @@ namespace tpustrategy::bindings {
 using data::EventFileWriter;
 using data::SummaryTensor;
 
-void init_summary(py::module_& root) {
-  py::module_ m = root.def_submodule("summary", "TensorBoard event files (private; use tpustrategy.summary).");
+void init_summary(py::module_& m) {
   m.def(
       "encode_summary_event",
       [](double wall_time, std::int64_t step, const std::string& tag, int dtype, std::vector<std::int64_t> shape,

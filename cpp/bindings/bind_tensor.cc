@@ -205,7 +205,7 @@ alive; np.array(t) copies. Its bytes count against its device's memory.)doc")
       },
       py::arg("value"), py::arg("dtype") = py::none(), "Creates a Tensor holding a copy of `value`.");
   m.def(
-      "_copy_to_device",
+      "copy_to_device",
       [](const Tensor& t, const std::string& device) {
         auto target = DeviceRegistry::global().find(device);
         py::gil_scoped_release release;

@@ -1,5 +1,6 @@
 #pragma once
-// Declarations of the per-domain binding initialisers called by module.cc.
+// Declarations of the per-domain binding initialisers called by module.cc. Each init_<domain> fills
+// the submodule _core.<domain> it is given (module.cc creates them); init_errors binds no names.
 #include <pybind11/pybind11.h>
 
 namespace tpustrategy::bindings {
@@ -19,7 +20,7 @@ void init_collectives(py::module_& m);
 void init_data(py::module_& m);
 void init_example(py::module_& m);
 void init_spmd(py::module_& m);
-void init_spmd_partitioner(py::module_& root);  // _core.spmd, called by init_spmd
+void init_spmd_partitioner(py::module_& spmd);  // _core.spmd, called by init_spmd
 void init_runtime(py::module_& m);
 void init_sim(py::module_& m);
 // Called by init_sim with the _core.sim submodule (recorded steps and their estimates).

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os as _os
 
 from tpustrategy import _core, errors
-from tpustrategy._core import (
+from tpustrategy._core.tensor import (
     DType,
     bfloat16,
     bool,  # noqa: A004
@@ -34,7 +34,7 @@ from tpustrategy.framework.tensor import Tensor, TensorSpec, is_tensor
 from tpustrategy.framework.tensor_shape import TensorShape
 
 try:
-    _core.activate_slice(_os.environ.get("TPUSTRATEGY_SLICE", "v3-8"))
+    _core.slice.activate_slice(_os.environ.get("TPUSTRATEGY_SLICE", "v3-8"))
 except ValueError as _error:
     # The command line (`python -m tpustrategy`, the `tpustrategy` script) imports this package before its
     # main() can catch anything: report a bad TPUSTRATEGY_SLICE there as one line and exit 2, like bad arguments.

@@ -56,7 +56,7 @@ def _slice_preset(name: str) -> Any:
     """The preset named ``name``; ValueError with the preset list otherwise."""
     from tpustrategy import _core
 
-    return _core.find_slice_preset(name)
+    return _core.slice.find_slice_preset(name)
 
 
 def _run(args: argparse.Namespace) -> None:

@@ -15,7 +15,7 @@ def print_presets() -> None:
     """One line per slice preset: chips, TF devices (cores), TensorCores, hosts, mesh, HBM per device, ICI."""
     print(f"{'slice':<11}{'gen':<5}{'chips':>6}{'cores':>7}{'TCs':>7}{'hosts':>6}  {'mesh [x,y,z,core]':<18}"
           f"{'HBM/core':>10}  ICI torus")
-    for p in _core.slice_presets():
+    for p in _core.slice.slice_presets():
         chip = p.chip
         wraps = "".join(axis for axis, w in zip("xyz", p.wraparound, strict=True) if w)
         torus = f"{chip.ici_torus_dims}D, {chip.ici_links_per_chip} links x {chip.ici_gbps_per_link:g} GB/s, "
@@ -35,20 +35,20 @@ def print_topology(slice_name: str, max_planes: int | None = None) -> None:
 
 
 def print_slice() -> None:
-    preset = _core.active_slice()
+    preset = _core.slice.active_slice()
     chip = preset.chip
     print(f"Simulated slice {preset.name}: {preset.num_hosts} host(s) x {preset.devices_per_host} TPU devices, "
           f"mesh [x, y, z, core] = {list(preset.mesh_shape)}")
     print(f"  TPU {chip.name}: {chip.cores_per_chip} device(s)/chip, {chip.bf16_tflops_per_chip:g} bf16 TFLOP/s/chip, "
           f"{chip.hbm_bytes_per_device / _GIB:g} GiB HBM per device, {chip.ici_torus_dims}D torus ICI")
-    for d in _core.list_devices("TPU"):
+    for d in _core.devices.list_devices("TPU"):
         x, y, z, core = d.coordinates
         print(f"  {d.name:<44} host {d.task}  chip ({x},{y},{z}) core {core}")
 
 
 def run_demo(slice_name: str | None = None) -> None:
     if slice_name:
-        _core.activate_slice(slice_name)
+        _core.slice.activate_slice(slice_name)
     print_slice()
     print()
     resolver = tps.distribute.cluster_resolver.TPUClusterResolver(tpu=slice_name or "")
@@ -82,7 +82,7 @@ def run_demo(slice_name: str | None = None) -> None:
     mean = strategy.reduce(tps.distribute.ReduceOp.MEAN, batch, axis=0)
     print(f"  strategy.reduce(MEAN, batch, axis=0) = {np.asarray(mean)} (numpy: {features.mean(axis=0)})")
     print("\nHBM in use per core (batch slices + the mirrored weights + results):")
-    for d in _core.list_devices("TPU"):
+    for d in _core.devices.list_devices("TPU"):
         info = tps.config.experimental.get_memory_info(d.name)
         print(f"  {d.name}: current {info['current']} B, peak {info['peak']} B")
 

@@ -13,7 +13,7 @@ __all__ = ["einsum", "global_norm", "matmul", "matrix_transpose", "norm"]
 
 def matrix_transpose(a, name="matrix_transpose", conjugate=False):
     """Swaps the last two axes (tf.linalg.matrix_transpose)."""
-    t = a if isinstance(a, _core.Tensor) else _core.convert_to_tensor(a)
+    t = a if isinstance(a, _core.tensor.Tensor) else _core.tensor.convert_to_tensor(a)
     if t.ndim < 2:
         raise ValueError(f"matrix_transpose needs a tensor of rank >= 2, got rank {t.ndim}")
     return transpose(t, list(range(t.ndim - 2)) + [t.ndim - 1, t.ndim - 2])

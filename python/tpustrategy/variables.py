@@ -87,8 +87,8 @@ class Variable(TensorOperators, metaclass=_VariableMetaclass):
             initial_value = initial_value()
         self._synchronization = _as_enum(VariableSynchronization, synchronization, "synchronization")
         self._aggregation = _as_enum(VariableAggregation, aggregation, "aggregation")
-        self._device = device_scope.current_device() or _core.host_cpu()
-        self._value = self._placed(_core.convert_to_tensor(initial_value, dtype))
+        self._device = device_scope.current_device() or _core.devices.host_cpu()
+        self._value = self._placed(_core.tensor.convert_to_tensor(initial_value, dtype))
         self._name = f"{_name_scope.current_scope()}{name or 'Variable'}:0"
         if trainable is None:
             trainable = self._synchronization != VariableSynchronization.ON_READ
@@ -98,7 +98,7 @@ class Variable(TensorOperators, metaclass=_VariableMetaclass):
 
     def _placed(self, tensor):
         if tensor.device != self._device.name:
-            tensor = _core._copy_to_device(tensor, self._device.name)
+            tensor = _core.tensor.copy_to_device(tensor, self._device.name)
         return tensor
 
     # ---- properties ----
@@ -149,10 +149,10 @@ class Variable(TensorOperators, metaclass=_VariableMetaclass):
 
     # ---- writing ----
     def _new_value(self, value):
-        if isinstance(value, _core.Tensor):
-            tensor = _core.convert_to_tensor(value, self.dtype)
+        if isinstance(value, _core.tensor.Tensor):
+            tensor = _core.tensor.convert_to_tensor(value, self.dtype)
         else:
-            tensor = _core.constant(value, self.dtype)
+            tensor = _core.tensor.constant(value, self.dtype)
         if tensor._shape_tuple != self._value._shape_tuple:
             raise ValueError(f"Cannot assign value of shape {tensor._shape_tuple} to variable {self._name!r} of "
                              f"shape {self._value._shape_tuple}")
@@ -189,7 +189,8 @@ class Variable(TensorOperators, metaclass=_VariableMetaclass):
             return self
         delta_array = np.asarray(delta_tensor)
         with device_scope.device_scope(self._device):
-            self._value = _core.constant(np.asarray(ufunc(np.asarray(self._value), delta_array), delta_array.dtype))
+            updated = np.asarray(ufunc(np.asarray(self._value), delta_array), delta_array.dtype)
+            self._value = _core.tensor.constant(updated)
         return self
 
     def __repr__(self) -> str:

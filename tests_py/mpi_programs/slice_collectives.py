@@ -66,7 +66,7 @@ def program(strategy):
     variables = [[float(np.asarray(v)) for v in strategy.experimental_local_results(var)] for var in (total, mean)]
     steps = [[np.asarray(v).tolist() for v in strategy.experimental_local_results(batch)]
              for batch in strategy.experimental_distribute_dataset(dataset())]
-    with _core.CollectiveCounter() as counter:  # the hook point sees the run's one all-reduce (MPI or not)
+    with _core.runtime.CollectiveCounter() as counter:  # the hook point sees the run's one all-reduce (MPI or not)
         strategy.run(lambda: tf.distribute.get_replica_context().all_reduce("SUM", tf.constant(1.0)))
     return {"results": local, "input": steps, "reduced": reduced, "variables": variables,
             "num_replicas": strategy.num_replicas_in_sync, "observed": counter.counts}

@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "tpustrategy/collectives/collective_signature.h"
 #include "tpustrategy/collectives/reduce_op.h"
 #include "tpustrategy/core/dtype.h"
 
@@ -69,6 +70,13 @@ class Communicator {
                                   std::span<void* const> local_outputs) = 0;
   // Returns when every process of the group has called it (in process: at once).
   virtual void barrier() = 0;
+  // Front ends call this once per synchronisation point, before its data calls, when the group spans
+  // processes (process_count() > 1), with what their local participants do there (already matched with
+  // each other). In process there is nothing to compare. Across processes it opens the point like a
+  // collective: processes that disagree all throw, before any data moves, what the Rendezvous throws for
+  // replicas that disagree (ValueError when only the nest structure differs, InvalidArgumentError
+  // otherwise, "Shape mismatch" when only shapes do), naming the processes and their participants.
+  virtual void agree(const CollectiveSignature& signature) { (void)signature; }
 
   // Subgroups, as MPI_Comm_split: rank r joins subgroup color_of_rank[r], ranked within it by
   // (key_of_rank[r], r). Both spans cover the whole group (every process passes the same values).

@@ -67,6 +67,7 @@ class ObservingCommunicator : public Base, public NotifiesObservers {
     notify(CollectiveKind::kCollectivePermute, dtype, count, in.size());
     inner_->collective_permute(dtype, in, count, pairs, out);
   }
+  void agree(const CollectiveSignature& signature) override { inner_->agree(signature); }
   void barrier() override {
     notify(CollectiveKind::kBarrier, DType::kBool, 0, local_ranks().size());
     inner_->barrier();

@@ -94,6 +94,57 @@ std::string describe_mismatch(const CollectiveDesc& a, const CollectiveDesc& b) 
   return fmt::format("{}", fmt::join(fields, ", "));
 }
 
+namespace {
+
+// FNV-1a over the bytes of values, continuing from h.
+template <typename T>
+std::uint64_t mix(std::uint64_t h, const T& value) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(&value);
+  for (std::size_t i = 0; i < sizeof(T); ++i) h = (h ^ bytes[i]) * 0x100000001b3ULL;
+  return h;
+}
+
+std::uint64_t mix_string(std::uint64_t h, std::string_view text) {
+  for (char c : text) h = mix(h, c);
+  return mix(h, text.size());
+}
+
+constexpr std::uint64_t kFnvOffset = 0xcbf29ce484222325ULL;
+
+}  // namespace
+
+CollectiveSignature signature_of(const CollectiveDesc& desc, std::string_view participant) {
+  CollectiveSignature s;
+  s.kind = desc.kind;
+  s.participant = participant;
+  s.text = desc.to_string();
+  s.structure = mix_string(kFnvOffset, desc.structure);
+  std::uint64_t dtypes = kFnvOffset, shapes = kFnvOffset;
+  if (desc.leaves.empty() && desc.kind != CollectiveKind::kMergeCall && desc.kind != CollectiveKind::kBarrier) {
+    dtypes = mix(dtypes, desc.dtype);
+    for (std::int64_t d : desc.shape) shapes = mix(shapes, d);
+    shapes = mix(shapes, desc.shape.size());
+  }
+  for (const LeafSpec& leaf : desc.leaves) {
+    dtypes = mix(dtypes, leaf.dtype);
+    for (std::int64_t d : leaf.shape) shapes = mix(shapes, d);
+    shapes = mix(shapes, leaf.shape.size());
+  }
+  s.dtypes = mix(dtypes, desc.leaves.size());
+  s.shapes = shapes;
+  std::uint64_t rest = mix(kFnvOffset, desc.kind);
+  if (uses_op(desc.kind)) rest = mix(rest, desc.op);
+  if (uses_axis(desc.kind)) rest = mix(mix(rest, desc.axis), desc.split_axis);
+  if (desc.kind == CollectiveKind::kBroadcast) rest = mix(rest, desc.root);
+  for (const auto& [source, target] : desc.pairs) rest = mix(mix(rest, source), target);
+  for (const auto& group : desc.groups) {
+    for (int r : group) rest = mix(rest, r);
+    rest = mix(rest, group.size());
+  }
+  s.rest = mix(mix(rest, desc.group_id), desc.sequence);
+  return s;
+}
+
 struct Rendezvous::Generation {
   enum class State { kCollecting, kRunning, kDone };
   Generation(std::uint64_t index, int n) : index(index), contributions(n), present(n, false) {}

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "tpustrategy/collectives/collective_kind.h"
+#include "tpustrategy/collectives/collective_signature.h"
 #include "tpustrategy/collectives/reduce_op.h"
 #include "tpustrategy/core/dtype.h"
 #include "tpustrategy/runtime/stored_error.h"
@@ -68,6 +69,10 @@ struct CollectiveDesc {
 // Comma-separated names of the fields in which a and b differ ("op, shape"); empty when they match.
 // Only "structure" differing is reported as a ValueError, anything else as an InvalidArgumentError.
 std::string describe_mismatch(const CollectiveDesc& a, const CollectiveDesc& b);
+
+// What processes compare before they run the point together (Communicator::agree): `desc`'s fields,
+// hashed by kind of difference, and its text. `participant` names the group's ranks in messages.
+CollectiveSignature signature_of(const CollectiveDesc& desc, std::string_view participant = "rank");
 
 // One participant's contribution. `input` / `output` are the participant's buffers (output optional);
 // `payload` is front-end data kept alive until the generation ends (e.g. a tensor handle).

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string_view>
+#include <vector>
 
 #include "tpustrategy/core/placement.h"
 
@@ -27,6 +28,11 @@ struct ReplicaContext : PlacementContext {
   // filled by the layers that need them (tracing, cost model).
   std::shared_ptr<void> trace_recorder;
   std::shared_ptr<void> cost_accumulators;
+  // tf.distribute's mode stack (which strategy is current, replica or cross-replica context): frames owned
+  // by the front end (the Python facade's (strategy, cross-replica context, replica context) entries, kept
+  // by the bindings), the top one current. Here, not in the front end, so that the replica's state lives
+  // once and is switched with the context.
+  std::vector<std::shared_ptr<void>> mode_stack;
 };
 
 // The context bound to this thread; the thread's own default context when none is bound.

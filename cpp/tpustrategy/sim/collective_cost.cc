@@ -28,38 +28,36 @@ int axis_hops(const RingAxis& axis) {
   return (axis.wraparound ? axis.size / 2 : axis.size - 1) * axis.stride;
 }
 
+// The kinds that move data (the others have no cost).
+constexpr CollectiveKind kCostedKinds[] = {CollectiveKind::kAllReduce,         CollectiveKind::kAllGather,
+                                           CollectiveKind::kReduceScatter,     CollectiveKind::kAllToAll,
+                                           CollectiveKind::kCollectivePermute, CollectiveKind::kBroadcast};
+
+void check_costed(const char* where, CollectiveKind kind) {
+  if (std::find(std::begin(kCostedKinds), std::end(kCostedKinds), kind) == std::end(kCostedKinds)) {
+    fail<ValueError>(where, "{} moves no data and has no cost", collective_kind_name(kind));
+  }
+}
+
 }  // namespace
 
 CollectiveKind collective_kind_from_name(std::string_view name) {
-  for (int k = 0; k <= static_cast<int>(CollectiveKind::kBroadcast); ++k)
-    if (name == name_of(static_cast<CollectiveKind>(k))) return static_cast<CollectiveKind>(k);
+  for (CollectiveKind kind : kCostedKinds) {
+    if (name == collective_kind_name(kind)) return kind;
+  }
   fail<ValueError>("collective_kind_from_name",
                    "unknown collective '{}'; expected all_reduce, all_gather, reduce_scatter, all_to_all, "
                    "collective_permute or broadcast",
                    name);
 }
 
-const char* name_of(CollectiveKind kind) {
-  switch (kind) {
-    case CollectiveKind::kAllReduce:
-      return "all_reduce";
-    case CollectiveKind::kAllGather:
-      return "all_gather";
-    case CollectiveKind::kReduceScatter:
-      return "reduce_scatter";
-    case CollectiveKind::kAllToAll:
-      return "all_to_all";
-    case CollectiveKind::kCollectivePermute:
-      return "collective_permute";
-    case CollectiveKind::kBroadcast:
-      return "broadcast";
-  }
-  return "?";
-}
+// collective_kind_name's views are of string literals, so their data are NUL-terminated.
+const char* name_of(CollectiveKind kind) { return collective_kind_name(kind).data(); }
 
 CollectiveCost collective_time(const ChipSpec& chip, CollectiveKind kind, double bytes,
                                const std::vector<RingAxis>& axes, const CostParams& params) {
   check_bytes(kWhere, bytes);
+  check_costed(kWhere, kind);
   validate(params);
   CollectiveCost cost;
   double n = 1;
@@ -111,6 +109,8 @@ CollectiveCost collective_time(const ChipSpec& chip, CollectiveKind kind, double
       cost.bandwidth_seconds = bytes / bandwidth_sum;
       cost.hops = hops;
       break;
+    default:  // rejected by check_costed
+      break;
   }
   cost.latency_seconds = cost.hops * chip.ici_hop_latency_us * 1e-6 * params.hop_latency_factor;
   cost.overhead_seconds = params.collective_overhead_us * 1e-6;
@@ -121,12 +121,12 @@ CollectiveCost collective_time(const ChipSpec& chip, CollectiveKind kind, double
 
 double latency_bound_threshold_bytes(const ChipSpec& chip, const CostParams& params) {
   validate(params);
-  return chip.ici_link_gbps * 1e9 * params.ici_efficiency * chip.ici_hop_latency_us * 1e-6 *
-         params.hop_latency_factor;
+  return chip.ici_link_gbps * 1e9 * params.ici_efficiency * chip.ici_hop_latency_us * 1e-6 * params.hop_latency_factor;
 }
 
 BusBandwidth bus_bandwidth(CollectiveKind kind, double bytes, int group_size, double seconds) {
   check_bytes("bus_bandwidth", bytes);
+  check_costed("bus_bandwidth", kind);
   if (group_size < 1) fail<ValueError>("bus_bandwidth", "group_size must be >= 1, got {}", group_size);
   if (!(seconds > 0) || !std::isfinite(seconds))
     fail<ValueError>("bus_bandwidth", "seconds must be finite and > 0, got {}", seconds);
@@ -144,6 +144,8 @@ BusBandwidth bus_bandwidth(CollectiveKind kind, double bytes, int group_size, do
     case CollectiveKind::kCollectivePermute:
     case CollectiveKind::kBroadcast:
       factor = 1;
+      break;
+    default:  // rejected by check_costed
       break;
   }
   const double algbw = bytes / seconds;

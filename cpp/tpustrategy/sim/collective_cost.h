@@ -16,7 +16,7 @@
 // timed. N is the group size; a group of one costs nothing.
 //
 // API (for bindings):
-//   enum class CollectiveKind { kAllReduce, kAllGather, kReduceScatter, kAllToAll, kCollectivePermute, kBroadcast }
+//   CollectiveKind (collectives/collective_kind.h; the kinds that move data have a cost)
 //   CollectiveKind collective_kind_from_name(name)  // "all_reduce", "all_gather", ... else ValueError
 //   struct RingAxis { size, wraparound, stride = 1, on_chip = false }
 //   CollectiveCost collective_time(chip, kind, bytes, axes, params)
@@ -27,21 +27,19 @@
 #include <string_view>
 #include <vector>
 
+#include "tpustrategy/collectives/collective_kind.h"
 #include "tpustrategy/sim/cost_params.h"
 #include "tpustrategy/tpu/chip_spec.h"
 
 namespace tpustrategy::sim {
 
-enum class CollectiveKind : int {
-  kAllReduce = 0,
-  kAllGather = 1,
-  kReduceScatter = 2,
-  kAllToAll = 3,
-  kCollectivePermute = 4,
-  kBroadcast = 5,
-};
+// The one enum of collective kinds (the runtime's, the Communicator's observers'). Only the six that move
+// data have a cost: barrier, merge_call, split and abort are a ValueError where a cost is asked for.
+using tpustrategy::CollectiveKind;
 
+// A kind that moves data, by name; anything else -> ValueError listing the six.
 CollectiveKind collective_kind_from_name(std::string_view name);
+// Its name ("all_reduce", ...), as collective_kind_name.
 const char* name_of(CollectiveKind kind);
 
 struct RingAxis {

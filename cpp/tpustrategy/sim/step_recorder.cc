@@ -3,7 +3,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -45,22 +44,18 @@ CoreSlot current_slot() {
   return {context.replica_id, context.logical_core};
 }
 
-std::optional<CollectiveKind> sim_kind(tpustrategy::CollectiveKind kind) {
+// The collectives the cost model times (barrier and merge_call move no data).
+bool moves_data(CollectiveKind kind) {
   switch (kind) {
-    case tpustrategy::CollectiveKind::kAllReduce:
-      return CollectiveKind::kAllReduce;
-    case tpustrategy::CollectiveKind::kAllGather:
-      return CollectiveKind::kAllGather;
-    case tpustrategy::CollectiveKind::kReduceScatter:
-      return CollectiveKind::kReduceScatter;
-    case tpustrategy::CollectiveKind::kBroadcast:
-      return CollectiveKind::kBroadcast;
-    case tpustrategy::CollectiveKind::kAllToAll:
-      return CollectiveKind::kAllToAll;
-    case tpustrategy::CollectiveKind::kCollectivePermute:
-      return CollectiveKind::kCollectivePermute;
+    case CollectiveKind::kAllReduce:
+    case CollectiveKind::kAllGather:
+    case CollectiveKind::kReduceScatter:
+    case CollectiveKind::kBroadcast:
+    case CollectiveKind::kAllToAll:
+    case CollectiveKind::kCollectivePermute:
+      return true;
     default:
-      return std::nullopt;  // barrier, merge_call: no data moves
+      return false;
   }
 }
 
@@ -92,8 +87,7 @@ class CollectiveRecorder final : public CollectiveObserver {
  public:
   void on_collective(const CollectiveEvent& event) override {
     if (t_in_spmd) return;
-    const std::optional<CollectiveKind> kind = sim_kind(event.kind);
-    if (!kind) return;
+    if (!moves_data(event.kind)) return;
     const std::span<const int> members = observed_collective_members();
     std::vector<CoreSlot> group;
     group.reserve(static_cast<std::size_t>(event.group_size));
@@ -105,11 +99,11 @@ class CollectiveRecorder final : public CollectiveObserver {
     StepEvent e;
     e.collective = true;
     e.slot = current_slot();
-    e.name = name_of(*kind);
+    e.name = name_of(event.kind);
     e.dtype = event.dtype;
-    e.kind = *kind;
+    e.kind = event.kind;
     e.count = event.count;
-    e.bytes = collective_bytes(*kind, event.dtype, event.count, event.group_size);
+    e.bytes = collective_bytes(event.kind, event.dtype, event.count, event.group_size);
     e.group = std::move(group);
     State& s = state();
     std::lock_guard lock(s.mutex);

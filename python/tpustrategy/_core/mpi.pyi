@@ -1,5 +1,5 @@
 """
-Multi-process collectives over MPI (Open MPI)
+Multi-process collectives over MPI (Open MPI).
 """
 from __future__ import annotations
 import collections.abc

@@ -1,11 +1,147 @@
 """
-The SPMD partitioner (private; use the tpustrategy facade).
+Sharding and the SPMD partitioner (private; use the tpustrategy facade).
 """
 from __future__ import annotations
 import collections.abc
-import tpustrategy._core
+import tpustrategy._core.devices
+import tpustrategy._core.tensor
 import typing
-__all__: list[str] = ['SpmdContext', 'SpmdEntry', 'SpmdRecord', 'binary', 'binary_grad', 'concat', 'conv2d', 'conv2d_filter_grad', 'gather', 'halo_exchange', 'matmul', 'matmul_grad', 'reduce', 'reduce_grad', 'reshape', 'reshard', 'slice', 'softmax', 'sparse_softmax_cross_entropy', 'sparse_softmax_cross_entropy_grad', 'transpose', 'unary', 'unary_grad']
+__all__: list[str] = ['ShardedTensor', 'Sharding', 'SpmdContext', 'SpmdEntry', 'SpmdRecord', 'binary', 'binary_grad', 'concat', 'conv2d', 'conv2d_filter_grad', 'gather', 'halo_exchange', 'matmul', 'matmul_grad', 'reduce', 'reduce_grad', 'reshape', 'reshard', 'slice', 'softmax', 'sparse_softmax_cross_entropy', 'sparse_softmax_cross_entropy_grad', 'transpose', 'unary', 'unary_grad']
+class Sharding:
+    """
+    How a tensor is laid out over a replica's logical devices (modelled on XLA's HloSharding): replicated,
+    maximal (one device), tiled (a row-major grid of tiles, tile i on tile_assignment_devices[i]) or partially
+    tiled (a trailing grid dimension of replicas). Tiles use ceil division; last tiles may be short or empty.
+    """
+    @staticmethod
+    def iota_tiled(tile_assignment_dims: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], last_tile_dim_replicate: bool = False) -> Sharding:
+        ...
+    @staticmethod
+    def maximal(device: typing.SupportsInt | typing.SupportsIndex) -> Sharding:
+        ...
+    @staticmethod
+    def replicated() -> Sharding:
+        ...
+    @staticmethod
+    def split(shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], partition_dimensions: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], num_logical_devices: typing.SupportsInt | typing.SupportsIndex) -> Sharding:
+        """
+        TF's split_to_logical_devices validation (rank, divisibility, product) and row-major tiling.
+        """
+    @staticmethod
+    def tiled(tile_assignment_dims: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], devices: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], last_tile_dim_replicate: bool = False) -> Sharding:
+        ...
+    @typing.overload
+    def __eq__(self, arg0: Sharding) -> bool:
+        ...
+    @typing.overload
+    def __eq__(self, arg0: typing.Any) -> bool:
+        ...
+    def __getstate__(self) -> tuple[str, int, list[int], list[int]]:
+        ...
+    def __hash__(self) -> int:
+        ...
+    def __repr__(self) -> str:
+        ...
+    def __setstate__(self, arg0: tuple) -> None:
+        ...
+    def __str__(self) -> str:
+        ...
+    def device_for_tile_index(self, index: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], replica: typing.SupportsInt | typing.SupportsIndex = 0) -> int:
+        ...
+    def device_groups_along(self, grid_dim: typing.SupportsInt | typing.SupportsIndex) -> list[list[int]]:
+        """
+        Devices differing only along a tile-grid dimension: a collective's participants.
+        """
+    def devices_for_tile_index(self, index: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> list[int]:
+        ...
+    def divides_evenly(self, shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> bool:
+        ...
+    def holds_data(self, device: typing.SupportsInt | typing.SupportsIndex) -> bool:
+        ...
+    def logical_devices(self, num_logical_devices: typing.SupportsInt | typing.SupportsIndex) -> list[int]:
+        """
+        The logical devices (of num_logical_devices) that hold data.
+        """
+    def tile_index_for_device(self, device: typing.SupportsInt | typing.SupportsIndex) -> tuple:
+        ...
+    def tile_limit_for_device(self, shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], device: typing.SupportsInt | typing.SupportsIndex) -> tuple:
+        ...
+    def tile_offset_for_device(self, shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], device: typing.SupportsInt | typing.SupportsIndex) -> tuple:
+        ...
+    def tile_shape(self, shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> tuple:
+        ...
+    @property
+    def is_maximal(self) -> bool:
+        ...
+    @property
+    def is_replicated(self) -> bool:
+        ...
+    @property
+    def is_tiled(self) -> bool:
+        ...
+    @property
+    def kind(self) -> str:
+        ...
+    @property
+    def maximal_device(self) -> int:
+        ...
+    @property
+    def num_tiles(self) -> int:
+        ...
+    @property
+    def replicate_on_last_tile_dim(self) -> bool:
+        ...
+    @property
+    def replication_factor(self) -> int:
+        ...
+    @property
+    def tile_assignment(self) -> typing.Any:
+        ...
+    @property
+    def tile_assignment_devices(self) -> list[int]:
+        ...
+    @property
+    def tile_assignment_dims(self) -> tuple:
+        ...
+    @property
+    def tiled_rank(self) -> int:
+        ...
+class ShardedTensor:
+    """
+    A global tensor's shards on a replica's logical devices: shard k is a Tensor on logical_devices[k] (None where
+    the sharding places nothing), so each core's memory is charged for exactly what it holds.
+    """
+    @staticmethod
+    def shard(tensor: typing.Any, sharding: Sharding, logical_devices: collections.abc.Sequence[tpustrategy._core.devices.Device]) -> ShardedTensor:
+        ...
+    def assemble(self, device: tpustrategy._core.devices.Device = None) -> tpustrategy._core.tensor.Tensor:
+        """
+        The global tensor rebuilt from the shards (on `device` or the current).
+        """
+    @property
+    def _shape_tuple(self) -> tuple:
+        ...
+    @property
+    def bytes_per_device(self) -> list[int]:
+        ...
+    @property
+    def dtype(self) -> tpustrategy._core.tensor.DType:
+        ...
+    @property
+    def logical_devices(self) -> list[tpustrategy._core.devices.Device]:
+        ...
+    @property
+    def num_logical_devices(self) -> int:
+        ...
+    @property
+    def sharding(self) -> Sharding:
+        ...
+    @property
+    def shards(self) -> list:
+        ...
+    @property
+    def total_bytes(self) -> int:
+        ...
 class SpmdEntry:
     """
     One partitioned op, inserted collective or note of an SPMD step.
@@ -17,7 +153,7 @@ class SpmdEntry:
     def dimension(self) -> int:
         ...
     @property
-    def dtype(self) -> tpustrategy._core.DType:
+    def dtype(self) -> tpustrategy._core.tensor.DType:
         ...
     @property
     def flops(self) -> list[int]:
@@ -73,7 +209,7 @@ class SpmdContext:
     Args:
       logical_devices: the replica's cores, logical core k at index k.
     """
-    def __init__(self, logical_devices: collections.abc.Sequence[tpustrategy._core.Device]) -> None:
+    def __init__(self, logical_devices: collections.abc.Sequence[tpustrategy._core.devices.Device]) -> None:
         ...
     def note(self, text: str) -> None:
         ...
@@ -87,49 +223,49 @@ class SpmdContext:
     @property
     def record(self) -> SpmdRecord:
         ...
-def binary(ctx: SpmdContext, op: str, a: tpustrategy._core.ShardedTensor, b: tpustrategy._core.ShardedTensor) -> tpustrategy._core.ShardedTensor:
+def binary(ctx: SpmdContext, op: str, a: ShardedTensor, b: ShardedTensor) -> ShardedTensor:
     ...
-def binary_grad(ctx: SpmdContext, op: str, a: tpustrategy._core.ShardedTensor, b: tpustrategy._core.ShardedTensor, dy: tpustrategy._core.ShardedTensor) -> tuple[tpustrategy._core.ShardedTensor, tpustrategy._core.ShardedTensor]:
+def binary_grad(ctx: SpmdContext, op: str, a: ShardedTensor, b: ShardedTensor, dy: ShardedTensor) -> tuple[ShardedTensor, ShardedTensor]:
     ...
-def concat(ctx: SpmdContext, values: collections.abc.Sequence[tpustrategy._core.ShardedTensor], axis: typing.SupportsInt | typing.SupportsIndex) -> tpustrategy._core.ShardedTensor:
+def concat(ctx: SpmdContext, values: collections.abc.Sequence[ShardedTensor], axis: typing.SupportsInt | typing.SupportsIndex) -> ShardedTensor:
     ...
-def conv2d(ctx: SpmdContext, x: tpustrategy._core.ShardedTensor, filter: tpustrategy._core.ShardedTensor, padding: str = 'SAME') -> tpustrategy._core.ShardedTensor:
+def conv2d(ctx: SpmdContext, x: ShardedTensor, filter: ShardedTensor, padding: str = 'SAME') -> ShardedTensor:
     """
     NHWC x HWIO, stride 1; spatially tiled inputs exchange halos by collective-permute.
     """
-def conv2d_filter_grad(ctx: SpmdContext, x: tpustrategy._core.ShardedTensor, filter: tpustrategy._core.ShardedTensor, dy: tpustrategy._core.ShardedTensor, padding: str = 'SAME') -> tpustrategy._core.ShardedTensor:
+def conv2d_filter_grad(ctx: SpmdContext, x: ShardedTensor, filter: ShardedTensor, dy: ShardedTensor, padding: str = 'SAME') -> ShardedTensor:
     ...
-def gather(ctx: SpmdContext, table: tpustrategy._core.ShardedTensor, ids: tpustrategy._core.ShardedTensor) -> tpustrategy._core.ShardedTensor:
+def gather(ctx: SpmdContext, table: ShardedTensor, ids: ShardedTensor) -> ShardedTensor:
     ...
-def halo_exchange(ctx: SpmdContext, x: tpustrategy._core.ShardedTensor, dim: typing.SupportsInt | typing.SupportsIndex, before: typing.SupportsInt | typing.SupportsIndex, after: typing.SupportsInt | typing.SupportsIndex) -> list[tpustrategy._core.Tensor]:
+def halo_exchange(ctx: SpmdContext, x: ShardedTensor, dim: typing.SupportsInt | typing.SupportsIndex, before: typing.SupportsInt | typing.SupportsIndex, after: typing.SupportsInt | typing.SupportsIndex) -> list[tpustrategy._core.tensor.Tensor]:
     ...
-def matmul(ctx: SpmdContext, a: tpustrategy._core.ShardedTensor, b: tpustrategy._core.ShardedTensor, *, out_sharding: tpustrategy._core.Sharding | None = None) -> tpustrategy._core.ShardedTensor:
+def matmul(ctx: SpmdContext, a: ShardedTensor, b: ShardedTensor, *, out_sharding: Sharding | None = None) -> ShardedTensor:
     ...
-def matmul_grad(ctx: SpmdContext, a: tpustrategy._core.ShardedTensor, b: tpustrategy._core.ShardedTensor, dy: tpustrategy._core.ShardedTensor, *, want_a: bool = True, want_b: bool = True) -> tuple[tpustrategy._core.ShardedTensor | None, tpustrategy._core.ShardedTensor | None]:
+def matmul_grad(ctx: SpmdContext, a: ShardedTensor, b: ShardedTensor, dy: ShardedTensor, *, want_a: bool = True, want_b: bool = True) -> tuple[ShardedTensor | None, ShardedTensor | None]:
     """
     (da, db) of y = a @ b; a gradient not wanted is None and costs nothing.
     """
-def reduce(ctx: SpmdContext, kind: str, x: tpustrategy._core.ShardedTensor, axes: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], keepdims: bool = False) -> tpustrategy._core.ShardedTensor:
+def reduce(ctx: SpmdContext, kind: str, x: ShardedTensor, axes: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], keepdims: bool = False) -> ShardedTensor:
     ...
-def reduce_grad(ctx: SpmdContext, kind: str, x: tpustrategy._core.ShardedTensor, axes: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], dy: tpustrategy._core.ShardedTensor) -> tpustrategy._core.ShardedTensor:
+def reduce_grad(ctx: SpmdContext, kind: str, x: ShardedTensor, axes: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], dy: ShardedTensor) -> ShardedTensor:
     ...
-def reshape(ctx: SpmdContext, x: tpustrategy._core.ShardedTensor, shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> tpustrategy._core.ShardedTensor:
+def reshape(ctx: SpmdContext, x: ShardedTensor, shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> ShardedTensor:
     ...
-def reshard(ctx: SpmdContext, x: tpustrategy._core.ShardedTensor, sharding: tpustrategy._core.Sharding, *, why: str = 'reshard') -> tpustrategy._core.ShardedTensor:
+def reshard(ctx: SpmdContext, x: ShardedTensor, sharding: Sharding, *, why: str = 'reshard') -> ShardedTensor:
     """
     Moves `x` to `sharding` with XLA's collectives (recorded in ctx).
     """
-def slice(ctx: SpmdContext, x: tpustrategy._core.ShardedTensor, begin: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], size: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> tpustrategy._core.ShardedTensor:
+def slice(ctx: SpmdContext, x: ShardedTensor, begin: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], size: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> ShardedTensor:
     ...
-def softmax(ctx: SpmdContext, logits: tpustrategy._core.ShardedTensor, axis: typing.SupportsInt | typing.SupportsIndex = -1) -> tpustrategy._core.ShardedTensor:
+def softmax(ctx: SpmdContext, logits: ShardedTensor, axis: typing.SupportsInt | typing.SupportsIndex = -1) -> ShardedTensor:
     ...
-def sparse_softmax_cross_entropy(ctx: SpmdContext, logits: tpustrategy._core.ShardedTensor, labels: tpustrategy._core.ShardedTensor) -> tpustrategy._core.ShardedTensor:
+def sparse_softmax_cross_entropy(ctx: SpmdContext, logits: ShardedTensor, labels: ShardedTensor) -> ShardedTensor:
     ...
-def sparse_softmax_cross_entropy_grad(ctx: SpmdContext, logits: tpustrategy._core.ShardedTensor, labels: tpustrategy._core.ShardedTensor, dloss: tpustrategy._core.ShardedTensor) -> tpustrategy._core.ShardedTensor:
+def sparse_softmax_cross_entropy_grad(ctx: SpmdContext, logits: ShardedTensor, labels: ShardedTensor, dloss: ShardedTensor) -> ShardedTensor:
     ...
-def transpose(ctx: SpmdContext, x: tpustrategy._core.ShardedTensor, perm: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> tpustrategy._core.ShardedTensor:
+def transpose(ctx: SpmdContext, x: ShardedTensor, perm: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> ShardedTensor:
     ...
-def unary(ctx: SpmdContext, op: str, x: tpustrategy._core.ShardedTensor) -> tpustrategy._core.ShardedTensor:
+def unary(ctx: SpmdContext, op: str, x: ShardedTensor) -> ShardedTensor:
     ...
-def unary_grad(ctx: SpmdContext, op: str, x: tpustrategy._core.ShardedTensor, dy: tpustrategy._core.ShardedTensor) -> tpustrategy._core.ShardedTensor:
+def unary_grad(ctx: SpmdContext, op: str, x: ShardedTensor, dy: ShardedTensor) -> ShardedTensor:
     ...

@@ -20,7 +20,7 @@ _PREVIEW_STEPS = 3
 def _device_cell(name: str) -> str:
     """``TPU:3 · host 0 · chip (1,0,0) core 1`` for a simulated device name."""
     try:
-        device = _core.find_device(name)
+        device = _core.devices.find_device(name)
     except (ValueError, RuntimeError):
         return html.escape(name)
     short = f"{device.device_type}:{device.index}"
@@ -53,7 +53,7 @@ def strategy_html(strategy: Any) -> str:
         tasks = set()
         for name in names:
             try:
-                tasks.add(_core.find_device(name).task)
+                tasks.add(_core.devices.find_device(name).task)
             except (ValueError, RuntimeError):
                 pass
         hosts |= tasks
@@ -61,7 +61,7 @@ def strategy_html(strategy: Any) -> str:
                             for k, name in enumerate(names))
         rows.append([str(replica), cores, ", ".join(str(t) for t in sorted(tasks))])
     for replica in local[_MAX_ROWS:]:
-        hosts |= {_core.find_device(name).task for name in extended._devices_of_replica(replica)}
+        hosts |= {_core.devices.find_device(name).task for name in extended._devices_of_replica(replica)}
     title = (
         f"{type(strategy).__name__}: {n} replica(s) in sync"
         + (f", {len(local)} local" if len(local) != n else "")

@@ -60,13 +60,13 @@ class SliceView:
 
 
 def _matching_preset(mesh: tuple[int, ...], coordinates: np.ndarray) -> Any:
-    active = _core.active_slice()
-    candidates = [active] + [p for p in _core.slice_presets() if p.name != active.name]
+    active = _core.slice.active_slice()
+    candidates = [active] + [p for p in _core.slice.slice_presets() if p.name != active.name]
     for preset in candidates:
         if tuple(preset.mesh_shape) != mesh:
             continue
         if preset.name == active.name or preset.num_devices <= 4096:
-            topology = _core.slice_topology(preset.name)
+            topology = _core.topology.slice_topology(preset.name)
             if np.array_equal(topology.device_coordinates, coordinates):
                 return preset
     return None
@@ -78,10 +78,10 @@ def slice_view(topology: Any) -> SliceView:
     mesh = (x, y, z, c)
     coordinates = np.asarray(topology.device_coordinates)
     named = getattr(topology, "_slice_name", None)
-    preset = _core.find_slice_preset(named) if named else _matching_preset(mesh, coordinates)
+    preset = _core.slice.find_slice_preset(named) if named else _matching_preset(mesh, coordinates)
     live = {}
-    if preset is not None and preset.name == _core.active_slice().name:
-        for device in _core.list_devices("TPU"):
+    if preset is not None and preset.name == _core.slice.active_slice().name:
+        for device in _core.devices.list_devices("TPU"):
             live[tuple(device.coordinates)] = device.memory_info()
     per_core = preset.chip.hbm_bytes_per_device if preset is not None else None
     where = {}

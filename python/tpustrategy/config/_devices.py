@@ -47,7 +47,7 @@ def _device_type_filter(device_type, function: str) -> str:
 
 def list_logical_devices(device_type: str | None = None) -> list[LogicalDevice]:
     """Logical devices of the simulated slice (TPU cores, host CPUs, logical CPUs/GPUs)."""
-    devices = _core.list_devices(_device_type_filter(device_type, "list_logical_devices"))
+    devices = _core.devices.list_devices(_device_type_filter(device_type, "list_logical_devices"))
     return [LogicalDevice(d.name, d.device_type) for d in devices]
 
 
@@ -55,7 +55,7 @@ def list_physical_devices(device_type: str | None = None) -> list[PhysicalDevice
     """Physical devices: one per TPU core, one CPU per host, and the configured GPUs."""
     out = []
     counters: dict[str, int] = collections.Counter()
-    for d in _core.list_devices(_device_type_filter(device_type, "list_physical_devices")):
+    for d in _core.devices.list_devices(_device_type_filter(device_type, "list_physical_devices")):
         if d.device_type == "CPU" and d.index > 0:
             continue  # logical splits of host CPU 0
         out.append(PhysicalDevice(f"/physical_device:{d.device_type}:{counters[d.device_type]}", d.device_type))
@@ -67,12 +67,12 @@ def _physical_to_devices(device):
     name = device.name if isinstance(device, (PhysicalDevice, LogicalDevice)) else str(device)
     if name.startswith("/physical_device:"):
         kind, index = name[len("/physical_device:") :].split(":")
-        matching = [d for d in _core.list_devices(kind) if not (kind == "CPU" and d.index > 0)]
+        matching = [d for d in _core.devices.list_devices(kind) if not (kind == "CPU" and d.index > 0)]
         index = int(index)
         if index >= len(matching):
             raise ValueError(f"Unrecognized device: {name}")
         return matching[index]
-    return _core.find_device(name)
+    return _core.devices.find_device(name)
 
 
 def set_logical_device_configuration(device, logical_devices) -> None:
@@ -92,10 +92,10 @@ def set_logical_device_configuration(device, logical_devices) -> None:
     if kind == "CPU":
         if any(c.memory_limit is not None for c in logical_devices):
             raise ValueError("Setting memory limit on CPU virtual devices is currently not supported")
-        _core.set_logical_cpu_count(max(1, len(logical_devices)))
+        _core.devices.set_logical_cpu_count(max(1, len(logical_devices)))
     elif kind == "GPU":
         limit = logical_devices[0].memory_limit if logical_devices else None
-        _core.set_logical_gpu_count(len(logical_devices), int(limit * _MIB) if limit else 0)
+        _core.devices.set_logical_gpu_count(len(logical_devices), int(limit * _MIB) if limit else 0)
     else:
         if len(logical_devices) > 1:
             raise ValueError(

@@ -17,11 +17,11 @@ from tpustrategy.config._devices import (  # noqa: F401
 
 
 def _device(device):
-    if isinstance(device, _core.Device):
+    if isinstance(device, _core.devices.Device):
         return device
     if not isinstance(device, str):
         raise ValueError(f"device must be a device name string, got {device!r}")
-    return _core.find_device(device)
+    return _core.devices.find_device(device)
 
 
 def get_memory_info(device) -> dict[str, int]:

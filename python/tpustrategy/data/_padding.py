@@ -155,7 +155,7 @@ class PaddedBatchDataset(_UnaryDataset):
         for row, a in enumerate(arrays):
             out[(row, *[slice(0, n) for n in a.shape])] = a
         if isinstance(first, Tensor):
-            return _core.constant(out, first.dtype)
+            return _core.tensor.constant(out, first.dtype)
         return out
 
     def _compute_element_spec(self):

@@ -46,10 +46,10 @@ class RandomDataset(_Reseeding, Dataset):
     def _iterate(self):
         rng = self._next_rng()
         while True:
-            yield _core.constant(int(rng.integers(0, 2**63 - 1, dtype=np.int64)), "int64")
+            yield _core.tensor.constant(int(rng.integers(0, 2**63 - 1, dtype=np.int64)), "int64")
 
     def _compute_element_spec(self):
-        return TensorSpec([], _core.int64)
+        return TensorSpec([], _core.tensor.int64)
 
     def _compute_cardinality(self):
         return INFINITE
@@ -59,14 +59,14 @@ class CounterDataset(Dataset):
     """``start, start + step, ...`` forever (``Dataset.counter``)."""
 
     def __init__(self, start, step, dtype):
-        self._dtype = _core.DType(dtype)
+        self._dtype = _core.tensor.DType(dtype)
         self._start = _int_arg(start, "start")
         self._step = _int_arg(step, "step")
 
     def _iterate(self):
         value = self._start
         while True:
-            yield _core.constant(value, self._dtype)
+            yield _core.tensor.constant(value, self._dtype)
             value += self._step
 
     def _compute_element_spec(self):
@@ -181,10 +181,10 @@ class _WeightedSelector(_Reseeding, Dataset):
             total = p.sum()
             if total <= 0:
                 return
-            yield _core.constant(int(rng.choice(self._count, p=p / total)), "int64")
+            yield _core.tensor.constant(int(rng.choice(self._count, p=p / total)), "int64")
 
     def _compute_element_spec(self):
-        return TensorSpec([], _core.int64)
+        return TensorSpec([], _core.tensor.int64)
 
     def _compute_cardinality(self):
         return INFINITE
@@ -212,7 +212,7 @@ def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
         raise TypeError(f"Invalid `choice_dataset`. `choice_dataset` should be a `tf.data.Dataset`, got "
                         f"{type(choice_dataset).__name__}.")
     spec = choice_dataset.element_spec
-    if not isinstance(spec, TensorSpec) or spec.dtype != _core.int64 or not spec.shape.is_compatible_with([]):
+    if not isinstance(spec, TensorSpec) or spec.dtype != _core.tensor.int64 or not spec.shape.is_compatible_with([]):
         raise TypeError(f"Invalid `choice_dataset`. Elements of `choice_dataset` must be scalar of `tf.int64` "
                         f"dtype, but got {spec}.")
     return DirectedInterleaveDataset(choice_dataset, datasets, stop_on_empty_dataset)

@@ -21,12 +21,12 @@ class RangeDataset(Dataset):
         if step == 0:
             raise _structure._invalid_argument("step must be a non-zero integer.")
         self._range = range(start, stop, step)
-        self._dtype = _core.DType(output_type)
+        self._dtype = _core.tensor.DType(output_type)
 
     def _iterate(self):
         dtype = self._dtype
         for value in self._range:
-            yield _core.constant(value, dtype)
+            yield _core.tensor.constant(value, dtype)
 
     def _compute_element_spec(self):
         return TensorSpec([], self._dtype)
@@ -85,7 +85,7 @@ class TensorSliceDataset(Dataset):
         leaves = _structure.flatten(self._element)
         for begin, count in self._batch_bounds(batch_size, drop_remainder):
             yield _structure.pack_as(self._element, [
-                _core._data_slice_rows(leaf, begin, count) if isinstance(leaf, _core.Tensor)
+                _core.data.slice_rows(leaf, begin, count) if isinstance(leaf, _core.tensor.Tensor)
                 else _structure.slice_leaf_rows(leaf, begin, count) if isinstance(leaf, SparseTensor)
                 else leaf[begin:begin + count].copy() for leaf in leaves])
 

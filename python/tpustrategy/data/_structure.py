@@ -161,15 +161,15 @@ def to_leaf(value, dtype=None):
     if isinstance(value, Tensor):
         if value.dtype == dtype:
             return value
-        return _core.constant(np.asarray(value).astype(_core.DType(dtype).as_numpy_dtype), dtype)
-    return _core.convert_to_tensor(value, dtype) if dtype is None else _convert_with_dtype(value, dtype)
+        return _core.tensor.constant(np.asarray(value).astype(_core.tensor.DType(dtype).as_numpy_dtype), dtype)
+    return _core.tensor.convert_to_tensor(value, dtype) if dtype is None else _convert_with_dtype(value, dtype)
 
 
 def _convert_with_dtype(value, dtype):
     try:
-        return _core.convert_to_tensor(value, dtype)
+        return _core.tensor.convert_to_tensor(value, dtype)
     except (TypeError, ValueError):
-        return _core.constant(np.asarray(value).astype(_core.DType(dtype).as_numpy_dtype), dtype)
+        return _core.tensor.constant(np.asarray(value).astype(_core.tensor.DType(dtype).as_numpy_dtype), dtype)
 
 
 def normalize_element(value):
@@ -260,7 +260,7 @@ def stack_leaves(leaves: list, component: int):
     if isinstance(first, SparseTensor):
         return sparse_tensor.stack(leaves)
     if isinstance(first, Tensor):
-        return _core._data_stack_batch(leaves, component)
+        return _core.data.stack_batch(leaves, component)
     shapes = {leaf_shape(leaf) for leaf in leaves}
     if len(shapes) != 1:
         raise _invalid_argument(f"Cannot batch tensors with different shapes in component {component}.")
@@ -276,7 +276,7 @@ def unstack_leaf(leaf) -> list:
     if isinstance(leaf, Tensor):
         if leaf.ndim == 0:
             raise _invalid_argument("Input element must have a non-scalar value in each component.")
-        return _core._data_unstack_rows(leaf)
+        return _core.data.unstack_rows(leaf)
     if not isinstance(leaf, np.ndarray) or leaf.ndim == 0:
         raise _invalid_argument("Input element must have a non-scalar value in each component.")
     return [row if isinstance(row, np.ndarray) else _to_bytes(row) for row in leaf]

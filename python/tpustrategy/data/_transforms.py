@@ -130,7 +130,7 @@ class RebatchDataset(_UnaryDataset):
     def _iterate(self):
         source = self._input._iterate()
         structure = None
-        rows = _core._DataRowBuffer()
+        rows = _core.data.RowBuffer()
         exhausted = False
         for index in _cycle(len(self._batch_sizes)):
             if exhausted and rows.rows_available == 0:
@@ -334,7 +334,7 @@ def _dummy_element(spec, unknown_dim: int):
         if isinstance(leaf_spec, _structure.StringSpec):
             return _structure.to_leaf(np.full(shape, b"", dtype=object)) if shape else b""
         # Values are `unknown_dim` too, so output shapes that follow input values (tf.fill([x], x)) show.
-        return _core.constant(np.full(shape, unknown_dim, leaf_spec.dtype.as_numpy_dtype), leaf_spec.dtype)
+        return _core.tensor.constant(np.full(shape, unknown_dim, leaf_spec.dtype.as_numpy_dtype), leaf_spec.dtype)
 
     return _structure.map_structure(dummy, spec)
 
@@ -348,7 +348,7 @@ def _relax(a, b):
 
 def _as_predicate_result(value) -> bool:
     if isinstance(value, Tensor):
-        if value.dtype != _core.bool or value.ndim != 0:
+        if value.dtype != _core.tensor.bool or value.ndim != 0:
             raise ValueError(f"Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its "
                              f"return type was {value.dtype!r} with shape {tuple(value._shape_tuple)}.")
         return bool(value.numpy())

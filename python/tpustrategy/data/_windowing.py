@@ -121,7 +121,7 @@ _END = object()
 
 def _int64_scalar(value, what: str) -> int:
     if isinstance(value, Tensor):
-        if value.dtype != _core.int64 or value.ndim != 0:
+        if value.dtype != _core.tensor.int64 or value.ndim != 0:
             raise ValueError(f"Invalid `{what}`. `{what}` must return a single tf.int64 scalar tensor but its "
                              f"return type is {value.dtype!r} with shape {TensorShape(value._shape_tuple)}.")
         return int(value.numpy())
@@ -146,21 +146,21 @@ class GroupByWindowDataset(_UnaryDataset):
                 raise TypeError(f"`{name}` must be callable.")
         if window_size is not None:
             size = _int_arg(window_size, "window_size")
-            window_size_func = lambda key: _core.constant(size, "int64")  # noqa: E731
+            window_size_func = lambda key: _core.tensor.constant(size, "int64")  # noqa: E731
         self._key_func = key_func
         self._reduce_func = reduce_func
         self._window_size_func = window_size_func
         self._spec_func = None  # set by bucket_by_sequence_length
 
     def _window_size(self, key: int) -> int:
-        size = _int64_scalar(self._window_size_func(_core.constant(key, "int64")), "window_size_func")
+        size = _int64_scalar(self._window_size_func(_core.tensor.constant(key, "int64")), "window_size_func")
         if size <= 0:
             raise _invalid(f"Window size must be greater than zero, but got {size}.")
         return size
 
     def _reduce(self, key: int, elements):
         window = _ElementsDataset(elements, self._input.element_spec)
-        result = self._reduce_func(_core.constant(key, "int64"), window)
+        result = self._reduce_func(_core.tensor.constant(key, "int64"), window)
         if not isinstance(result, Dataset):
             raise TypeError(f"Invalid `reduce_func`. `reduce_func` must return a single `tf.data.Dataset` object, "
                             f"got {type(result).__name__}.")
@@ -186,7 +186,7 @@ class GroupByWindowDataset(_UnaryDataset):
         window = _ElementsDataset([], self._input.element_spec)
         if self._spec_func is not None:
             return self._spec_func(window)
-        result = self._reduce_func(_core.constant(0, "int64"), window)
+        result = self._reduce_func(_core.tensor.constant(0, "int64"), window)
         if not isinstance(result, Dataset):
             raise TypeError(f"Invalid `reduce_func`. `reduce_func` must return a single `tf.data.Dataset` object, "
                             f"got {type(result).__name__}.")
@@ -219,7 +219,7 @@ def bucket_by_sequence_length(dataset, element_length_func, bucket_boundaries, b
                 if pad_to_bucket_boundary and i == len(boundaries):
                     raise _invalid("When pad_to_bucket_boundary=True, elements must have length < "
                                    f"max(bucket_boundaries), got length {length}.")
-                return _core.constant(i, "int64")
+                return _core.tensor.constant(i, "int64")
         raise AssertionError("unreachable: the buckets cover every int64")
 
     def batch_bucket(key, window):
@@ -236,7 +236,7 @@ def bucket_by_sequence_length(dataset, element_length_func, bucket_boundaries, b
                                    drop_remainder=drop_remainder)
 
     def size_of(key):
-        return _core.constant(batch_sizes[int(key.numpy())], "int64")
+        return _core.tensor.constant(batch_sizes[int(key.numpy())], "int64")
 
     def spec_of_buckets(window):
         # TF traces batch_bucket with a symbolic key: the batch size and the boundary are unknown there.

@@ -99,7 +99,7 @@ class Dataset:
 
     def cardinality(self):
         """Number of elements as an int64 scalar tensor: INFINITE_CARDINALITY (-1) or UNKNOWN_CARDINALITY (-2)."""
-        return _core.constant(self._compute_cardinality(), "int64")
+        return _core.tensor.constant(self._compute_cardinality(), "int64")
 
     def options(self) -> Options:
         """The options set on this pipeline (merged bottom-up)."""

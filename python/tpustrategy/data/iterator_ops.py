@@ -21,7 +21,7 @@ class Optional:
         return Optional()
 
     def has_value(self, name=None):
-        return _core.constant(self._has_value)
+        return _core.tensor.constant(self._has_value)
 
     def get_value(self, name=None):
         if not self._has_value:

@@ -129,9 +129,9 @@ class TFRecordDataset(_FileDataset):
 
     def _read_file(self, path):
         if self._compression:
-            yield from _core._tfrecord_parse(_read_compressed(path, self._compression), path)
+            yield from _core.data.tfrecord_parse(_read_compressed(path, self._compression), path)
             return
-        reader = _core._TFRecordReader(path)
+        reader = _core.data.TFRecordReader(path)
         while (record := reader.read()) is not None:
             yield record
 

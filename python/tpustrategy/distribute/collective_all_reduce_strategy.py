@@ -21,12 +21,12 @@ from tpustrategy.distribute.mirrored_strategy import MirroredExtended
 
 
 def _worker_devices(process_index: int, process_count: int) -> list:
-    hosts = sorted({d.task for d in _core.list_devices("CPU")})
+    hosts = sorted({d.task for d in _core.devices.list_devices("CPU")})
     if process_index not in hosts:
         raise errors.InvalidArgumentError(None, None, f"MultiWorkerMirroredStrategy over {process_count} processes "
                                           f"needs a simulated host per worker; the slice has hosts {hosts} (set "
                                           "TPUSTRATEGY_SLICE to a slice with enough hosts)")
-    return [_core.host_cpu(process_index)]
+    return [_core.devices.host_cpu(process_index)]
 
 
 class CollectiveAllReduceExtended(MirroredExtended):

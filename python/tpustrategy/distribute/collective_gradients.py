@@ -55,7 +55,7 @@ def record_all_gather(context, axis: int, leaves: list, results: list) -> list:
         for x, g in zip(inputs, summed, strict=True):
             ax = axis % x.ndim
             size = int(x.shape[ax])
-            sizes = context.all_gather(_core.constant([size], _core.int64), axis=0)
+            sizes = context.all_gather(_core.tensor.constant([size], _core.tensor.int64), axis=0)
             begin = int(sum(int(s) for s in sizes.numpy()[: context._replica_id]))
             begin_vec = [0] * x.ndim
             begin_vec[ax] = begin

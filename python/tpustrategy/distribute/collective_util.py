@@ -83,4 +83,15 @@ class CollectiveHints:
         self.timeout_seconds = timeout_seconds
 
 
+def check_options(options, where: str):
+    """A collective's per-call `options`: None, CommunicationOptions or (TF's deprecated) CollectiveHints, which
+    become CommunicationOptions; anything else is a ValueError naming it (TF fails on it later, in merge)."""
+    if options is None or isinstance(options, CommunicationOptions):
+        return options
+    if isinstance(options, CollectiveHints):
+        return CommunicationOptions(bytes_per_pack=options.bytes_per_pack, timeout_seconds=options.timeout_seconds)
+    raise ValueError(f"{where}: `options` must be a tf.distribute.experimental.CommunicationOptions or None, got "
+                     f"{type(options).__name__}: {options!r}")
+
+
 __all__ = ["CollectiveCommunication", "CollectiveHints", "CommunicationImplementation", "CommunicationOptions"]

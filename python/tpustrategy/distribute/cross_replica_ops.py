@@ -14,12 +14,12 @@ from tpustrategy.ops import math_ops
 
 def current_device():
     """Where cross-replica results go by default: the current device, else host CPU 0."""
-    return device_scope.current_device() or _core.host_cpu()
+    return device_scope.current_device() or _core.devices.host_cpu()
 
 
 def _device_of(value):
     name = getattr(value, "device", "")
-    return _core.find_device(name) if isinstance(name, str) and name else None
+    return _core.devices.find_device(name) if isinstance(name, str) and name else None
 
 
 def destination_devices(destinations) -> list:
@@ -28,14 +28,14 @@ def destination_devices(destinations) -> list:
         if not destinations:
             raise ValueError("destinations can not be empty")
         return [device_scope.resolve_device(destinations)]
-    if isinstance(destinations, _core.Device):
+    if isinstance(destinations, _core.devices.Device):
         return [destinations]
     if isinstance(destinations, DistributedValues):
         devices = [_device_of(v) or current_device() for v in destinations.values]
         if not devices:
             raise ValueError("destinations can not be empty")
         return devices
-    if isinstance(destinations, _core.Tensor) or getattr(destinations, "_is_variable", False):
+    if isinstance(destinations, _core.tensor.Tensor) or getattr(destinations, "_is_variable", False):
         return [_device_of(destinations) or current_device()]
     raise ValueError("destinations must be one of a `DistributedValues` object, a tf.Variable object, or a "
                      f"device string; got {destinations!r}")
@@ -52,24 +52,24 @@ def all_reduce(tensors: list, reduce_op: ReduceOp, devices: list) -> list:
     """
     if reduce_op == ReduceOp.MEAN and tensors and tensors[0].dtype.is_integer:
         results = []
-        for device, total in zip(devices, _core.all_reduce(tensors, "SUM", devices), strict=True):
+        for device, total in zip(devices, _core.collectives.all_reduce(tensors, "SUM", devices), strict=True):
             with device_scope.device_scope(device):
                 results.append(math_ops.divide(total, len(tensors)))
         return results
-    return _core.all_reduce(tensors, reduce_op.value, devices)
+    return _core.collectives.all_reduce(tensors, reduce_op.value, devices)
 
 
 def reduce_to(reduce_op: ReduceOp, value, devices: list, num_replicas: int):
     """Reduces the components of `value` onto `devices` (one Tensor, or Mirrored over several)."""
     if isinstance(value, DistributedValues):
-        components = [_core.convert_to_tensor(v) for v in value.values]
+        components = [_core.tensor.convert_to_tensor(v) for v in value.values]
         return _deliver(all_reduce(components, reduce_op, devices))
     return reduce_non_distributed_value(reduce_op, value, num_replicas)
 
 
 def reduce_non_distributed_value(reduce_op: ReduceOp, value, num_replicas: int):
     """A plain value "reduced" across replicas: 0 stays 0, MEAN keeps it, SUM only makes sense on one replica."""
-    if not isinstance(value, _core.Tensor) and isinstance(value, (int, float)) and value == 0:
+    if not isinstance(value, _core.tensor.Tensor) and isinstance(value, (int, float)) and value == 0:
         return 0
     if reduce_op == ReduceOp.MEAN or num_replicas == 1:
         return value
@@ -101,7 +101,7 @@ def _sum_and_count(tensor, axis):
     for a in axes:
         count *= shape[a]
     with device_scope.device_scope(_device_of(tensor) or current_device()):
-        return math_ops.reduce_sum(tensor, axis=axes), _core.constant(np.int64(count))
+        return math_ops.reduce_sum(tensor, axis=axes), _core.tensor.constant(np.int64(count))
 
 
 def reduce_with_axis(reduce_op: ReduceOp, value, axis, num_replicas: int):
@@ -112,12 +112,12 @@ def reduce_with_axis(reduce_op: ReduceOp, value, axis, num_replicas: int):
     integer inputs give floats.
     """
     components = list(value.values) if isinstance(value, DistributedValues) else [value] * num_replicas
-    shares = [_sum_and_count(_core.convert_to_tensor(v), axis) for v in components]
+    shares = [_sum_and_count(_core.tensor.convert_to_tensor(v), axis) for v in components]
     destination = [current_device()]
-    total = _core.all_reduce([s for s, _ in shares], "SUM", destination)[0]
+    total = _core.collectives.all_reduce([s for s, _ in shares], "SUM", destination)[0]
     if reduce_op == ReduceOp.SUM:
         return total
-    count = _core.all_reduce([c for _, c in shares], "SUM", destination)[0]
+    count = _core.collectives.all_reduce([c for _, c in shares], "SUM", destination)[0]
     with device_scope.device_scope(destination[0]):
         return math_ops.divide(total, math_ops.cast(count, total.dtype))
 
@@ -167,14 +167,14 @@ def gather_to(value, axis, devices: list):
     """Concatenates the components of `value` along `axis` onto `devices`; plain values are returned as is."""
     if not isinstance(value, DistributedValues):
         return value
-    components = [_core.convert_to_tensor(v) for v in value.values]
+    components = [_core.tensor.convert_to_tensor(v) for v in value.values]
     if any(len(c.shape) == 0 for c in components):
         # TF concatenates the components, and its concat rejects scalars with ValueError (observed with TF 2.21).
         raise ValueError("Can't concatenate scalars (use tf.stack instead): Strategy.gather needs components of "
                          "rank >= 1")
-    return _deliver(_core.all_gather(components, axis, devices))
+    return _deliver(_core.collectives.all_gather(components, axis, devices))
 
 
 def broadcast_to(value, devices: list):
     """The same tensor on each of `devices` (one shared buffer)."""
-    return _deliver(_core.broadcast(_core.convert_to_tensor(value), devices))
+    return _deliver(_core.collectives.broadcast(_core.tensor.convert_to_tensor(value), devices))

@@ -157,8 +157,8 @@ class SyncOnReadVariable(DistributedVariable):
             return self._on_device_or_primary().value()
         op = ReduceOp.from_variable_aggregation(self.aggregation)
         components = [c.value() for c in self._values]
-        destination = device_scope.current_device() or _core.host_cpu()
-        return _core.all_reduce(components, op.value, [destination])[0]
+        destination = device_scope.current_device() or _core.devices.host_cpu()
+        return _core.collectives.all_reduce(components, op.value, [destination])[0]
 
     def _update(self, method: str, value, read_value: bool = True):
         local = self._local()
@@ -180,7 +180,7 @@ class SyncOnReadVariable(DistributedVariable):
 
 def _divide(value, count: int, dtype):
     """TF's ``cast(value / count, dtype)``: each component's share of a cross-replica SUM assign."""
-    return math_ops.cast(math_ops.divide(_core.convert_to_tensor(value), count), dtype)
+    return math_ops.cast(math_ops.divide(_core.tensor.convert_to_tensor(value), count), dtype)
 
 
 class TPUMirroredVariable(MirroredVariable):
@@ -208,7 +208,10 @@ def create_distributed_variable(extended, next_creator, **kwargs):
     initial_value = kwargs["initial_value"]
     if callable(initial_value):
         initial_value = initial_value()
-    initial = _core.convert_to_tensor(initial_value, kwargs.get("dtype"))
+    initial = _core.tensor.convert_to_tensor(initial_value, kwargs.get("dtype"))
+    process_slice = getattr(extended, "_process_slice", None)
+    if process_slice is not None:  # a multi-process slice: every process starts from process 0's value (TF MWMS)
+        initial = process_slice.broadcast_initial_value(initial)
     if aggregation == VariableAggregation.MEAN and not initial.dtype.is_floating:
         raise ValueError(f"Variable aggregation MEAN is not supported for non-floating dtype {initial.dtype.name}: "
                          "the mean of integers cannot be represented exactly")

@@ -1,14 +1,18 @@
 """The mode stack: which strategy is current and whether code runs in replica or cross-replica context.
 
-The stack lives in a context variable, so every replica greenlet (which runs in its own copy of the
-caller's context) has its own, as every replica thread has its own in TensorFlow. An empty stack is the
-default mode: the default strategy, in its default replica context (replica id 0).
+The stack lives in the per-replica C++ context (``_core.runtime``: the context the scheduler switches once per
+greenlet switch, with the device and the tapes), so every replica has its own, as every replica thread has its
+own in TensorFlow, and the replica's state lives in one place. Each thread starts with an empty stack (its
+default context). An empty stack is the default mode: the default strategy, in its default replica context
+(replica id 0).
 """
 
 from __future__ import annotations
 
 import contextvars
 from typing import Any, NamedTuple
+
+from tpustrategy import _core
 
 
 class _Mode(NamedTuple):
@@ -19,7 +23,7 @@ class _Mode(NamedTuple):
     replica_context: Any  # a ReplicaContext in replica context, else None
 
 
-_mode_stack: contextvars.ContextVar[tuple] = contextvars.ContextVar("tpustrategy_mode_stack", default=())
+_top_mode = _core.runtime.current_mode  # the top of the current context's stack, or None
 # The default strategy lives above this module (distribute_lib), which registers it when it is defined.
 _default_mode: _Mode | None = None
 
@@ -37,24 +41,19 @@ def _get_default_mode() -> _Mode:
 
 
 def current_mode() -> _Mode:
-    stack = _mode_stack.get()
-    return stack[-1] if stack else _get_default_mode()
+    mode = _top_mode()
+    return _get_default_mode() if mode is None else mode
 
 
 def is_default_mode(mode: _Mode) -> bool:
     return mode is _get_default_mode()
 
 
-def push_mode(mode: _Mode) -> None:
-    _mode_stack.set(_mode_stack.get() + (mode,))
-
-
-def pop_mode(mode: _Mode) -> None:
-    stack = _mode_stack.get()
-    if not stack or stack[-1] is not mode:
-        raise RuntimeError("tf.distribute scopes were exited out of order (a scope or context exited while "
-                           "a scope entered after it is still active)")
-    _mode_stack.set(stack[:-1])
+push_mode = _core.runtime.push_mode  # onto the current context's stack
+# Pops `mode`, which must be on top (else RuntimeError: scopes exited out of order).
+pop_mode = _core.runtime.pop_mode
+# Pops down to and including `mode` if it is on the stack (a replica's end, whatever it left open).
+unwind_mode = _core.runtime.unwind_mode
 
 
 def cross_replica_mode(strategy) -> _Mode:

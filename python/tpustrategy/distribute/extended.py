@@ -12,7 +12,7 @@ import contextlib
 import threading
 
 from tpustrategy import _core, nest
-from tpustrategy.distribute import cross_replica_ops, distributed_variables, input_lib
+from tpustrategy.distribute import collective_util, cross_replica_ops, distributed_variables, input_lib
 from tpustrategy.distribute import distribution_strategy_context as ds_context
 from tpustrategy.distribute import values as values_lib
 from tpustrategy.distribute.distribute_options import ValueContext
@@ -55,7 +55,7 @@ class StrategyExtendedV2:
 
     # ---- hooks ----
     def _replica_devices(self) -> list:
-        """One simulated device (``_core.Device``) per replica, in replica order."""
+        """One simulated device (``_core.devices.Device``) per replica, in replica order."""
         raise NotImplementedError
 
     @property
@@ -119,10 +119,15 @@ class StrategyExtendedV2:
             return process_slice.run_replica(contexts[position]._replica_id, fn, replica_args, replica_kwargs)
 
         def replica_main(replica_id: int):
-            # Runs in a replica greenlet with its own copy of the caller's contextvars: set, never reset.
-            # Its device is its C++ execution context's, made current by the scheduler at every switch.
-            ds_context.push_mode(contexts[replica_id]._mode)
-            return call(replica_id, *inputs_of(replica_id))
+            # Runs in a replica greenlet with its own C++ execution context (device, mode stack), made current
+            # by the scheduler at every switch; the context outlives the run (and a run nested in a merge_fn
+            # reuses it), so the replica leaves its stack as it found it.
+            mode = contexts[replica_id]._mode
+            ds_context.push_mode(mode)
+            try:
+                return call(replica_id, *inputs_of(replica_id))
+            finally:
+                ds_context.unwind_mode(mode)
 
         if process_slice is None and not distributed_inputs:
             def replica_main(replica_id: int):  # noqa: F811 - the same, without the per-replica input selection
@@ -153,8 +158,11 @@ class StrategyExtendedV2:
             else:
                 results = run.execute(replica_main)
         except BaseException:
+            nested = any(outer is not None for outer in outer_runs)
             for context, device in zip(execution_contexts, devices, strict=True):
                 context.device = device  # a device scope a failed replica left open is forgotten
+                if not nested:
+                    context.clear_modes()  # and so is what an abandoned replica left on its mode stack
             raise
         finally:
             for context, outer in zip(contexts, outer_runs, strict=True):
@@ -172,7 +180,7 @@ class StrategyExtendedV2:
         if cached is None or len(cached[0]) != count:
             ids, in_sync = self._local_replica_ids(), self._num_replicas_in_sync
             contexts = [self._make_replica_context(r) for r in ids]
-            execution_contexts = [_core.ExecutionContext(d, r, in_sync, "replica") for r, d in zip(ids, devices,
+            execution_contexts = [_core.runtime.ExecutionContext(d, r, in_sync, "replica") for r, d in zip(ids, devices,
                                                                                                     strict=True)]
             for position, (context, execution_context) in enumerate(zip(contexts, execution_contexts, strict=True)):
                 context._execution_context = execution_context
@@ -233,12 +241,14 @@ class StrategyExtendedV2:
         """Reduces `value` onto `destinations` (a device string, tensor, variable or DistributedValues)."""
         require_cross_replica(self)
         reduce_op = as_reduce_op(reduce_op)
+        options = collective_util.check_options(options, "reduce_to")
         return self._reduce_to(reduce_op, value, cross_replica_ops.destination_devices(destinations), options)
 
     def batch_reduce_to(self, reduce_op, value_destination_pairs, options=None) -> list:
         """``reduce_to`` over a list of (value, destinations) pairs."""
         require_cross_replica(self)
         reduce_op = as_reduce_op(reduce_op)
+        options = collective_util.check_options(options, "batch_reduce_to")
         return [self._reduce_to(reduce_op, v, cross_replica_ops.destination_devices(d), options)
                 for v, d in value_destination_pairs]
 
@@ -377,7 +387,7 @@ class StrategyExtendedV1(StrategyExtendedV2):
 def _as_tensor(value):
     from tpustrategy import _core
 
-    return _core.convert_to_tensor(value)
+    return _core.tensor.convert_to_tensor(value)
 
 
 def _copies_on(tensor, devices):

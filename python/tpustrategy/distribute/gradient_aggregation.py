@@ -15,7 +15,7 @@ from tpustrategy.distribute.reduce_util import ReduceOp
 
 def dense_gradient(gradient):
     """`gradient` as a dense tensor (IndexedSlices are applied densely)."""
-    if hasattr(gradient, "_as_tensor") and not isinstance(gradient, _core.Tensor):
+    if hasattr(gradient, "_as_tensor") and not isinstance(gradient, _core.tensor.Tensor):
         return gradient._as_tensor()
     return gradient
 

@@ -134,16 +134,23 @@ class DistributedDatasetsFromFunction(_DistributedDatasetBase):
 
     def __init__(self, strategy, dataset_fn, options=None):
         workers = input_pipeline.InputWorkers(strategy.extended._replica_devices())
-        n, w = workers.num_replicas, workers.num_workers
+        # The InputContexts are the whole slice's (as TF's, one input pipeline per host); in a multi-process
+        # slice this process builds its own hosts' pipelines only (TF's multi-worker strategies: each worker its
+        # own, with its input_pipeline_id).
+        process_slice = strategy.extended._process_slice
+        every = workers if process_slice is None else input_pipeline.InputWorkers(process_slice.devices)
+        n, w = every.num_replicas, every.num_workers
         per_replica = options is not None and options.experimental_replication_mode == InputReplicationMode.PER_REPLICA
         pipelines = []
-        for i in range(w):
+        for i in range(workers.num_workers):
             host = workers.host_devices[i]
+            pipeline_id = every.hosts.index(workers.hosts[i])
             with device_scope.device_scope(host):  # dataset_fn runs on the host's CPU, like TF
                 if per_replica:
-                    datasets = [_call_dataset_fn(dataset_fn, InputContext(n, r, n)) for r in workers.replica_ids[i]]
+                    datasets = [_call_dataset_fn(dataset_fn, InputContext(n, r, n))
+                                for r in every.replica_ids[pipeline_id]]
                 else:
-                    datasets = [_call_dataset_fn(dataset_fn, InputContext(w, i, n))]
+                    datasets = [_call_dataset_fn(dataset_fn, InputContext(w, pipeline_id, n))]
             pipelines.append(input_pipeline.StreamPipeline(datasets, workers.devices_of(i), host, per_replica))
         super().__init__(strategy, workers, pipelines, pipelines[0].datasets[0]._compute_cardinality())
 
@@ -247,7 +254,7 @@ def _zeros_like_spec(spec):
         dims[0] = 0
     if isinstance(spec, _structure.StringSpec):
         return np.empty(dims, dtype=object)
-    return _core.constant(np.zeros(dims, dtype=spec.dtype.as_numpy_dtype), spec.dtype)
+    return _core.tensor.constant(np.zeros(dims, dtype=spec.dtype.as_numpy_dtype), spec.dtype)
 
 
 class DistributedIteratorV1:
@@ -285,9 +292,9 @@ def make_numpy_dataset(numpy_input):
     def host_copy(value):
         if type(value) is list:  # lists are values in tf.data: a list of arrays is stacked
             value = np.stack([np.asarray(v) for v in value])
-        return _core.constant(np.array(value))
+        return _core.tensor.constant(np.array(value))
 
-    with device_scope.device_scope(_core.host_cpu(0)):
+    with device_scope.device_scope(_core.devices.host_cpu(0)):
         copied = _structure.map_structure(host_copy, numpy_input)
     return Dataset.from_tensor_slices(copied)
 

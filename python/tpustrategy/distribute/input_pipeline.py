@@ -34,7 +34,7 @@ class InputWorkers:
         self.replica_devices = list(replica_devices)
         self.hosts = list(by_host)
         self.replica_ids = [by_host[h] for h in self.hosts]
-        self.host_devices = [_core.host_cpu(h) for h in self.hosts]  # where each host's pipeline runs
+        self.host_devices = [_core.devices.host_cpu(h) for h in self.hosts]  # where each host's pipeline runs
         num_replicas, num_workers = len(self.replica_devices), len(self.hosts)
         if num_replicas % num_workers != 0 or len({len(ids) for ids in self.replica_ids}) != 1:
             raise ValueError(
@@ -132,15 +132,16 @@ def place(element, device):
     if device is None:
         return element
     name = device.name
-    leaves = [_core._copy_to_device(leaf, name) if isinstance(leaf, Tensor) else
+    leaves = [_core.tensor.copy_to_device(leaf, name) if isinstance(leaf, Tensor) else
               _place_sparse(leaf, name) if isinstance(leaf, SparseTensor) else leaf
               for leaf in _structure.flatten(element)]
     return _structure.pack_as(element, leaves)
 
 
 def _place_sparse(sp, name: str):
-    values = sp.values if not isinstance(sp.values, Tensor) else _core._copy_to_device(sp.values, name)
-    return SparseTensor(_core._copy_to_device(sp.indices, name), values, _core._copy_to_device(sp.dense_shape, name))
+    values = sp.values if not isinstance(sp.values, Tensor) else _core.tensor.copy_to_device(sp.values, name)
+    copy = _core.tensor.copy_to_device
+    return SparseTensor(copy(sp.indices, name), values, copy(sp.dense_shape, name))
 
 
 class StreamPipeline:
@@ -268,7 +269,7 @@ def _split_leaf(leaf, begins, counts, devices) -> list:
         return [place(_structure.slice_leaf_rows(leaf, b, c), d) for b, c, d in zip(begins, counts, devices,
                                                                                        strict=True)]
     if isinstance(leaf, Tensor):
-        return _core._data_slice_rows_to_devices(leaf, begins, counts, devices)
+        return _core.data.slice_rows_to_devices(leaf, begins, counts, devices)
     return [leaf[b:b + c].copy() for b, c in zip(begins, counts, strict=True)]  # strings stay on the host
 
 

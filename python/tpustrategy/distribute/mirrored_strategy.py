@@ -10,16 +10,16 @@ from tpustrategy.framework import device_scope
 
 def default_devices() -> list:
     """The configured logical GPUs, else the logical CPUs of host 0 if the CPU was split, else CPU:0."""
-    gpus = sorted(_core.list_devices("GPU"), key=lambda d: d.index)
+    gpus = sorted(_core.devices.list_devices("GPU"), key=lambda d: d.index)
     if gpus:
         return gpus
-    cpus = sorted((d for d in _core.list_devices("CPU") if d.task == 0), key=lambda d: d.index)
-    return cpus if len(cpus) > 1 else [_core.host_cpu()]
+    cpus = sorted((d for d in _core.devices.list_devices("CPU") if d.task == 0), key=lambda d: d.index)
+    return cpus if len(cpus) > 1 else [_core.devices.host_cpu()]
 
 
 def resolve_devices(devices) -> list:
     """Device names ("GPU:0", "/device:CPU:1", "TPU:3") or Devices → distinct simulated devices."""
-    if isinstance(devices, (str, _core.Device)):
+    if isinstance(devices, (str, _core.devices.Device)):
         devices = [devices]
     if not isinstance(devices, (list, tuple)):
         raise TypeError(f"`devices` must be a device name, a Device or a list of them, got {type(devices).__name__}")

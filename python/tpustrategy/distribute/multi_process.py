@@ -95,7 +95,7 @@ class ProcessSlice:
         self.process_index = int(mpi.world_rank())
         self.process_count = int(mpi.world_size())
         # The replicas' devices over the whole slice (default: every TPU core), replica ids by (task, index).
-        self.devices = sorted(devices or _core.list_devices("TPU"), key=lambda d: (d.task, d.index))
+        self.devices = sorted(devices or _core.devices.list_devices("TPU"), key=lambda d: (d.task, d.index))
         num_hosts = len({d.task for d in self.devices})
         self.hosts = plan_hosts(num_hosts, self.process_count, self.process_index)
         self.replica_ids = _local_replicas(self.devices, self.hosts)
@@ -132,12 +132,12 @@ class ProcessSlice:
         MEAN of integers is TF's truediv (float64), as in process.
         """
         op = as_reduce_op(reduce_op)
-        arrays = [np.asarray(_core.convert_to_tensor(v)) for v in local_values]
+        arrays = [np.asarray(_core.tensor.convert_to_tensor(v)) for v in local_values]
         self._apply_options(options)
         if op == ReduceOp.MEAN and arrays and np.issubdtype(arrays[0].dtype, np.integer):
             total = self.communicator.all_reduce(arrays, "SUM")
-            return _core.convert_to_tensor(total / self.num_replicas_in_sync)
-        return _core.convert_to_tensor(self.communicator.all_reduce(arrays, op.value))
+            return _core.tensor.convert_to_tensor(total / self.num_replicas_in_sync)
+        return _core.tensor.convert_to_tensor(self.communicator.all_reduce(arrays, op.value))
 
     def reduce(self, reduce_op, local_values: Sequence, axis=None, options=None) -> Any:
         """``Strategy.reduce`` across processes: with `axis`, each replica first sums along it, and MEAN divides
@@ -148,7 +148,7 @@ class ProcessSlice:
         op = as_reduce_op(reduce_op)
         if axis is None:
             return self.all_reduce(op, local_values, options)
-        shares = [cross_replica_ops._sum_and_count(_core.convert_to_tensor(v), axis) for v in local_values]
+        shares = [cross_replica_ops._sum_and_count(_core.tensor.convert_to_tensor(v), axis) for v in local_values]
         total = self.all_reduce(ReduceOp.SUM, [s for s, _ in shares], options)
         if op == ReduceOp.SUM:
             return total
@@ -157,19 +157,26 @@ class ProcessSlice:
 
     def all_gather(self, local_values: Sequence, axis: int = 0, options=None) -> Any:
         """Every replica's value concatenated along `axis`, in global replica order (equal shapes required)."""
-        arrays = [np.asarray(_core.convert_to_tensor(v)) for v in local_values]
+        arrays = [np.asarray(_core.tensor.convert_to_tensor(v)) for v in local_values]
         if not arrays or arrays[0].ndim == 0:
             raise ValueError("all_gather cannot gather rank-0 (scalar) values; expand them to rank 1 first")
         moved = [np.ascontiguousarray(np.moveaxis(a, axis, 0)) for a in arrays]
         self._apply_options(options)
         flat = self.communicator.all_gather(moved)
         shape = (moved[0].shape[0] * self.num_replicas_in_sync, *moved[0].shape[1:])
-        return _core.convert_to_tensor(np.moveaxis(flat.reshape(shape), 0, axis))
+        return _core.tensor.convert_to_tensor(np.moveaxis(flat.reshape(shape), 0, axis))
 
     def broadcast(self, local_values: Sequence, root: int = 0) -> Any:
         """Replica `root`'s value, in every process."""
-        arrays = [np.asarray(_core.convert_to_tensor(v)) for v in local_values]
-        return _core.convert_to_tensor(self.communicator.broadcast(arrays, root)[0])
+        arrays = [np.asarray(_core.tensor.convert_to_tensor(v)) for v in local_values]
+        return _core.tensor.convert_to_tensor(self.communicator.broadcast(arrays, root)[0])
+
+    def broadcast_initial_value(self, value) -> Any:
+        """Process 0's `value` (a tensor), in every process: a variable's initial value, as MultiWorkerMirroredStrategy
+        broadcasts it from the chief, so that random initialisers agree."""
+        value = _core.tensor.convert_to_tensor(value)
+        # A different dtype or size in another process: InvalidArgumentError naming the processes.
+        return self.broadcast([value] * len(self.replica_ids), root=0)
 
     def barrier(self) -> None:
         self.communicator.barrier()

@@ -8,17 +8,19 @@ outside any strategy answers the Python int 0 (TF's ``_DefaultReplicaContext``).
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from tpustrategy import _core, errors, nest
-from tpustrategy.distribute import collective_gradients, cross_replica_ops
+from tpustrategy.distribute import collective_gradients, collective_util, cross_replica_ops
 from tpustrategy.distribute import distribution_strategy_context as ds_context
 from tpustrategy.distribute import values as values_lib
 from tpustrategy.distribute.reduce_util import ReduceOp, as_reduce_op
 
 
 def _validate_replica_id(replica_id):
-    if replica_id is None or isinstance(replica_id, _core.Tensor):
+    if replica_id is None or isinstance(replica_id, _core.tensor.Tensor):
         return replica_id
     if isinstance(replica_id, (int, np.integer)) and not isinstance(replica_id, bool):
         return replica_id
@@ -51,7 +53,8 @@ class ReplicaContext:
         self._strategy = strategy
         self._replica_id_in_sync_group = _validate_replica_id(replica_id_in_sync_group)
         rid = replica_id_in_sync_group
-        self._replica_id = 0 if rid is None else int(np.asarray(rid)) if isinstance(rid, _core.Tensor) else int(rid)
+        self._replica_id = (0 if rid is None else int(np.asarray(rid)) if isinstance(rid, _core.tensor.Tensor)
+                            else int(rid))
         # This replica's place among the replicas run here (the scheduler's index). It is the replica id,
         # except in a multi-process slice, where a process runs a block of the ids.
         self._position = self._replica_id
@@ -81,9 +84,9 @@ class ReplicaContext:
         An id given as a tensor is returned as is; the default context outside any strategy gives the int 0.
         """
         rid = self._replica_id_in_sync_group
-        if rid is None or isinstance(rid, _core.Tensor):
+        if rid is None or isinstance(rid, _core.tensor.Tensor):
             return rid
-        return _core.constant(np.int32(rid))
+        return _core.tensor.constant(np.int32(rid))
 
     @property
     def devices(self) -> tuple[str, ...]:
@@ -129,23 +132,39 @@ class ReplicaContext:
         finally:
             ds_context.pop_mode(mode)
 
+    @contextlib.contextmanager
+    def _collective_options(self, options):
+        """In a multi-process slice, the call's options (merged over the strategy's) bound the collective's wait."""
+        process_slice = getattr(self._strategy.extended, "_process_slice", None)
+        if options is None or process_slice is None:
+            yield
+            return
+        process_slice._apply_options(options)
+        try:
+            yield
+        finally:
+            process_slice._apply_options(None)
+
     def all_reduce(self, reduce_op, value, options=None):
         """Reduces the nest `value` across replicas; every replica gets the result, in `value`'s structure.
 
         Every replica must call it in the same order with the same dtypes and shapes.
         """
         op = as_reduce_op(reduce_op)
+        options = collective_util.check_options(options, "ReplicaContext.all_reduce")
         run = self._run
-        if run is not None and type(value) is _Tensor and (op is not _MEAN or not value.dtype.is_integer):
+        if (options is None and run is not None and type(value) is _Tensor
+                and (op is not _MEAN or not value.dtype.is_integer)):
             # The common case, one tensor (no nest to walk, nothing to divide): what the general path does.
+            _check_collective_dtypes((value,), self.num_replicas_in_sync)
             results = run.collective(self._position, "all_reduce", [value], self._destination_devices(),
                                      _OP_NAMES[op], 0, "")
             if _recording():
                 results = collective_gradients.record_all_reduce(self, op, [value], results)
             return results[0]
         nested = nest.is_nested(value)
-        leaves = [_core.convert_to_tensor(v) for v in nest.flatten(value)] if nested else \
-            [_core.convert_to_tensor(value)]
+        leaves = [_core.tensor.convert_to_tensor(v) for v in nest.flatten(value)] if nested else \
+            [_core.tensor.convert_to_tensor(value)]
         if self._run is None:
             if self.num_replicas_in_sync != 1:
                 raise RuntimeError("all_reduce needs the ReplicaContext that Strategy.run provides")
@@ -154,8 +173,9 @@ class ReplicaContext:
         structure = _structure_of(value, len(leaves)) if nested else ""
         # TF's MEAN of integers is sum / n with true division (float64): reduce with SUM, divide here.
         integer_mean = op == ReduceOp.MEAN and any(t.dtype.is_integer for t in leaves)
-        results = self._run.collective(self._position, "all_reduce", leaves, self._destination_devices(),
-                                       "SUM" if integer_mean else _OP_NAMES[op], 0, structure)
+        with self._collective_options(options):
+            results = self._run.collective(self._position, "all_reduce", leaves, self._destination_devices(),
+                                           op="SUM" if integer_mean else _OP_NAMES[op], structure=structure)
         if integer_mean:
             from tpustrategy.ops import math_ops
 
@@ -167,7 +187,8 @@ class ReplicaContext:
     def all_gather(self, value, axis, options=None):
         """Concatenates the nest `value` across replicas along `axis`, in replica order, on every replica."""
         cross_replica_ops.reject_indexed_slices(value, "all_gather")
-        leaves = [_core.convert_to_tensor(v) for v in nest.flatten(value)]
+        options = collective_util.check_options(options, "ReplicaContext.all_gather")
+        leaves = [_core.tensor.convert_to_tensor(v) for v in nest.flatten(value)]
         for t in leaves:
             if t.ndim == 0:
                 raise ValueError("all_gather cannot gather rank-0 (scalar) values; expand them to rank 1 first")
@@ -179,8 +200,9 @@ class ReplicaContext:
         structure = _structure_of(value, len(leaves)) if nest.is_nested(value) else ""
         # Sizes along the axis may differ between replicas: TF's collectives pad to the longest and slice. (On a
         # TPU, TF traces one program, so its replicas cannot differ; the simulator gathers them as Mirrored does.)
-        results = self._run.collective(self._position, "all_gather", leaves, self._destination_devices(),
-                                       axis=axis, structure=structure, ragged=True)
+        with self._collective_options(options):
+            results = self._run.collective(self._position, "all_gather", leaves, self._destination_devices(),
+                                           axis=axis, structure=structure, ragged=True)
         results = collective_gradients.record_all_gather(self, axis, leaves, results)
         return nest.pack_sequence_as(value, results)
 

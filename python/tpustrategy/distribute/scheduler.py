@@ -7,7 +7,7 @@ its own C++ execution context (device, mode, replica id) made current exactly on
 round of switches into every replica is one C++ call (``_core.switch_round``): it runs once per replica per
 synchronisation point, the hottest loop of a step.
 A replica that reaches a synchronisation point (an all-reduce, all-gather, ``merge_call``) arrives at the
-run's C++ Rendezvous (``_core.ReplicaRendezvous``), which checks it against the replicas already there —
+run's C++ Rendezvous (``_core.runtime.ReplicaRendezvous``), which checks it against the replicas already there —
 kind, op, dtypes, shapes, nest structure, order — and raises TF's error at once, naming the replicas; then
 the replica switches back here. Once every replica has parked, the Rendezvous runs the collective through
 the Communicator (a ``merge_call`` runs its merge function here, in cross-replica context) and each replica
@@ -32,8 +32,8 @@ import greenlet
 
 from tpustrategy import _core, errors
 
-_set_context = _core.set_current_context
-_switch_round = _core.switch_round
+_set_context = _core.runtime.set_current_context
+_switch_round = _core.runtime.switch_round
 
 
 class _Merge:
@@ -115,7 +115,7 @@ class ReplicaRun:
         if n == 1:
             return [replica_main(0)]
         self._driver = greenlet.getcurrent()
-        driver_context = self._driver_context = _core.current_context()
+        driver_context = self._driver_context = _core.runtime.current_context()
         contexts = self._contexts
         workers = _take_workers(n)
         rendezvous = self._take_rendezvous()
@@ -207,9 +207,12 @@ class ReplicaRun:
         self._finished[i] = None
         try:
             worker.parent = greenlet.getcurrent()  # so that its end comes back here
+            _set_context(self._contexts[i])  # its finally blocks run in its own context (device, mode stack)
             worker.throw(greenlet.GreenletExit)  # unwind its frames (finally blocks run); the worker is dropped
         except BaseException:  # noqa: BLE001 - whatever it does while unwinding, the run fails as below
             pass
+        finally:
+            _set_context(self._driver_context)
         self._cancel(workers, message)
         raise RuntimeError(message)
 
@@ -236,10 +239,10 @@ class ReplicaRun:
 
     def _take_rendezvous(self):
         if self._communicator is not None:  # not pooled: one per run of a multi-process slice
-            self._rendezvous = _core.ReplicaRendezvous(self.num_replicas, self._communicator)
+            self._rendezvous = _core.runtime.ReplicaRendezvous(self.num_replicas, self._communicator)
             return self._rendezvous
         free = _free_rendezvous(self.num_replicas)
-        self._rendezvous = free.pop() if free else _core.ReplicaRendezvous(self.num_replicas)
+        self._rendezvous = free.pop() if free else _core.runtime.ReplicaRendezvous(self.num_replicas)
         return self._rendezvous
 
     def _return_rendezvous(self) -> None:

@@ -28,8 +28,8 @@ from tpustrategy.tpu.sharded_tensor import ShardedTensor
 
 
 def _slice_devices(topology_device_assignment) -> list[list]:
-    """``[replica][logical core] -> _core.Device`` of the active slice."""
-    by_task_ordinal = {(d.task, d.index): d for d in _core.list_devices("TPU")}
+    """``[replica][logical core] -> _core.devices.Device`` of the active slice."""
+    by_task_ordinal = {(d.task, d.index): d for d in _core.devices.list_devices("TPU")}
     if topology_device_assignment is None:
         return [[by_task_ordinal[key]] for key in sorted(by_task_ordinal)]
     da = topology_device_assignment
@@ -57,7 +57,7 @@ def _as_replica_output(value):
     """TPU computations return tensors: Python values become tensors; None and variables pass through."""
     if value is None or values_lib.is_distributed_variable(value) or hasattr(value, "_distributed_container"):
         return value
-    return _core.convert_to_tensor(value)
+    return _core.tensor.convert_to_tensor(value)
 
 
 def _multi_process_slice(device_assignment):

@@ -9,11 +9,11 @@ from tpustrategy import _core
 from tpustrategy.distribute.distribution_strategy_context import current_logical_device
 from tpustrategy.variables import Variable
 
-_REPLICATED = _core.Sharding.replicated()
+_REPLICATED = _core.spmd.Sharding.replicated()
 
 
 class LogicallyReplicatedVariable(Variable):
-    """A Variable whose value is a replicated ``_core.ShardedTensor`` over `logical_cores`.
+    """A Variable whose value is a replicated ``_core.spmd.ShardedTensor`` over `logical_cores`.
 
     Every write (``Variable`` assigns ``self._value``) re-lays the copies; reads return the copy on the current
     logical core (``experimental_logical_device``), logical core 0 by default.
@@ -33,7 +33,7 @@ class LogicallyReplicatedVariable(Variable):
 
     @_value.setter
     def _value(self, tensor):
-        self._copies = _core.ShardedTensor.shard(tensor, _REPLICATED, self._logical_cores)
+        self._copies = _core.spmd.ShardedTensor.shard(tensor, _REPLICATED, self._logical_cores)
 
     @property
     def logical_devices(self) -> list[str]:

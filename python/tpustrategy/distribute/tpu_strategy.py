@@ -21,7 +21,7 @@ from tpustrategy.tpu.sharded_tensor import ShardedTensor
 _logger = logging.getLogger("tpustrategy")
 
 
-def sharding_of(tensor) -> _core.Sharding | None:
+def sharding_of(tensor) -> _core.spmd.Sharding | None:
     """The sharding an annotation gave `tensor` (a ShardedTensor), None for any other value."""
     return tensor.sharding if isinstance(tensor, ShardedTensor) else None
 
@@ -132,21 +132,21 @@ class _TPUStrategyMethods:
                 "`logical_core_id` to assign must be lower than the number of logical devices per replica "
                 f"(got {logical_device_id}, there are {count})."
             )
-        return self._extended._annotate(tensor, _core.Sharding.maximal(logical_device_id))
+        return self._extended._annotate(tensor, _core.spmd.Sharding.maximal(logical_device_id))
 
     def experimental_split_to_logical_devices(self, tensor, partition_dimensions):
         """Splits `tensor` into tiles over the logical cores: ``partition_dimensions[i]`` pieces along axis i."""
         if not (getattr(tensor, "_spmd_partitioned", False) or values_lib.is_distributed_variable(tensor)):
-            tensor = _core.convert_to_tensor(tensor)  # partitioned values and variables are resharded in place
+            tensor = _core.tensor.convert_to_tensor(tensor)  # partitioned values and variables are resharded in place
         # Validated in TF's order (rank, divisibility, product) by the C++ sharding math.
-        sharding = _core.Sharding.split(
+        sharding = _core.spmd.Sharding.split(
             list(tensor.shape.as_list()), [int(p) for p in partition_dimensions], self._extended._num_logical_devices
         )
         return self._extended._annotate(tensor, sharding)
 
     def experimental_replicate_to_logical_devices(self, tensor):
         """A full copy of `tensor` on every logical core of the replica."""
-        return self._extended._annotate(tensor, _core.Sharding.replicated())
+        return self._extended._annotate(tensor, _core.spmd.Sharding.replicated())
 
 
 class TPUStrategyV2(_TPUStrategyMethods, distribute_lib.Strategy):

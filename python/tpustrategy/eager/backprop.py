@@ -38,7 +38,7 @@ def _is_variable(value) -> bool:
 def _components(variable) -> list:
     """The plain variables behind a (possibly distributed) variable."""
     values = getattr(variable, "_values", None)
-    return list(values) if values is not None and not isinstance(variable, _core.Tensor) else [variable]
+    return list(values) if values is not None and not isinstance(variable, _core.tensor.Tensor) else [variable]
 
 
 def _note_read(core_tape, variable, value) -> None:
@@ -59,20 +59,20 @@ def _variable_accessed(variable, value) -> None:
 
 
 def _as_tensor(value):
-    if isinstance(value, _core.Tensor):
+    if isinstance(value, _core.tensor.Tensor):
         return value
     if isinstance(value, IndexedSlices):
         return value._as_tensor()
     if hasattr(value, "_as_tensor"):
         return value._as_tensor()
-    return _core.convert_to_tensor(value)
+    return _core.tensor.convert_to_tensor(value)
 
 
 def _from_core(grad):
     """A core gradient entry as the TF value: None, a Tensor or IndexedSlices."""
     if isinstance(grad, tuple):
         values, indices, dense_shape = grad
-        return IndexedSlices(values, indices, _core.constant(list(dense_shape), _core.int64))
+        return IndexedSlices(values, indices, _core.tensor.constant(list(dense_shape), _core.tensor.int64))
     return grad
 
 
@@ -85,7 +85,7 @@ def _sum_grads(grads: list):
         return present[0]
     if all(isinstance(g, IndexedSlices) for g in present):
         return IndexedSlices(_core.ops.concat([g.values for g in present], 0),
-                             _core.ops.concat([_core.ops.cast(g.indices, _core.int64) for g in present], 0),
+                             _core.ops.concat([_core.ops.cast(g.indices, _core.tensor.int64) for g in present], 0),
                              present[0].dense_shape)
     total = _as_tensor(present[0])
     for g in present[1:]:

@@ -25,7 +25,7 @@ class CollectiveEstimate(NamedTuple):
 
 
 def _slice_name(slice: str | None) -> str:  # noqa: A002 (TF-style keyword)
-    return _core.active_slice().name if slice is None else _core.find_slice_preset(str(slice)).name
+    return _core.slice.active_slice().name if slice is None else _core.slice.find_slice_preset(str(slice)).name
 
 
 def _default_axes(preset) -> str:
@@ -55,7 +55,7 @@ def estimate_collective(kind: str, bytes: float, *, slice: str | None = None, ax
       ValueError: unknown slice or kind, bad axes, coordinates outside the slice, negative bytes.
     """
     name = _slice_name(slice)
-    preset = _core.find_slice_preset(name)
+    preset = _core.slice.find_slice_preset(name)
     if axes is not None and group is not None:
         raise ValueError("estimate_collective: give axes or group, not both")
     if group is not None:
@@ -89,7 +89,7 @@ def estimate_op_time(flops: float = 0.0, bytes: float = 0.0, *, dtype: str = "bf
       params: CostParams.
     """
     if generation is None:
-        generation = _core.find_slice_preset(_slice_name(slice)).generation
+        generation = _core.slice.find_slice_preset(_slice_name(slice)).generation
     elif slice is not None:
         raise ValueError("estimate_op_time: give slice or generation, not both")
     params = CostParams.calibrated() if params is None else params

@@ -109,10 +109,10 @@ def memory_report(device_type: str = "TPU") -> MemoryReport:
     Raises:
       ValueError: no device of that type exists.
     """
-    devices = _core.list_devices(device_type)
+    devices = _core.devices.list_devices(device_type)
     if not devices:
         raise ValueError(f"memory_report: no {device_type!r} devices on the simulated slice "
-                         f"{_core.active_slice().name}")
+                         f"{_core.slice.active_slice().name}")
     cores = []
     for device in devices:
         info = device.memory_info()

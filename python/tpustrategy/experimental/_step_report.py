@@ -106,7 +106,7 @@ def estimate_step(record, slice: str | None = None, *, params=None, num_replicas
     """
     if not isinstance(record, _sim.StepRecord):
         raise TypeError(f"estimate_step: record must be a StepRecord, got {type(record).__name__}")
-    name = _core.active_slice().name if slice is None else _core.find_slice_preset(str(slice)).name
+    name = _core.slice.active_slice().name if slice is None else _core.slice.find_slice_preset(str(slice)).name
     params = _sim.CostParams.calibrated() if params is None else params
     core_of_slot = [] if device_assignment is None else _core_of_slot(device_assignment, record)
     if device_assignment is not None and not num_replicas:
@@ -152,7 +152,7 @@ class StepReport:
         self._estimate = estimate
         summary = estimate.summary
         self.slice = estimate.slice
-        self.generation = _core.find_slice_preset(self.slice).generation
+        self.generation = _core.slice.find_slice_preset(self.slice).generation
         self.num_cores = estimate.num_cores
         self.num_replicas = estimate.num_replicas
         self.cores_per_replica = estimate.cores_per_replica

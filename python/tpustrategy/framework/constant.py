@@ -21,7 +21,7 @@ def constant(value, dtype=None, shape=None, name=None):
       TypeError: `value` has an unsupported type, or cannot be represented in `dtype`.
       ValueError: `value` cannot take `shape`.
     """
-    tensor = _core.constant(value, dtype)
+    tensor = _core.tensor.constant(value, dtype)
     if shape is None:
         return tensor
     shape = tuple(int(d) for d in shape)
@@ -30,9 +30,9 @@ def constant(value, dtype=None, shape=None, name=None):
     array = np.asarray(tensor)
     count = int(np.prod(shape, dtype=np.int64))
     if array.size == count:
-        return _core.constant(array.reshape(shape), tensor.dtype)
+        return _core.tensor.constant(array.reshape(shape), tensor.dtype)
     if array.size == 1:
-        return _core.constant(np.broadcast_to(array.reshape(()), shape), tensor.dtype)
+        return _core.tensor.constant(np.broadcast_to(array.reshape(()), shape), tensor.dtype)
     raise TypeError(f"Eager execution of tf.constant with unsupported shape. Tensor {value!r} (converted from "
                     f"{array.size} elements) cannot take shape {list(shape)} ({count} elements)")
 
@@ -42,9 +42,10 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
 
     ``dtype_hint`` is used when `value` has no dtype of its own (Python values).
     """
-    if dtype is None and dtype_hint is not None and not isinstance(value, (_core.Tensor, np.ndarray, np.generic)):
+    if dtype is None and dtype_hint is not None and not isinstance(value,
+                                                                   (_core.tensor.Tensor, np.ndarray, np.generic)):
         try:
-            return _core.convert_to_tensor(value, dtype_hint)
+            return _core.tensor.convert_to_tensor(value, dtype_hint)
         except (TypeError, ValueError):
             pass
-    return _core.convert_to_tensor(value, dtype)
+    return _core.tensor.convert_to_tensor(value, dtype)

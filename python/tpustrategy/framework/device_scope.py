@@ -12,29 +12,29 @@ import contextlib
 from tpustrategy import _core
 
 # The simulated device new tensors go to (None = host CPU 0).
-current_device = _core.current_device
+current_device = _core.devices.current_device
 
 
 @contextlib.contextmanager
 def device_scope(device):
-    """Places new tensors on `device` (a _core.Device or None) for the block."""
-    previous = _core.current_device()
-    _core.set_current_device(device)
+    """Places new tensors on `device` (a _core.devices.Device or None) for the block."""
+    previous = _core.devices.current_device()
+    _core.devices.set_current_device(device)
     try:
         yield device
     finally:
-        _core.set_current_device(previous)
+        _core.devices.set_current_device(previous)
 
 
 def resolve_device(name):
     """A full or partial TF device name, a Device or None → the simulated device."""
-    if name is None or isinstance(name, _core.Device):
+    if name is None or isinstance(name, _core.devices.Device):
         return name
     if not isinstance(name, str):
         raise TypeError(f"device name must be a string, got {type(name).__name__}: {name!r}")
     if name == "":
         return current_device()
-    return _core.find_device(name)
+    return _core.devices.find_device(name)
 
 
 @contextlib.contextmanager

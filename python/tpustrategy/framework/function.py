@@ -24,10 +24,10 @@ def _check_against_spec(value, spec, path: str):
     """
     if isinstance(spec, TensorSpec):
         if isinstance(value, DistributedValues) or getattr(value, "_is_variable", False):
-            tensor = _core.convert_to_tensor(value)  # read for the check; the value itself is passed on
+            tensor = _core.tensor.convert_to_tensor(value)  # read for the check; the value itself is passed on
         else:
             try:
-                tensor = value = _core.convert_to_tensor(value, spec.dtype)
+                tensor = value = _core.tensor.convert_to_tensor(value, spec.dtype)
             except (TypeError, ValueError) as error:
                 raise TypeError(f"input {path} is incompatible with input_signature {spec}: {error}") from None
         if not spec.is_compatible_with(tensor):

@@ -15,7 +15,7 @@ def _as_int64_tensor(value, name: str):
     array = np.asarray(value.numpy() if isinstance(value, Tensor) else value)
     if array.size and array.dtype.kind not in "iu":
         raise TypeError(f"SparseTensor `{name}` must be integers, got {array.dtype}")
-    return _core.constant(array.astype(np.int64), "int64")
+    return _core.tensor.constant(array.astype(np.int64), "int64")
 
 
 class SparseTensor:
@@ -27,7 +27,7 @@ class SparseTensor:
         if isinstance(values, (Tensor, np.ndarray)) and (not isinstance(values, np.ndarray) or values.dtype == object):
             self._values = values
         else:
-            self._values = _core.convert_to_tensor(values)
+            self._values = _core.tensor.convert_to_tensor(values)
         shape = tuple(np.asarray(self._indices).shape)
         rank = np.asarray(self._dense_shape).shape
         if len(shape) != 2 or len(rank) != 1 or shape[1] != rank[0]:
@@ -79,7 +79,7 @@ def to_dense(sp_input, default_value=None, validate_indices=True, name=None):
                                        f"dense_shape={list(shape)}")
     if len(indices):
         out[tuple(indices.T)] = array_values
-    return out if is_string else _core.constant(out, values.dtype)
+    return out if is_string else _core.tensor.constant(out, values.dtype)
 
 
 class SparseTensorSpec:
@@ -89,7 +89,7 @@ class SparseTensorSpec:
 
     def __init__(self, shape=None, dtype="float32"):
         self._shape = TensorShape(shape)
-        self._dtype = dtype if dtype == "string" or not isinstance(dtype, str) else _core.DType(dtype)
+        self._dtype = dtype if dtype == "string" or not isinstance(dtype, str) else _core.tensor.DType(dtype)
 
     shape = property(lambda self: self._shape)
     dtype = property(lambda self: self._dtype)
@@ -127,7 +127,7 @@ def _build(indices, values, shape, is_string, dtype) -> SparseTensor:
         out = np.empty(len(values), dtype=object)
         out[:] = list(values)
         return SparseTensor(indices, out, shape)
-    return SparseTensor(indices, _core.constant(np.asarray(values), dtype), shape)
+    return SparseTensor(indices, _core.tensor.constant(np.asarray(values), dtype), shape)
 
 
 def stack(items: list) -> SparseTensor:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from tpustrategy import _core
 from tpustrategy.framework.tensor_shape import TensorShape, as_shape
 
-Tensor = _core.Tensor
+Tensor = _core.tensor.Tensor
 
 
 class Reference:
@@ -52,9 +52,9 @@ class TensorSpec:
 
     __slots__ = ("_shape", "_dtype", "_name")
 
-    def __init__(self, shape, dtype=_core.float32, name=None):
+    def __init__(self, shape, dtype=_core.tensor.float32, name=None):
         self._shape = as_shape(shape)
-        self._dtype = _core.DType(dtype)
+        self._dtype = _core.tensor.DType(dtype)
         self._name = name
 
     @classmethod

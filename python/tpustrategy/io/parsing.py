@@ -105,7 +105,7 @@ def _parse(serialized: list, features: dict, batched: bool):
     if not isinstance(features, dict) or not features:
         raise ValueError("Invalid `features`: a non-empty dict of FixedLenFeature / VarLenFeature is required.")
     keys = sorted(features)
-    columns = _core._parse_examples(serialized, [_config(k, features[k]) for k in keys])
+    columns = _core.example.parse_examples(serialized, [_config(k, features[k]) for k in keys])
     n = len(serialized)
     out = {}
     for key, (values, lengths) in zip(keys, columns, strict=True):
@@ -123,13 +123,13 @@ def _parse(serialized: list, features: dict, batched: bool):
                 indices, shape = np.stack([rows, cols], axis=1), [n, width]
             else:
                 indices, shape = cols.reshape(-1, 1), [width]
-            sparse = SparseTensor(indices, values if is_string else _core.constant(values), shape)
+            sparse = SparseTensor(indices, values if is_string else _core.tensor.constant(values), shape)
             sparse._static_shape = [n, None] if batched else [None]  # the value counts vary between Examples
             out[key] = sparse
             continue
         shape = ([n] if batched else []) + [int(d) for d in TensorShape(feature.shape).as_list()]
         values = values.reshape(shape)
-        out[key] = values if is_string else _core.constant(values)
+        out[key] = values if is_string else _core.tensor.constant(values)
     return out
 
 
@@ -151,7 +151,7 @@ def _dense_sequences(key, feature, values, lengths, batched: bool):
     items = lengths // stride
     if not batched:
         array = values.reshape([int(items[0]), *item_shape])
-        return array if is_string else _core.constant(array)
+        return array if is_string else _core.tensor.constant(array)
     width = int(items.max()) if len(items) else 0
     default = feature.default_value
     if default is None:
@@ -161,7 +161,7 @@ def _dense_sequences(key, feature, values, lengths, batched: bool):
     for row, (start, length) in enumerate(zip(starts.tolist(), lengths.tolist(), strict=True)):
         out[row, :length] = values[start:start + length]
     out = out.reshape([len(items), width, *item_shape])
-    return out if is_string else _core.constant(out)
+    return out if is_string else _core.tensor.constant(out)
 
 
 def parse_example(serialized, features, example_names=None, name=None):

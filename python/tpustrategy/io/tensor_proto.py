@@ -71,12 +71,12 @@ def _fields(data: bytes):
 
 
 def _as_array(tensor) -> tuple[np.ndarray, str]:
-    if isinstance(tensor, _core.Tensor):
+    if isinstance(tensor, _core.tensor.Tensor):
         return np.asarray(tensor.numpy()), tensor.dtype.name
     if isinstance(tensor, (bytes, str)) or (isinstance(tensor, np.ndarray) and tensor.dtype == object):
         array = np.asarray(tensor, dtype=object)
         return np.vectorize(lambda v: v.encode() if isinstance(v, str) else v, otypes=[object])(array), "string"
-    t = _core.convert_to_tensor(tensor)
+    t = _core.tensor.convert_to_tensor(tensor)
     return np.asarray(t.numpy()), t.dtype.name
 
 
@@ -112,7 +112,8 @@ def parse_tensor(serialized, out_type, name=None):
         serialized = serialized.encode()
     if not isinstance(serialized, bytes):
         raise TypeError(f"parse_tensor: `serialized` must be a scalar string (bytes), got {type(serialized).__name__}")
-    want = "string" if out_type is _structure.string or str(out_type) == "tf.string" else _core.DType(out_type).name
+    is_string = out_type is _structure.string or str(out_type) == "tf.string"
+    want = "string" if is_string else _core.tensor.DType(out_type).name
     dtype_enum, dims, content, values = 0, [], None, []
     try:
         for number, wire, value in _fields(serialized):
@@ -141,8 +142,9 @@ def parse_tensor(serialized, out_type, name=None):
         array[:] = (values * size)[:size] if len(values) == 1 else values
         array = array.reshape(shape)
         return array.item() if not shape else array
-    np_dtype = np.dtype(_core.DType(want).as_numpy_dtype) if hasattr(_core.DType(want), "as_numpy_dtype") else None
-    np_dtype = np_dtype or np.asarray(_core.constant(0, want).numpy()).dtype
+    want_dtype = _core.tensor.DType(want)
+    np_dtype = np.dtype(want_dtype.as_numpy_dtype) if hasattr(want_dtype, "as_numpy_dtype") else None
+    np_dtype = np_dtype or np.asarray(_core.tensor.constant(0, want).numpy()).dtype
     if content is not None:
         array = np.frombuffer(content, np_dtype.newbyteorder("<")).astype(np_dtype)
     elif want in ("int64", "uint64", "int32", "int16", "int8", "uint8", "uint16", "uint32"):
@@ -155,7 +157,7 @@ def parse_tensor(serialized, out_type, name=None):
         array = np.full(size, array[0], dtype=np_dtype)
     if array.size != size:
         raise errors.InvalidArgumentError(None, None, f"TensorProto has {array.size} values for shape {list(shape)}")
-    return _core.constant(array.reshape(shape), want)
+    return _core.tensor.constant(array.reshape(shape), want)
 
 
 def _signed(value: int, dtype: str) -> int:

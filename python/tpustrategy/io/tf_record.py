@@ -64,7 +64,7 @@ class TFRecordWriter:
             self._framed = []
             _check_writable(self._path)  # fail early, as TF does, when the path cannot be written
         else:
-            self._writer = _core._TFRecordWriter(self._path)
+            self._writer = _core.data.TFRecordWriter(self._path)
         self._closed = False
 
     def write(self, record):
@@ -75,7 +75,7 @@ class TFRecordWriter:
         if self._writer is not None:
             self._writer.write(record)
         else:
-            self._framed.append(_core._tfrecord_encode(record))
+            self._framed.append(_core.data.tfrecord_encode(record))
 
     def flush(self):
         if self._closed:

@@ -66,8 +66,8 @@ def _counts(y_true, y_pred, thresholds, sample_weight, num_labels=None, label_we
 
 
 def _divide_no_nan(a, b):
-    zero = _core.ops.zeros([], _core.float32)
-    safe = _core.ops.where(b == zero, _core.ops.ones([], _core.float32), b)
+    zero = _core.ops.zeros([], _core.tensor.float32)
+    safe = _core.ops.where(b == zero, _core.ops.ones([], _core.tensor.float32), b)
     return _core.ops.where(b == zero, zero, a / safe)
 
 

@@ -23,7 +23,7 @@ def _np_dtype(dtype):
 
 def _as_tensor(array, dtype):
     dtype = as_dtype(dtype)
-    t = _core.convert_to_tensor(np.ascontiguousarray(array.astype(_np_dtype(dtype))))
+    t = _core.tensor.convert_to_tensor(np.ascontiguousarray(array.astype(_np_dtype(dtype))))
     return t if t.dtype == dtype else _core.ops.cast(t, dtype)
 
 

@@ -18,10 +18,10 @@ _EPSILON = 1e-7  # keras.backend.epsilon()
 
 
 def _tensor(value, dtype=None):
-    if hasattr(value, "_as_tensor") and not isinstance(value, _core.Tensor):
+    if hasattr(value, "_as_tensor") and not isinstance(value, _core.tensor.Tensor):
         value = value._as_tensor()
-    if not isinstance(value, _core.Tensor):
-        value = _core.convert_to_tensor(value)
+    if not isinstance(value, _core.tensor.Tensor):
+        value = _core.tensor.convert_to_tensor(value)
     return value if dtype is None or value.dtype == dtype else _core.ops.cast(value, dtype)
 
 
@@ -34,7 +34,7 @@ class Loss:
                              f"Received: reduction={reduction!r}")
         self.name = name
         self.reduction = reduction
-        self.dtype = _core.DType(dtype) if dtype is not None else _core.float32
+        self.dtype = _core.tensor.DType(dtype) if dtype is not None else _core.tensor.float32
 
     def __call__(self, y_true, y_pred, sample_weight=None):
         y_pred = _tensor(y_pred, self.dtype)
@@ -51,7 +51,7 @@ class Loss:
         if self.reduction == "mean_with_sample_weight" and weight is not None:
             divisor = _core.ops.reduce_sum(_core.ops.broadcast_to(weight, values._shape_tuple))
         else:
-            divisor = _core.constant(float(values._num_elements()), values.dtype)
+            divisor = _core.tensor.constant(float(values._num_elements()), values.dtype)
         # divide_no_nan: an empty batch (or zero total weight) gives 0
         loss = _core.ops.where(divisor == 0, _core.ops.zeros([], values.dtype), total / divisor)
         return scale_loss_for_distribution(loss)
@@ -66,7 +66,7 @@ def scale_loss_for_distribution(value):
     from tpustrategy.distribute import distribution_strategy_context as ds_context
 
     replicas = ds_context.get_strategy().num_replicas_in_sync
-    return value * _core.constant(1.0 / replicas, value.dtype) if replicas > 1 else value
+    return value * _core.tensor.constant(1.0 / replicas, value.dtype) if replicas > 1 else value
 
 
 def unscale_loss_for_distribution(value):
@@ -74,7 +74,7 @@ def unscale_loss_for_distribution(value):
     from tpustrategy.distribute import distribution_strategy_context as ds_context
 
     replicas = ds_context.get_strategy().num_replicas_in_sync
-    return value * _core.constant(float(replicas), value.dtype) if replicas > 1 else value
+    return value * _core.tensor.constant(float(replicas), value.dtype) if replicas > 1 else value
 
 
 class LossFunctionWrapper(Loss):
@@ -113,7 +113,7 @@ class SparseCategoricalCrossentropy(Loss):
         ops = _core.ops
         labels = _tensor(y_true)
         if labels.dtype.is_floating:
-            labels = ops.cast(labels, _core.int64)
+            labels = ops.cast(labels, _core.tensor.int64)
         if labels.ndim == y_pred.ndim and labels._shape_tuple[-1:] == (1,):
             labels = ops.squeeze(labels, [-1])
         classes = y_pred._shape_tuple[-1]
@@ -121,8 +121,8 @@ class SparseCategoricalCrossentropy(Loss):
             log_probs = ops.log_softmax(y_pred, -1)
         else:
             probs = y_pred / ops.reduce_sum(y_pred, [-1], True)
-            eps = _core.constant(_EPSILON, y_pred.dtype)
-            probs = ops.minimum(ops.maximum(probs, eps), _core.constant(1 - _EPSILON, y_pred.dtype))
+            eps = _core.tensor.constant(_EPSILON, y_pred.dtype)
+            probs = ops.minimum(ops.maximum(probs, eps), _core.tensor.constant(1 - _EPSILON, y_pred.dtype))
             log_probs = ops.log(probs)
         onehot = ops.one_hot(labels, classes, None, None, -1, y_pred.dtype)
         return ops.negative(ops.reduce_sum(onehot * log_probs, [-1], False))
@@ -149,9 +149,9 @@ class Huber(Loss):
         ops = _core.ops
         error = y_pred - _tensor(y_true, self.dtype)
         abs_error = ops.abs(error)
-        delta = _core.constant(self.delta, self.dtype)
-        quadratic = _core.constant(0.5, self.dtype) * error * error
-        linear = delta * abs_error - _core.constant(0.5 * self.delta * self.delta, self.dtype)
+        delta = _core.tensor.constant(self.delta, self.dtype)
+        quadratic = _core.tensor.constant(0.5, self.dtype) * error * error
+        linear = delta * abs_error - _core.tensor.constant(0.5 * self.delta * self.delta, self.dtype)
         return ops.reduce_mean(ops.where(ops.less_equal(abs_error, delta), quadratic, linear), [-1], False)
 
 
@@ -171,8 +171,8 @@ class BinaryCrossentropy(Loss):
         if self.from_logits:
             values = sigmoid_cross_entropy_with_logits(labels=target, logits=y_pred)
         else:
-            p = ops.minimum(ops.maximum(y_pred, _core.constant(_EPSILON, self.dtype)),
-                            _core.constant(1 - _EPSILON, self.dtype))
+            p = ops.minimum(ops.maximum(y_pred, _core.tensor.constant(_EPSILON, self.dtype)),
+                            _core.tensor.constant(1 - _EPSILON, self.dtype))
             values = ops.negative(target * ops.log(p) + (1.0 - target) * ops.log(1.0 - p))
         return ops.reduce_mean(values, [self.axis], False)
 
@@ -195,8 +195,8 @@ class CategoricalCrossentropy(Loss):
             log_p = ops.log_softmax(y_pred, self.axis)
         else:
             p = y_pred / ops.reduce_sum(y_pred, [self.axis], True)
-            log_p = ops.log(ops.minimum(ops.maximum(p, _core.constant(_EPSILON, self.dtype)),
-                                        _core.constant(1 - _EPSILON, self.dtype)))
+            log_p = ops.log(ops.minimum(ops.maximum(p, _core.tensor.constant(_EPSILON, self.dtype)),
+                                        _core.tensor.constant(1 - _EPSILON, self.dtype)))
         return ops.negative(ops.reduce_sum(target * log_p, [self.axis], False))
 
 

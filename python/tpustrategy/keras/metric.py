@@ -21,7 +21,7 @@ class Metric:
 
     def __init__(self, name=None, dtype=None):
         self.name = name or type(self).__name__.lower()
-        self.dtype = _core.DType(dtype) if dtype is not None else _core.float32
+        self.dtype = _core.tensor.DType(dtype) if dtype is not None else _core.tensor.float32
         self._variables: list = []
 
     def add_variable(self, name: str, shape=()):

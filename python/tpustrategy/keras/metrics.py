@@ -41,7 +41,7 @@ class Mean(Metric):
     def update_state(self, values, sample_weight=None):
         values = _tensor(values, self.dtype)
         if sample_weight is None:
-            count = _core.constant(float(values._num_elements()), self.dtype)
+            count = _core.tensor.constant(float(values._num_elements()), self.dtype)
         else:
             weight = _core.ops.broadcast_to(_tensor(sample_weight, self.dtype), list(values._shape_tuple))
             values = values * weight
@@ -66,20 +66,20 @@ class MeanMetricWrapper(Mean):
 
 
 def _matches(a, b):
-    return _core.ops.cast(_core.ops.equal(a, b), _core.float32)
+    return _core.ops.cast(_core.ops.equal(a, b), _core.tensor.float32)
 
 
 def _sparse_categorical_accuracy(y_true, y_pred):
     y_true, y_pred = _tensor(y_true), _tensor(y_pred)
     if y_true.ndim == y_pred.ndim and y_true._shape_tuple[-1:] == (1,):
         y_true = _core.ops.squeeze(y_true, [-1])
-    predicted = _core.ops.argmax(y_pred, -1, _core.int64)
-    return _matches(_core.ops.cast(y_true, _core.int64), predicted)
+    predicted = _core.ops.argmax(y_pred, -1, _core.tensor.int64)
+    return _matches(_core.ops.cast(y_true, _core.tensor.int64), predicted)
 
 
 def _categorical_accuracy(y_true, y_pred):
-    return _matches(_core.ops.argmax(_tensor(y_true), -1, _core.int64),
-                    _core.ops.argmax(_tensor(y_pred), -1, _core.int64))
+    return _matches(_core.ops.argmax(_tensor(y_true), -1, _core.tensor.int64),
+                    _core.ops.argmax(_tensor(y_pred), -1, _core.tensor.int64))
 
 
 def _accuracy(y_true, y_pred):
@@ -113,9 +113,9 @@ class BinaryAccuracy(MeanMetricWrapper):
 
     def __init__(self, name="binary_accuracy", dtype=None, threshold=0.5):
         def binary_accuracy(y_true, y_pred):
-            y_pred = _tensor(y_pred, _core.float32)
-            predicted = _core.ops.cast(_core.ops.greater(y_pred, threshold), _core.float32)
-            return _matches(_tensor(y_true, _core.float32), predicted)
+            y_pred = _tensor(y_pred, _core.tensor.float32)
+            predicted = _core.ops.cast(_core.ops.greater(y_pred, threshold), _core.tensor.float32)
+            return _matches(_tensor(y_true, _core.tensor.float32), predicted)
 
         super().__init__(binary_accuracy, name, dtype)
         self.threshold = threshold
@@ -126,8 +126,8 @@ class MeanSquaredError(MeanMetricWrapper):
 
     def __init__(self, name="mean_squared_error", dtype=None):
         def mse(y_true, y_pred):
-            y_pred = _tensor(y_pred, _core.float32)
-            return _core.ops.reduce_mean(_core.ops.square(y_pred - _tensor(y_true, _core.float32)), [-1], False)
+            y_pred = _tensor(y_pred, _core.tensor.float32)
+            return _core.ops.reduce_mean(_core.ops.square(y_pred - _tensor(y_true, _core.tensor.float32)), [-1], False)
 
         super().__init__(mse, name, dtype)
 
@@ -137,8 +137,8 @@ class MeanAbsoluteError(MeanMetricWrapper):
 
     def __init__(self, name="mean_absolute_error", dtype=None):
         def mae(y_true, y_pred):
-            y_pred = _tensor(y_pred, _core.float32)
-            return _core.ops.reduce_mean(_core.ops.abs(y_pred - _tensor(y_true, _core.float32)), [-1], False)
+            y_pred = _tensor(y_pred, _core.tensor.float32)
+            return _core.ops.reduce_mean(_core.ops.abs(y_pred - _tensor(y_true, _core.tensor.float32)), [-1], False)
 
         super().__init__(mae, name, dtype)
 

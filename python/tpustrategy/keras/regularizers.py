@@ -14,7 +14,7 @@ def _validate(value, name):
 
 class Regularizer:
     def __call__(self, x):
-        return _core.constant(0.0, _core.float32)
+        return _core.tensor.constant(0.0, _core.tensor.float32)
 
     def get_config(self) -> dict:
         return {}

@@ -8,7 +8,7 @@ import numpy as np
 
 from tpustrategy import _core
 
-Tensor = _core.Tensor
+Tensor = _core.tensor.Tensor
 
 
 def _int(value, what: str) -> int:
@@ -60,7 +60,7 @@ def axis_int(axis, what: str = "axis") -> int:
 
 
 def dtype_or_none(dtype):
-    return None if dtype is None else _core.DType(dtype)
+    return None if dtype is None else _core.tensor.DType(dtype)
 
 
 def tensor_list(values, what: str = "values") -> list:
@@ -75,7 +75,7 @@ def tensor_list(values, what: str = "values") -> list:
         if isinstance(v, Tensor):
             out.append(v)
         elif dtype is not None and not isinstance(v, np.ndarray | np.generic):
-            out.append(_core.convert_to_tensor(v, dtype))
+            out.append(_core.tensor.convert_to_tensor(v, dtype))
         else:
-            out.append(_core.convert_to_tensor(v))
+            out.append(_core.tensor.convert_to_tensor(v))
     return out

@@ -9,11 +9,11 @@ from tpustrategy.ops import _spmd_hook, numpy_backed_ops
 from tpustrategy.ops._args import axis_int, axis_list, dtype_or_none, int_list, tensor_list
 
 _ops = _core.ops
-Tensor = _core.Tensor
+Tensor = _core.tensor.Tensor
 
 
 def _as_tensor(value):
-    return value if isinstance(value, Tensor) else _core.convert_to_tensor(value)
+    return value if isinstance(value, Tensor) else _core.tensor.convert_to_tensor(value)
 
 
 def reshape(tensor, shape, name=None):
@@ -94,14 +94,14 @@ def fill(dims, value, name=None):
     return _ops.fill(int_list(dims, "dims"), value)
 
 
-def zeros(shape, dtype=_core.float32, name=None, layout=None):
+def zeros(shape, dtype=_core.tensor.float32, name=None, layout=None):
     """A tensor of zeros (tf.zeros)."""
-    return _ops.zeros(int_list(shape, "shape"), _core.DType(dtype))
+    return _ops.zeros(int_list(shape, "shape"), _core.tensor.DType(dtype))
 
 
-def ones(shape, dtype=_core.float32, name=None, layout=None):
+def ones(shape, dtype=_core.tensor.float32, name=None, layout=None):
     """A tensor of ones (tf.ones)."""
-    return _ops.ones(int_list(shape, "shape"), _core.DType(dtype))
+    return _ops.ones(int_list(shape, "shape"), _core.tensor.DType(dtype))
 
 
 def zeros_like(input, dtype=None, name=None, layout=None):  # noqa: A002
@@ -160,7 +160,7 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     import numpy as np
 
     tensor = _as_tensor(tensor)
-    matrix = np.asarray(paddings.numpy() if isinstance(paddings, _core.Tensor) else paddings)
+    matrix = np.asarray(paddings.numpy() if isinstance(paddings, _core.tensor.Tensor) else paddings)
     zero_constant = isinstance(mode, str) and mode.upper() == "CONSTANT" and _is_zero(constant_values)
     if not zero_constant or matrix.shape != (builtins.len(tensor._shape_tuple), 2):
         # numpy path: the other modes and constants, and TF's error for a malformed `paddings`.
@@ -176,17 +176,17 @@ def _is_zero(value) -> bool:
         return False
 
 
-def shape(input, out_type=_core.int32, name=None):  # noqa: A002
+def shape(input, out_type=_core.tensor.int32, name=None):  # noqa: A002
     """The shape of `input` as a 1-D integer tensor (tf.shape)."""
-    return _core.constant(list(_as_tensor(input)._shape_tuple), _core.DType(out_type))
+    return _core.tensor.constant(list(_as_tensor(input)._shape_tuple), _core.tensor.DType(out_type))
 
 
 def rank(input, name=None):  # noqa: A002
     """The number of dimensions as an int32 scalar tensor (tf.rank)."""
-    return _core.constant(_as_tensor(input).ndim, _core.int32)
+    return _core.tensor.constant(_as_tensor(input).ndim, _core.tensor.int32)
 
 
-def size(input, out_type=_core.int32, name=None):  # noqa: A002
+def size(input, out_type=_core.tensor.int32, name=None):  # noqa: A002
     """The number of elements as a scalar tensor (tf.size)."""
     t = _as_tensor(input)
-    return _core.constant(builtins.int(t._num_elements()), _core.DType(out_type))
+    return _core.tensor.constant(builtins.int(t._num_elements()), _core.tensor.DType(out_type))

@@ -12,7 +12,7 @@ from tpustrategy.framework.tensor import Tensor
 
 
 def _tensor(x, dtype=None):
-    return x if isinstance(x, Tensor) and dtype is None else _core.convert_to_tensor(x, dtype)
+    return x if isinstance(x, Tensor) and dtype is None else _core.tensor.convert_to_tensor(x, dtype)
 
 
 def _array(t) -> np.ndarray:
@@ -146,7 +146,7 @@ def assert_scalar(tensor, message=None, name=None):
 
 
 def assert_type(tensor, tf_type, message=None, name=None):
-    dtype = _core.DType(tf_type)
+    dtype = _core.tensor.DType(tf_type)
     actual = _tensor(tensor).dtype
     if actual != dtype:
         raise TypeError(f"{message + ' ' if message else ''}tensor must be of type {dtype!r}; got {actual!r}")

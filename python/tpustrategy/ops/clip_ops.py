@@ -9,11 +9,11 @@ from tpustrategy.ops.array_ops import ones_like, zeros_like
 
 
 def _tensor(value):
-    if isinstance(value, _core.Tensor):
+    if isinstance(value, _core.tensor.Tensor):
         return value
     if hasattr(value, "_as_tensor") and not isinstance(value, IndexedSlices):
         return value._as_tensor()
-    return _core.convert_to_tensor(value)
+    return _core.tensor.convert_to_tensor(value)
 
 
 def _values(t):
@@ -39,7 +39,7 @@ def global_norm(t_list, name=None):
         raise TypeError(f"`t_list` should be a sequence of tensors. Received {type(t_list)}.")
     values = [_values(t) for t in t_list if t is not None]
     if not values:
-        return _core.constant(0.0, _core.float32)
+        return _core.tensor.constant(0.0, _core.tensor.float32)
     dtype = values[0].dtype
     squares = [_core.ops.reduce_sum(_core.ops.square(_core.ops.cast(v, dtype))) for v in values]
     return _core.ops.sqrt(_core.ops.reduce_sum(_core.ops.stack(squares, 0)))
@@ -54,7 +54,7 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
         raise TypeError(f"`t_list` should be a sequence of tensors. Received {type(t_list)}.")
     norm = global_norm(t_list) if use_norm is None else _tensor(use_norm)
     clip = _core.ops.cast(_tensor(clip_norm), norm.dtype)
-    one = _core.constant(1.0, norm.dtype)
+    one = _core.tensor.constant(1.0, norm.dtype)
     scale = clip * _core.ops.minimum(one / norm, one / clip) + (norm - norm)  # NaN when the norm is inf
     return [_scaled(t, scale) for t in t_list], norm
 

@@ -31,9 +31,9 @@ def custom_gradient(f=None):
         if variables and not takes_variables:
             raise TypeError("If using @custom_gradient with a function that uses variables, then grad_fn must "
                             "accept a keyword argument 'variables'.")
-        inputs = [_core.convert_to_tensor(a) if not isinstance(a, _core.Tensor) else a for a in args]
+        inputs = [_core.tensor.convert_to_tensor(a) if not isinstance(a, _core.tensor.Tensor) else a for a in args]
         inputs += [watcher.value_read(v) for v in variables]
-        flat = [_core.ops.stop_gradient(_core.convert_to_tensor(r)) for r in nest.flatten(result)]
+        flat = [_core.ops.stop_gradient(_core.tensor.convert_to_tensor(r)) for r in nest.flatten(result)]
 
         def actual_grad_fn(*output_grads):
             if variables:

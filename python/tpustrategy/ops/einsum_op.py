@@ -17,7 +17,7 @@ _ops = _core.ops
 
 
 def _tensor(value):
-    return value if isinstance(value, _core.Tensor) else _core.convert_to_tensor(value)
+    return value if isinstance(value, _core.tensor.Tensor) else _core.tensor.convert_to_tensor(value)
 
 
 def _parse(equation, tensors):

@@ -22,11 +22,11 @@ _ops = _core.ops
 
 
 def _tensor(value, dtype=None):
-    if isinstance(value, _core.Tensor):
+    if isinstance(value, _core.tensor.Tensor):
         return value
     if hasattr(value, "_as_tensor"):
         return value._as_tensor()
-    return _core.convert_to_tensor(value, dtype)
+    return _core.tensor.convert_to_tensor(value, dtype)
 
 
 def _invalid(message):
@@ -54,7 +54,7 @@ def _linear_indices(indices, shape, what):
     for i in range(depth - 2, -1, -1):
         strides[i] = strides[i + 1] * dims[i + 1]
     linear = (flat * strides).sum(axis=1) if depth else np.zeros(flat.shape[0], np.int64)
-    return _core.constant(linear.reshape(idx.shape[:-1]), _core.int64), depth
+    return _core.tensor.constant(linear.reshape(idx.shape[:-1]), _core.tensor.int64), depth
 
 
 def gather_nd(params, indices, batch_dims=0, name=None):
@@ -154,7 +154,7 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
         bad = idx[(idx < 0) | (idx >= n)].reshape(-1)[0]
         raise _invalid(f"indices contains {bad}, which is not in [0, {n})")
     offsets = (np.arange(batch, dtype=np.int64) * n).reshape(is_[:b] + [1] * (rank_i - b))
-    out = _ops.gather(flat, _core.constant(idx + offsets, _core.int64), 0)
+    out = _ops.gather(flat, _core.tensor.constant(idx + offsets, _core.tensor.int64), 0)
     # out: batch + indices[b:] + rest (rest = params axes b..rank except ax, in order); TF puts
     # params[b:ax] before the indices' axes.
     before = ax - b

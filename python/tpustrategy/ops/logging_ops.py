@@ -19,7 +19,7 @@ from tpustrategy import _core
 
 
 def _is_tensor(value):
-    return isinstance(value, _core.Tensor) or (hasattr(value, "_as_tensor") and hasattr(value, "dtype"))
+    return isinstance(value, _core.tensor.Tensor) or (hasattr(value, "_as_tensor") and hasattr(value, "dtype"))
 
 
 def _float_text(v, single):
@@ -62,7 +62,7 @@ def _array_text(a, summarize, depth=0):
 
 
 def _tensor_text(value, summarize):
-    t = value._as_tensor() if not isinstance(value, _core.Tensor) else value
+    t = value._as_tensor() if not isinstance(value, _core.tensor.Tensor) else value
     a = np.asarray(t)
     if a.dtype.kind == "f" and a.dtype.itemsize < 4 or a.dtype.name == "bfloat16":
         a = a.astype(np.float32)  # half types print through float, as TF

@@ -20,12 +20,13 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
     from tpustrategy.distribute import distribution_strategy_context as ds_context
 
     loss = per_example_loss._as_tensor() if hasattr(per_example_loss, "_as_tensor") else per_example_loss
-    loss = loss if isinstance(loss, _core.Tensor) else _core.convert_to_tensor(loss)
+    loss = loss if isinstance(loss, _core.tensor.Tensor) else _core.tensor.convert_to_tensor(loss)
     input_dtype = loss.dtype
     if loss.ndim == 0:
         raise ValueError("Invalid value passed for `per_example_loss`. Expected a tensor with at least rank 1.")
     if sample_weight is not None:
-        weight = sample_weight if isinstance(sample_weight, _core.Tensor) else _core.convert_to_tensor(sample_weight)
+        weight = (sample_weight if isinstance(sample_weight, _core.tensor.Tensor)
+                  else _core.tensor.convert_to_tensor(sample_weight))
         loss = loss * _core.ops.cast(weight, input_dtype)
     if global_batch_size is None:
         if ds_context.has_strategy() and ds_context.in_cross_replica_context():
@@ -40,7 +41,7 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
         raise ValueError("global_batch_size must be an integer.")
     if value <= 0:
         raise ValueError("global_batch_size must be positive.")
-    return _core.ops.reduce_sum(loss) / _core.constant(float(value), input_dtype)
+    return _core.ops.reduce_sum(loss) / _core.tensor.constant(float(value), input_dtype)
 
 
 def scale_regularization_loss(regularization_loss):
@@ -57,9 +58,9 @@ def scale_regularization_loss(regularization_loss):
     num_replicas = ds_context.get_strategy().num_replicas_in_sync
     losses = regularization_loss
     if isinstance(losses, list | tuple):
-        losses = _core.ops.stack([_core.convert_to_tensor(x) if not isinstance(x, _core.Tensor) else x
+        losses = _core.ops.stack([_core.tensor.convert_to_tensor(x) if not isinstance(x, _core.tensor.Tensor) else x
                                   for x in losses], 0)
-    elif not isinstance(losses, _core.Tensor):
-        losses = _core.convert_to_tensor(losses)
+    elif not isinstance(losses, _core.tensor.Tensor):
+        losses = _core.tensor.convert_to_tensor(losses)
     total = _core.ops.reduce_sum(losses)
-    return total / _core.constant(float(num_replicas), total.dtype)
+    return total / _core.tensor.constant(float(num_replicas), total.dtype)

@@ -97,14 +97,14 @@ reduce_any = _reduction(_ops.reduce_any, "Logical OR over `axis` of a bool tenso
 reduce_all = _reduction(_ops.reduce_all, "Logical AND over `axis` of a bool tensor (tf.math.reduce_all).")
 
 
-def argmax(input, axis=None, output_type=_core.int64, name=None):  # noqa: A002
+def argmax(input, axis=None, output_type=_core.tensor.int64, name=None):  # noqa: A002
     """Index of the first maximum along `axis` (default 0) (tf.math.argmax)."""
-    return _ops.argmax(input, 0 if axis is None else axis_int(axis), _core.DType(output_type))
+    return _ops.argmax(input, 0 if axis is None else axis_int(axis), _core.tensor.DType(output_type))
 
 
-def argmin(input, axis=None, output_type=_core.int64, name=None):  # noqa: A002
+def argmin(input, axis=None, output_type=_core.tensor.int64, name=None):  # noqa: A002
     """Index of the first minimum along `axis` (default 0) (tf.math.argmin)."""
-    return _ops.argmin(input, 0 if axis is None else axis_int(axis), _core.DType(output_type))
+    return _ops.argmin(input, 0 if axis is None else axis_int(axis), _core.tensor.DType(output_type))
 
 
 def add_n(inputs, name=None):
@@ -153,20 +153,20 @@ def matmul(
     if _spmd_hook.active and _spmd_hook.sharded(a, b):
         return _spmd_hook.partitioner.matmul(a, b, bool(transpose_a or adjoint_a), bool(transpose_b or adjoint_b))
     result = _ops.matmul(a, b, bool(transpose_a or adjoint_a), bool(transpose_b or adjoint_b))
-    if output_type is not None and _core.DType(output_type) != result.dtype:
-        return _ops.cast(result, _core.DType(output_type))
+    if output_type is not None and _core.tensor.DType(output_type) != result.dtype:
+        return _ops.cast(result, _core.tensor.DType(output_type))
     return result
 
 
 def cast(x, dtype, name=None):
     """Converts `x` to `dtype`; float to int truncates toward zero (tf.cast)."""
-    return _ops.cast(x, _core.DType(dtype))
+    return _ops.cast(x, _core.tensor.DType(dtype))
 
 
 def _tensor(value, dtype=None):
-    if isinstance(value, _core.Tensor):
+    if isinstance(value, _core.tensor.Tensor):
         return value
-    return _core.convert_to_tensor(value, dtype)
+    return _core.tensor.convert_to_tensor(value, dtype)
 
 
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
@@ -229,8 +229,8 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     return _ops.squeeze(out, list(range(t.ndim)) if axes is None else axes)
 
 
-def count_nonzero(input, axis=None, keepdims=False, dtype=_core.int64, name=None):  # noqa: A002
+def count_nonzero(input, axis=None, keepdims=False, dtype=_core.tensor.int64, name=None):  # noqa: A002
     """Number of non-zero elements over `axis` (tf.math.count_nonzero)."""
     t = _tensor(input)
-    nonzero = _ops.cast(t, _core.bool) if t.dtype != _core.bool else t
-    return _ops.reduce_sum(_ops.cast(nonzero, _core.DType(dtype)), axis_list(axis), bool(keepdims))
+    nonzero = _ops.cast(t, _core.tensor.bool) if t.dtype != _core.tensor.bool else t
+    return _ops.reduce_sum(_ops.cast(nonzero, _core.tensor.DType(dtype)), axis_list(axis), bool(keepdims))

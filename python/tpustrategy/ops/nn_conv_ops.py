@@ -19,9 +19,9 @@ _ops = _core.ops
 
 def _tensor(value, like=None):
     """A Tensor; a non-tensor takes `like`'s dtype (TF converts a second operand to the first's dtype)."""
-    if isinstance(value, _core.Tensor) or hasattr(value, "_as_tensor"):
+    if isinstance(value, _core.tensor.Tensor) or hasattr(value, "_as_tensor"):
         return value
-    return _core.convert_to_tensor(value, None if like is None else like.dtype)
+    return _core.tensor.convert_to_tensor(value, None if like is None else like.dtype)
 
 
 def _sequence(value, n, name, channel_first=False):

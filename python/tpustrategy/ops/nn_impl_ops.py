@@ -15,9 +15,9 @@ _ops = _core.ops
 
 
 def _tensor(value, dtype=None):
-    if isinstance(value, _core.Tensor):
+    if isinstance(value, _core.tensor.Tensor):
         return value
-    return _core.convert_to_tensor(value, dtype)
+    return _core.tensor.convert_to_tensor(value, dtype)
 
 
 def dropout(x, rate, noise_shape=None, seed=None, name=None):
@@ -39,33 +39,34 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
         random_ops.get_seed(seed)  # as TF: the fast path still takes its op seed
         return x
     if is_number:
-        scaled = _ops.multiply(x, _core.convert_to_tensor(1 / (1 - rate), x.dtype))
-        threshold = _core.convert_to_tensor(rate, x.dtype)
-    elif isinstance(rate, _core.Tensor):
+        scaled = _ops.multiply(x, _core.tensor.convert_to_tensor(1 / (1 - rate), x.dtype))
+        threshold = _core.tensor.convert_to_tensor(rate, x.dtype)
+    elif isinstance(rate, _core.tensor.Tensor):
         if rate.ndim != 0:
             raise ValueError(f"Shape must be rank 0 but is rank {rate.ndim} for `rate`")
         threshold = _ops.cast(rate, x.dtype)
-        scaled = _ops.divide(x, _ops.subtract(_core.convert_to_tensor(1, x.dtype), threshold))
+        scaled = _ops.divide(x, _ops.subtract(_core.tensor.convert_to_tensor(1, x.dtype), threshold))
     else:
         raise ValueError(f"`rate` must be a scalar or scalar tensor. Received: rate={rate}")
     shape = list(x._shape_tuple)
     if noise_shape is not None:
         given = list(noise_shape.as_list() if hasattr(noise_shape, "as_list") else
-                     (int_list(noise_shape, "noise_shape") if isinstance(noise_shape, _core.Tensor) else noise_shape))
+                     (int_list(noise_shape, "noise_shape") if isinstance(noise_shape, _core.tensor.Tensor)
+                      else noise_shape))
         if len(given) == len(shape):
             shape = [s if d is None else int(d) for d, s in zip(given, shape, strict=True)]
         else:
             shape = [int(d) for d in given]
     keep = _ops.greater_equal(random_ops.uniform(shape, dtype=x.dtype, seed=seed), threshold)
-    return _ops.where(keep, scaled, _core.convert_to_tensor(0, x.dtype))
+    return _ops.where(keep, scaled, _core.tensor.convert_to_tensor(0, x.dtype))
 
 
 def moments(x, axes, shift=None, keepdims=False, name=None):
     """(mean, variance) of `x` over `axes` (tf.nn.moments); float16 computes in float32, as TF."""
     y = _tensor(x)
-    half = y.dtype == _core.float16
+    half = y.dtype == _core.tensor.float16
     if half:
-        y = _ops.cast(y, _core.float32)
+        y = _ops.cast(y, _core.tensor.float32)
     axes = axis_list(axes)
     mean = _ops.reduce_mean(y, axes, True)
     variance = _ops.reduce_mean(_ops.square(_ops.subtract(y, _ops.stop_gradient(mean))), axes, True)
@@ -75,7 +76,7 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
         mean = _ops.squeeze(mean, squeeze) if squeeze else mean
         variance = _ops.squeeze(variance, squeeze) if squeeze else variance
     if half:
-        return _ops.cast(mean, _core.float16), _ops.cast(variance, _core.float16)
+        return _ops.cast(mean, _core.tensor.float16), _ops.cast(variance, _core.tensor.float16)
     return mean, variance
 
 
@@ -85,7 +86,7 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
     x = _tensor(x)
     mean = _tensor(mean, x.dtype)
     variance = _tensor(variance, x.dtype)
-    inv = _ops.rsqrt(_ops.add(variance, _core.convert_to_tensor(variance_epsilon, variance.dtype)))
+    inv = _ops.rsqrt(_ops.add(variance, _core.tensor.convert_to_tensor(variance_epsilon, variance.dtype)))
     if scale is not None:
         inv = _ops.multiply(inv, _tensor(scale, x.dtype))
     shift = _ops.negative(_ops.multiply(mean, inv))
@@ -110,7 +111,7 @@ def _div_rows(ids, sizes):
         raise errors.InvalidArgumentError(None, None, f"embedding_lookup: id {bad} is outside the {total} rows of "
                                           f"the shards {sizes}")
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-    return _core.constant(offsets[shard] + row, _core.int64)
+    return _core.tensor.constant(offsets[shard] + row, _core.tensor.int64)
 
 
 def embedding_lookup(params, ids, max_norm=None, name=None):

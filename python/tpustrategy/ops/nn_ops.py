@@ -45,9 +45,9 @@ def log_softmax(logits, axis=None, name=None):
 
 
 def _tensor(value, dtype=None):
-    if isinstance(value, _core.Tensor):
+    if isinstance(value, _core.tensor.Tensor):
         return value
-    return _core.convert_to_tensor(value, dtype)
+    return _core.tensor.convert_to_tensor(value, dtype)
 
 
 def relu6(features, name=None):

@@ -17,15 +17,15 @@ from tpustrategy.framework.tensor import Tensor
 def _np(x):
     if isinstance(x, Tensor):
         return x.numpy()
-    return np.asarray(_core.convert_to_tensor(x).numpy())
+    return np.asarray(_core.tensor.convert_to_tensor(x).numpy())
 
 
 def _out(array, dtype=None):
     array = np.asarray(array)
-    name = np.dtype(array.dtype if dtype is None else dtype).name if not isinstance(dtype, (str, _core.DType)) \
+    name = np.dtype(array.dtype if dtype is None else dtype).name if not isinstance(dtype, (str, _core.tensor.DType)) \
         else dtype
-    target = _core.DType(name)
-    return _core.constant(array.astype(target.as_numpy_dtype), target)
+    target = _core.tensor.DType(name)
+    return _core.tensor.constant(array.astype(target.as_numpy_dtype), target)
 
 
 def _invalid(message):
@@ -279,7 +279,8 @@ _slice_tensor = Tensor.__getitem__
 
 
 def _getitem(tensor, key):
-    if (isinstance(key, Tensor) and key.dtype == _core.bool) or (isinstance(key, np.ndarray) and key.dtype == np.bool_):
+    if ((isinstance(key, Tensor) and key.dtype == _core.tensor.bool)
+            or (isinstance(key, np.ndarray) and key.dtype == np.bool_)):
         return boolean_mask(tensor, key)
     return _slice_tensor(tensor, key)
 

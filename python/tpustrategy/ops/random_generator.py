@@ -57,7 +57,7 @@ class Generator:
     def state(self):
         """[counter, 0, key] as an int64 tensor (a snapshot)."""
         as_signed = [v - (1 << 64) if v >= (1 << 63) else v for v in (self._counter, 0, self._key)]
-        return _core.constant(as_signed, _core.int64)
+        return _core.tensor.constant(as_signed, _core.tensor.int64)
 
     @property
     def algorithm(self):
@@ -77,25 +77,25 @@ class Generator:
     def skip(self, delta):
         self._counter = (self._counter + int(delta)) & _MASK64
 
-    def uniform(self, shape, minval=0, maxval=None, dtype=_core.float32, name=None):
+    def uniform(self, shape, minval=0, maxval=None, dtype=_core.tensor.float32, name=None):
         """Uniform values in [minval, maxval); integer dtypes need `maxval`."""
         key, stream = self._next()
         return random_ops._uniform(shape, minval, maxval, dtype, key, stream)
 
-    def uniform_full_int(self, shape, dtype=_core.int64, name=None):
+    def uniform_full_int(self, shape, dtype=_core.tensor.int64, name=None):
         """Integers over the full range of int32 / int64."""
-        dtype = _core.DType(dtype)
-        bits = 32 if dtype == _core.int32 else 64
+        dtype = _core.tensor.DType(dtype)
+        bits = 32 if dtype == _core.tensor.int32 else 64
         key, stream = self._next()
         low, high = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
         return _core.ops.random_int(random_ops._shape(shape), dtype, low, high, key, stream)
 
-    def normal(self, shape, mean=0.0, stddev=1.0, dtype=_core.float32, name=None):
+    def normal(self, shape, mean=0.0, stddev=1.0, dtype=_core.tensor.float32, name=None):
         """Normal values."""
         key, stream = self._next()
         return random_ops._normal(shape, mean, stddev, dtype, key, stream, False)
 
-    def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=_core.float32, name=None):
+    def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=_core.tensor.float32, name=None):
         """Normal values within 2 standard deviations of the mean."""
         key, stream = self._next()
         return random_ops._normal(shape, mean, stddev, dtype, key, stream, True)
@@ -103,7 +103,7 @@ class Generator:
     def make_seeds(self, count=1):
         """[2, count] int64 seeds for the stateless ops."""
         key, stream = self._next()
-        return _core.ops.random_int([2, int(count)], _core.int64, -(1 << 62), 1 << 62, key, stream)
+        return _core.ops.random_int([2, int(count)], _core.tensor.int64, -(1 << 62), 1 << 62, key, stream)
 
     def split(self, count=1):
         """`count` new generators with independent sequences (this one's state advances)."""

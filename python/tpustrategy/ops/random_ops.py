@@ -96,19 +96,19 @@ def _scaled(sample, low_or_mean, scale, dtype, uniform):
     if uniform:
         if _is_python_number(low_or_mean, 0) and _is_python_number(scale, 1):
             return sample
-        low = _core.convert_to_tensor(low_or_mean, dtype)
-        high = _core.convert_to_tensor(scale, dtype)
+        low = _core.tensor.convert_to_tensor(low_or_mean, dtype)
+        high = _core.tensor.convert_to_tensor(scale, dtype)
         return _ops.add(_ops.multiply(sample, _ops.subtract(high, low)), low)
     out = sample
     if not _is_python_number(scale, 1):
-        out = _ops.multiply(out, _core.convert_to_tensor(scale, dtype))
+        out = _ops.multiply(out, _core.tensor.convert_to_tensor(scale, dtype))
     if not _is_python_number(low_or_mean, 0):
-        out = _ops.add(out, _core.convert_to_tensor(low_or_mean, dtype))
+        out = _ops.add(out, _core.tensor.convert_to_tensor(low_or_mean, dtype))
     return out
 
 
 def _int_bound(value, what):
-    if isinstance(value, _core.Tensor):
+    if isinstance(value, _core.tensor.Tensor):
         if value.ndim != 0:
             raise errors.InvalidArgumentError(None, None, f"{what} must be a scalar for integer uniform, got shape "
                                               f"{value._shape_tuple}")
@@ -117,7 +117,7 @@ def _int_bound(value, what):
 
 
 def _uniform(shape, minval, maxval, dtype, key, stream):
-    dtype = _core.DType(dtype)
+    dtype = _core.tensor.DType(dtype)
     dims = _shape(shape)
     if dtype.is_integer:
         if maxval is None:
@@ -130,7 +130,7 @@ def _uniform(shape, minval, maxval, dtype, key, stream):
 
 
 def _float_dtype(dtype, what):
-    dtype = _core.DType(dtype)
+    dtype = _core.tensor.DType(dtype)
     if not dtype.is_floating:
         raise ValueError(f"Invalid dtype {dtype!r} for {what}: a floating dtype is required")
     return dtype
@@ -142,7 +142,7 @@ def _normal(shape, mean, stddev, dtype, key, stream, truncated):
     return _scaled(sample, mean, stddev, dtype, False)
 
 
-def uniform(shape, minval=0, maxval=None, dtype=_core.float32, seed=None, name=None):
+def uniform(shape, minval=0, maxval=None, dtype=_core.tensor.float32, seed=None, name=None):
     """Uniform values in [minval, maxval) (tf.random.uniform); integer dtypes need `maxval`.
 
     Raises:
@@ -153,20 +153,20 @@ def uniform(shape, minval=0, maxval=None, dtype=_core.float32, seed=None, name=N
     return _uniform(shape, minval, maxval, dtype, key, stream)
 
 
-def normal(shape, mean=0.0, stddev=1.0, dtype=_core.float32, seed=None, name=None):
+def normal(shape, mean=0.0, stddev=1.0, dtype=_core.tensor.float32, seed=None, name=None):
     """Normal values (tf.random.normal)."""
     key, stream = _key_and_stream(seed)
     return _normal(shape, mean, stddev, dtype, key, stream, False)
 
 
-def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=_core.float32, seed=None, name=None):
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=_core.tensor.float32, seed=None, name=None):
     """Normal values redrawn until within 2 standard deviations of the mean (tf.random.truncated_normal)."""
     key, stream = _key_and_stream(seed)
     return _normal(shape, mean, stddev, dtype, key, stream, True)
 
 
 def _categorical(logits, num_samples, dtype, key, stream):
-    x = logits if isinstance(logits, _core.Tensor) else _core.convert_to_tensor(logits)
+    x = logits if isinstance(logits, _core.tensor.Tensor) else _core.tensor.convert_to_tensor(logits)
     if x.ndim != 2:
         raise errors.InvalidArgumentError(None, None, f"logits should be a matrix, got shape {list(x._shape_tuple)}")
     if not x.dtype.is_floating:
@@ -174,16 +174,16 @@ def _categorical(logits, num_samples, dtype, key, stream):
     n = int(num_samples)
     if n < 0:
         raise errors.InvalidArgumentError(None, None, f"num_samples should be nonnegative, got {n}")
-    out_dtype = _core.int64 if dtype is None else _core.DType(dtype)
-    if out_dtype not in (_core.int32, _core.int64):
+    out_dtype = _core.tensor.int64 if dtype is None else _core.tensor.DType(dtype)
+    if out_dtype not in (_core.tensor.int32, _core.tensor.int64):
         raise TypeError(f"categorical output dtype must be int32 or int64, got {out_dtype!r}")
     batch, classes = x._shape_tuple
     if batch * n == 0:
         return _ops.zeros([batch, n], out_dtype)
     # Gumbel-max: argmax(logits + Gumbel noise) samples from softmax(logits).
-    u = _ops.random_float([batch, n, classes], _core.float64, "uniform", key, stream)
+    u = _ops.random_float([batch, n, classes], _core.tensor.float64, "uniform", key, stream)
     gumbel = _ops.negative(_ops.log(_ops.negative(_ops.log(_ops.subtract(1.0, u)))))
-    scores = _ops.add(_ops.expand_dims(_ops.cast(x, _core.float64), 1), gumbel)
+    scores = _ops.add(_ops.expand_dims(_ops.cast(x, _core.tensor.float64), 1), gumbel)
     return _ops.argmax(scores, -1, out_dtype)
 
 
@@ -199,17 +199,17 @@ def shuffle(value, seed=None, name=None):
     Raises:
       InvalidArgumentError: `value` is a scalar.
     """
-    x = value if isinstance(value, _core.Tensor) else _core.convert_to_tensor(value)
+    x = value if isinstance(value, _core.tensor.Tensor) else _core.tensor.convert_to_tensor(value)
     if x.ndim == 0:
         raise errors.InvalidArgumentError(None, None, "value must be at least 1-D, got a scalar")
     key, stream = _key_and_stream(seed)
-    keys = np.asarray(_ops.random_float([x._shape_tuple[0]], _core.float64, "uniform", key, stream))
+    keys = np.asarray(_ops.random_float([x._shape_tuple[0]], _core.tensor.float64, "uniform", key, stream))
     order = np.argsort(keys, kind="stable").astype(np.int64)
-    return _ops.gather(x, _core.constant(order, _core.int64), 0)
+    return _ops.gather(x, _core.tensor.constant(order, _core.tensor.int64), 0)
 
 
 def _stateless_key(seed):
-    values = np.asarray(seed.numpy() if isinstance(seed, _core.Tensor) else seed)
+    values = np.asarray(seed.numpy() if isinstance(seed, _core.tensor.Tensor) else seed)
     if values.shape != (2,):
         raise errors.InvalidArgumentError(None, None, f"seed must have shape [2], not {list(values.shape)}")
     if values.dtype.kind not in "iu":
@@ -217,22 +217,22 @@ def _stateless_key(seed):
     return key_of(int(values[0]), int(values[1]))
 
 
-def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=_core.float32, name=None, alg="auto_select"):
+def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=_core.tensor.float32, name=None, alg="auto_select"):
     """Uniform values determined by `seed` ([2] integers) alone (tf.random.stateless_uniform)."""
     return _uniform(shape, minval, maxval, dtype, _stateless_key(seed), 0)
 
 
-def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=_core.float32, name=None, alg="auto_select"):
+def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=_core.tensor.float32, name=None, alg="auto_select"):
     """Normal values determined by `seed` alone (tf.random.stateless_normal)."""
     return _normal(shape, mean, stddev, dtype, _stateless_key(seed), 0, False)
 
 
-def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=_core.float32, name=None,
+def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=_core.tensor.float32, name=None,
                                alg="auto_select"):
     """Truncated normal values determined by `seed` alone (tf.random.stateless_truncated_normal)."""
     return _normal(shape, mean, stddev, dtype, _stateless_key(seed), 0, True)
 
 
-def stateless_categorical(logits, num_samples, seed, dtype=_core.int64, name=None):
+def stateless_categorical(logits, num_samples, seed, dtype=_core.tensor.int64, name=None):
     """tf.random.stateless_categorical."""
     return _categorical(logits, num_samples, dtype, _stateless_key(seed), 0)

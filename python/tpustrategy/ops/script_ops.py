@@ -34,14 +34,14 @@ def _call(func, args):
 
 
 def _convert(value, dtype):
-    if isinstance(value, Tensor) and value.dtype == _core.DType(dtype):
+    if isinstance(value, Tensor) and value.dtype == _core.tensor.DType(dtype):
         return value
     array = np.asarray(value.numpy() if isinstance(value, Tensor) else value)
-    target = _core.DType(dtype)
+    target = _core.tensor.DType(dtype)
     if array.dtype.kind in "OSU" or (array.dtype.kind == "f" and target.is_integer):
         raise errors.InvalidArgumentError(None, None, f"The function's output {value!r} cannot be converted to "
                                           f"{target!r} (Tout).")
-    return _core.constant(array.astype(target.as_numpy_dtype), target)
+    return _core.tensor.constant(array.astype(target.as_numpy_dtype), target)
 
 
 def _outputs(result, Tout):  # noqa: N803  (TF's argument name)
@@ -65,7 +65,7 @@ def py_function(func=None, inp=None, Tout=None, name=None):  # noqa: N803
     """Calls ``func(*inp)`` with Tensors; the results are converted to ``Tout``."""
     if not callable(func):
         raise TypeError(f"`func` must be callable, got {type(func).__name__}")
-    args = [v if isinstance(v, Tensor) else _core.convert_to_tensor(v) for v in (inp or [])]
+    args = [v if isinstance(v, Tensor) else _core.tensor.convert_to_tensor(v) for v in (inp or [])]
     return _outputs(_call(func, args), Tout)
 
 

@@ -51,7 +51,7 @@ def length(input, unit="BYTE", name=None):  # noqa: A002 - TF's argument name
         raise ValueError(f"unit must be 'BYTE' or 'UTF8_CHAR', got {unit!r}")
     array = _strings(input)
     count = (lambda b: len(b.decode("utf-8"))) if unit == "UTF8_CHAR" else len
-    return _core.constant(np.vectorize(count, otypes=[np.int32])(array) if array.size else
+    return _core.tensor.constant(np.vectorize(count, otypes=[np.int32])(array) if array.size else
                           np.zeros(array.shape, np.int32), "int32")
 
 
@@ -101,7 +101,7 @@ len_ = len  # substr's `len` argument shadows the builtin there
 def to_number(string_tensor, out_type="float32", name=None):
     """Each string parsed as a number of `out_type` (InvalidArgumentError when one does not parse)."""
     array = _strings(string_tensor)
-    dtype = _core.DType(out_type)
+    dtype = _core.tensor.DType(out_type)
     out = np.empty(array.shape, dtype=dtype.as_numpy_dtype)
     for index in np.ndindex(array.shape):
         text = array[index].decode("utf-8", errors="replace").strip()
@@ -109,7 +109,7 @@ def to_number(string_tensor, out_type="float32", name=None):
             out[index] = int(text) if dtype.is_integer else float(text)
         except ValueError:
             raise _invalid(f"StringToNumberOp could not correctly convert string: {text}") from None
-    return _core.constant(out, dtype.name)
+    return _core.tensor.constant(out, dtype.name)
 
 
 def bytes_split(input, name=None):  # noqa: A002 - TF's argument name
@@ -163,7 +163,7 @@ def as_string(input, precision=-1, name=None):  # noqa: A002
 def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, name=None):
     """Each string reinterpreted as a vector of `out_type` (all strings of one length; shape [..., n])."""
     array = _strings(input_bytes)
-    dtype = np.dtype(_core.DType(out_type).as_numpy_dtype).newbyteorder("<" if little_endian else ">")
+    dtype = np.dtype(_core.tensor.DType(out_type).as_numpy_dtype).newbyteorder("<" if little_endian else ">")
     flat = array.ravel()
     if not fixed_length:
         for i, b in enumerate(flat[1:], start=1):
@@ -175,10 +175,10 @@ def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, nam
     if any(r is None for r in rows):
         bad = next(b for b in array.ravel() if len_(b) % dtype.itemsize)
         raise _invalid(f"Input to DecodeRaw has length {len_(bad)} that is not a multiple of {dtype.itemsize}, the "
-                       f"size of {_core.DType(out_type).name}")
+                       f"size of {_core.tensor.DType(out_type).name}")
     width = len_(rows[0]) if rows else 0
     stacked = np.stack(rows).astype(dtype.newbyteorder("=")) if rows else np.zeros((0, width), dtype.newbyteorder("="))
-    return _core.constant(stacked.reshape(*array.shape, width), _core.DType(out_type).name)
+    return _core.tensor.constant(stacked.reshape(*array.shape, width), _core.tensor.DType(out_type).name)
 
 
 def _default_of(default):
@@ -228,7 +228,8 @@ def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, 
         if kind == "string":
             results.append(_out(column))
         else:
-            results.append(_core.constant(column.astype(np.dtype(_core.DType(kind).as_numpy_dtype)), kind))
+            numpy_dtype = np.dtype(_core.tensor.DType(kind).as_numpy_dtype)
+            results.append(_core.tensor.constant(column.astype(numpy_dtype), kind))
     return results
 
 

@@ -13,7 +13,7 @@ from tpustrategy.ops._args import axis_int
 TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
 
 
-def top_k(input, k=1, sorted=True, index_type=_core.int32, name=None):  # noqa: A002
+def top_k(input, k=1, sorted=True, index_type=_core.tensor.int32, name=None):  # noqa: A002
     """The `k` largest entries of the last axis in descending order (ties: lower index first) and their
     indices (tf.math.top_k). `sorted=False` also returns them sorted (TF leaves the order unspecified). NaN ranks
     above every number (TF places NaNs by its heap's comparisons; that order is not reproduced).
@@ -21,7 +21,7 @@ def top_k(input, k=1, sorted=True, index_type=_core.int32, name=None):  # noqa: 
     Raises:
       InvalidArgumentError: a scalar input, k < 0, or k greater than the last dimension.
     """
-    values, indices = _core.ops.top_k(input, axis_int(k, "k"), _core.DType(index_type))
+    values, indices = _core.ops.top_k(input, axis_int(k, "k"), _core.tensor.DType(index_type))
     return TopKV2(values, indices)
 
 
@@ -33,8 +33,8 @@ def in_top_k(targets, predictions, k, name=None):
     Raises:
       InvalidArgumentError: predictions not a matrix, or targets not a vector of its rows.
     """
-    p = np.asarray(predictions if not isinstance(predictions, _core.Tensor) else predictions.numpy())
-    t = np.asarray(targets if not isinstance(targets, _core.Tensor) else targets.numpy())
+    p = np.asarray(predictions if not isinstance(predictions, _core.tensor.Tensor) else predictions.numpy())
+    t = np.asarray(targets if not isinstance(targets, _core.tensor.Tensor) else targets.numpy())
     if p.ndim != 2:
         raise errors.InvalidArgumentError(None, None, f"predictions must be 2-dimensional, got shape {list(p.shape)}")
     if t.ndim != 1 or t.shape[0] != p.shape[0]:
@@ -49,4 +49,4 @@ def in_top_k(targets, predictions, k, name=None):
     target_pred = p[np.arange(p.shape[0]), safe]
     larger = (p > target_pred[:, None]).sum(axis=1)
     result = valid & np.isfinite(target_pred) & (larger < k)
-    return _core.constant(result, _core.bool)
+    return _core.tensor.constant(result, _core.tensor.bool)

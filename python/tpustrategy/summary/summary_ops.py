@@ -47,7 +47,7 @@ def _tag(name) -> str:
 
 def _write(name, array: np.ndarray, step, plugin_name: str, plugin_content: bytes = b"") -> object:
     if not _writer._recording():
-        return _core.constant(False, _core.bool)
+        return _core.tensor.constant(False, _core.tensor.bool)
     step = _writer.resolve_step(step)
     if array.dtype.kind in "USO":
         strings = [s if isinstance(s, bytes) else str(s).encode() for s in array.reshape(-1).tolist()]
@@ -61,7 +61,7 @@ def _write(name, array: np.ndarray, step, plugin_name: str, plugin_content: byte
     event = _core.summary.encode_summary_event(time.time(), step, _tag(name), dtype, list(array.shape), content,
                                                strings, plugin_name, plugin_content)
     _writer.default_writer().write_event(event)
-    return _core.constant(True, _core.bool)
+    return _core.tensor.constant(True, _core.tensor.bool)
 
 
 def scalar(name, data, step=None, description=None):
@@ -104,7 +104,7 @@ def histogram(name, data, step=None, buckets=None, description=None):
     """Writes a histogram summary of `data` with `buckets` buckets (default 30), as ``tf.summary.histogram``."""
     del description
     if not _writer._recording():
-        return _core.constant(False, _core.bool)
+        return _core.tensor.constant(False, _core.tensor.bool)
     return _write(name, histogram_buckets(_numpy(data), buckets), step, "histograms")
 
 
@@ -145,7 +145,7 @@ def image(name, data, step=None, max_outputs=3, description=None):
     if array.ndim != 4 or not 1 <= array.shape[-1] <= 4:
         raise ValueError(f"tf.summary.image expects [k, h, w, c] with c in 1..4, got shape {array.shape}")
     if not _writer._recording():
-        return _core.constant(False, _core.bool)
+        return _core.tensor.constant(False, _core.tensor.bool)
     if array.dtype != np.uint8:
         if not np.issubdtype(array.dtype, np.floating):
             raise TypeError(f"tf.summary.image expects uint8 or floating-point images, got {array.dtype}")

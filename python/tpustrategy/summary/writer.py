@@ -74,7 +74,7 @@ def _recording() -> bool:
 
 def should_record_summaries():
     """Whether summaries would be recorded now: a default writer, ``record_if`` true, replica 0 (bool tensor)."""
-    return _core.constant(_recording(), _core.bool)
+    return _core.tensor.constant(_recording(), _core.tensor.bool)
 
 
 @contextlib.contextmanager

@@ -46,10 +46,10 @@ class DeviceAssignment:
         if not isinstance(topology, Topology):
             raise ValueError(f"topology must be a Topology object, got {type(topology)}")
         self._topology = topology
-        self._impl = _core.DeviceAssignment(topology._impl, np.asarray(core_assignment, dtype=np.int32))
+        self._impl = _core.topology.DeviceAssignment(topology._impl, np.asarray(core_assignment, dtype=np.int32))
 
     @classmethod
-    def _from_core(cls, impl: _core.DeviceAssignment, topology: Topology) -> DeviceAssignment:
+    def _from_core(cls, impl: _core.topology.DeviceAssignment, topology: Topology) -> DeviceAssignment:
         assignment = cls.__new__(cls)
         assignment._topology = topology
         assignment._impl = impl
@@ -81,10 +81,10 @@ class DeviceAssignment:
         if not isinstance(topology, Topology):
             raise ValueError(f"`topology` is not a Topology object; got {type(topology)}")
         try:
-            mode = _core.DeviceOrderMode(int(DeviceOrderMode(device_order_mode)))
+            mode = _core.topology.DeviceOrderMode(int(DeviceOrderMode(device_order_mode)))
         except (ValueError, TypeError) as error:
             raise ValueError(f"device_order_mode must be a DeviceOrderMode; got {device_order_mode!r}") from error
-        impl = _core.DeviceAssignment.build(
+        impl = _core.topology.DeviceAssignment.build(
             topology._impl,
             _shape_argument(computation_shape, "computation_shape"),
             _shape_argument(computation_stride, "computation_stride"),

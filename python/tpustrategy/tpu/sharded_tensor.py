@@ -19,25 +19,25 @@ from tpustrategy.framework.tensor_shape import TensorShape
 
 
 class ShardedTensor:
-    """A replica's tensor laid out over its logical cores by a ``_core.Sharding``.
+    """A replica's tensor laid out over its logical cores by a ``_core.spmd.Sharding``.
 
     Args:
-      impl: the ``_core.ShardedTensor`` holding the shards.
+      impl: the ``_core.spmd.ShardedTensor`` holding the shards.
     """
 
     __array_priority__ = 100  # numpy defers binary operators to us
 
-    def __init__(self, impl: _core.ShardedTensor, spmd: bool = False):
+    def __init__(self, impl: _core.spmd.ShardedTensor, spmd: bool = False):
         self._impl = impl
         # In SPMD mode ops on this tensor run partitioned (tpu/spmd_partitioner.py) instead of assembling it.
         self._spmd_partitioned = bool(spmd)
 
     @classmethod
-    def shard(cls, tensor, sharding: _core.Sharding, logical_devices, spmd: bool = False) -> ShardedTensor:
+    def shard(cls, tensor, sharding: _core.spmd.Sharding, logical_devices, spmd: bool = False) -> ShardedTensor:
         """Lays `tensor` (anything tensor-convertible, including another ShardedTensor) out on `logical_devices`."""
         if isinstance(tensor, ShardedTensor):
             tensor = tensor._as_tensor()
-        impl = _core.ShardedTensor.shard(_core.convert_to_tensor(tensor), sharding, list(logical_devices))
+        impl = _core.spmd.ShardedTensor.shard(_core.tensor.convert_to_tensor(tensor), sharding, list(logical_devices))
         return cls(impl, spmd=spmd)
 
     # ---- tensor-like surface ----
@@ -98,7 +98,7 @@ class ShardedTensor:
 
     # ---- placement ----
     @property
-    def sharding(self) -> _core.Sharding:
+    def sharding(self) -> _core.spmd.Sharding:
         return self._impl.sharding
 
     @property
@@ -108,7 +108,7 @@ class ShardedTensor:
 
     @property
     def logical_devices(self) -> list:
-        """The replica's logical cores (``_core.Device``), logical core k at index k."""
+        """The replica's logical cores (``_core.devices.Device``), logical core k at index k."""
         return self._impl.logical_devices
 
     @property

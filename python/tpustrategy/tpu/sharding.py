@@ -1,6 +1,6 @@
 """XLA-style sharding of a replica's tensor over its logical devices (SEMANTICS.md §4).
 
-The type is the C++ ``_core.Sharding`` (cpp/tpustrategy/spmd/sharding.h): ``replicated()``, ``maximal(d)``,
+The type is the C++ ``_core.spmd.Sharding`` (cpp/tpustrategy/spmd/sharding.h): ``replicated()``, ``maximal(d)``,
 ``tiled(dims, devices)`` / ``iota_tiled(dims)`` (tile ``(i0, …, ik)`` on the device at that row-major grid
 position) and partially tiled layouts, with the pure tile math (``tile_index_for_device``,
 ``device_for_tile_index``, ``tile_offset_for_device``, …). Annotated tensors carry one (``ShardedTensor.sharding``).
@@ -8,7 +8,7 @@ position) and partially tiled layouts, with the pure tile math (``tile_index_for
 
 from __future__ import annotations
 
-from tpustrategy._core import Sharding
+from tpustrategy._core.spmd import Sharding
 
 __all__ = ["Sharding", "tile_slices"]
 

@@ -26,7 +26,7 @@ from tpustrategy.tpu.sharded_tensor import ShardedTensor
 from tpustrategy.tpu.spmd_step_recording import recorded
 
 _spmd = recorded(_core.spmd)  # partitioned calls are recorded per logical core while a step is recorded
-_REPLICATED = _core.Sharding.replicated()
+_REPLICATED = _core.spmd.Sharding.replicated()
 
 # Per replica (its tuple of logical core names): the C++ context and the partitioned ops of the current step.
 _steps: dict[tuple, _Step] = {}
@@ -106,8 +106,8 @@ def _operand(step: _Step, value):
         return out
     if isinstance(value, ShardedTensor):  # annotated outside SPMD: its global value
         value = value._as_tensor()
-    tensor = _core.convert_to_tensor(value)
-    return wrap(_core.ShardedTensor.shard(tensor, _REPLICATED, step.devices))
+    tensor = _core.tensor.convert_to_tensor(value)
+    return wrap(_core.spmd.ShardedTensor.shard(tensor, _REPLICATED, step.devices))
 
 
 def _operands(*values):
@@ -304,9 +304,9 @@ def gradient(tape, target, sources, output_gradients=None):
     try:
         step = _step_for(target.logical_devices)
         if output_gradients is None:
-            seed = _core.convert_to_tensor(np.ones_like(np.asarray(target._as_tensor())))
+            seed = _core.tensor.convert_to_tensor(np.ones_like(np.asarray(target._as_tensor())))
         else:
-            seed = _core.convert_to_tensor(output_gradients)
+            seed = _core.tensor.convert_to_tensor(output_gradients)
         flat_sources = nest.flatten(sources)
         # Only what leads from a source to the target is differentiated (XLA drops the rest as dead code, and
         # with it the collectives of unneeded input gradients).

@@ -1,7 +1,7 @@
 """``tf.tpu.experimental.Topology``: the physical mesh of a slice and where each TPU device sits in it.
 
-The mesh is rank 4, ``[x, y, z, core]``. The C++ core (``_core.Topology``) validates and indexes; this class keeps
-TensorFlow's argument handling (``np.asarray(..., int32)``) and adds the text and HTML pictures.
+The mesh is rank 4, ``[x, y, z, core]``. The C++ core (``_core.topology.Topology``) validates and indexes; this class
+keeps TensorFlow's argument handling (``np.asarray(..., int32)``) and adds the text and HTML pictures.
 """
 
 from __future__ import annotations
@@ -35,17 +35,17 @@ class Topology:
 
     def __init__(self, serialized: bytes | None = None, mesh_shape: Any = None, device_coordinates: Any = None) -> None:
         if serialized:
-            self._impl = _core.Topology.from_serialized(bytes(serialized))
+            self._impl = _core.topology.Topology.from_serialized(bytes(serialized))
             return
         if mesh_shape is None or device_coordinates is None:
             raise ValueError("Topology needs either `serialized` or both `mesh_shape` and `device_coordinates`")
         mesh = np.asarray(mesh_shape, dtype=np.int32)
         if mesh.ndim != 1:
             raise ValueError(f"`mesh_shape` must be a sequence of 4 positive entries; got `mesh_shape={mesh}`")
-        self._impl = _core.Topology(mesh, np.asarray(device_coordinates, dtype=np.int32))
+        self._impl = _core.topology.Topology(mesh, np.asarray(device_coordinates, dtype=np.int32))
 
     @classmethod
-    def _from_core(cls, impl: _core.Topology) -> Topology:
+    def _from_core(cls, impl: _core.topology.Topology) -> Topology:
         topology = cls.__new__(cls)
         topology._impl = impl
         return topology
@@ -53,8 +53,8 @@ class Topology:
     @classmethod
     def _of_slice(cls, slice_name: str) -> Topology:
         """The topology of a slice preset, remembering the preset (for its generation's ICI and HBM)."""
-        topology = cls._from_core(_core.slice_topology(slice_name))
-        topology._slice_name = _core.find_slice_preset(slice_name).name
+        topology = cls._from_core(_core.topology.slice_topology(slice_name))
+        topology._slice_name = _core.slice.find_slice_preset(slice_name).name
         return topology
 
     @property

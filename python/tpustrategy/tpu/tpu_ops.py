@@ -27,7 +27,7 @@ def _replica_context(op: str):
 
 def _int_matrix(value, name: str, op: str, columns: int | None = None) -> list[list[int]]:
     try:
-        array = np.asarray(value.numpy() if isinstance(value, _core.Tensor) else value)
+        array = np.asarray(value.numpy() if isinstance(value, _core.tensor.Tensor) else value)
     except ValueError:  # ragged: as TF, which cannot convert a non-rectangular list to a tensor
         raise ValueError(f"{op}: {name} must be rectangular (groups of one size), got {value!r}") from None
     if array.size == 0 and columns is not None:
@@ -46,7 +46,7 @@ def _groups(group_assignment, op: str) -> list[list[int]]:
 
 def _run_collective(op_name: str, x, kind: str, **kwargs):
     context = _replica_context(op_name)
-    tensor = _core.convert_to_tensor(x)
+    tensor = _core.tensor.convert_to_tensor(x)
     run = context._run
     if run is None:
         if context.num_replicas_in_sync != 1:
@@ -86,7 +86,7 @@ def all_to_all(x, concat_dimension, split_dimension, split_count, group_assignme
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
             raise TypeError(f"{op}: {arg} must be an int, got {type(value).__name__}: {value!r}")
     context = _replica_context(op)
-    tensor = _core.convert_to_tensor(x)
+    tensor = _core.tensor.convert_to_tensor(x)
     groups = _groups(group_assignment, op)
     group_size = len(groups[0]) if groups else context.num_replicas_in_sync
     if split_count != group_size:

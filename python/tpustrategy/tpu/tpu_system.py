@@ -46,13 +46,13 @@ def default_slice_name() -> str:
 
 def _default_slice() -> str:
     """The slice name of the default resolver, ``TPUClusterResolver("")`` (ValueError for an unknown preset)."""
-    return _core.find_slice_preset(default_slice_name()).name
+    return _core.slice.find_slice_preset(default_slice_name()).name
 
 
 def activate(slice_name: str) -> None:
     """Makes ``slice_name`` the active slice unless it already is (re-activating would drop every device's state)."""
-    if _core.active_slice().name != slice_name:
-        _core.activate_slice(slice_name)
+    if _core.slice.active_slice().name != slice_name:
+        _core.slice.activate_slice(slice_name)
         _initialized.clear()  # a new slice: nothing on it is initialized yet
 
 
@@ -104,6 +104,6 @@ def get_initialized_tpu_systems() -> dict[str, Topology]:
 
 def current_topology() -> Topology:
     """The Topology of the active slice: the initialized one if any, else computed from the preset."""
-    name = _core.active_slice().name
+    name = _core.slice.active_slice().name
     topology = _initialized.get(name)
     return topology if topology is not None else Topology._of_slice(name)

@@ -374,7 +374,7 @@ class Checkpoint:
 
     def _maybe_create_save_counter(self) -> None:
         if self._save_counter is None:
-            self._save_counter = Variable(0, dtype=_core.int64, trainable=False, name="save_counter")
+            self._save_counter = Variable(0, dtype=_core.tensor.int64, trainable=False, name="save_counter")
             deferred_restoration.notify(self)
             if self._root is not None:
                 deferred_restoration.notify(self._root)

@@ -27,7 +27,7 @@ _CORE_DTYPES = {1: "float32", 2: "float64", 3: "int32", 9: "int64", 10: "bool", 
 def _dtype_object(enum: int):
     """The tpustrategy DType of a TF DataType where there is one, else the numpy dtype (or "string")."""
     if enum in _CORE_DTYPES:
-        return getattr(_core, _CORE_DTYPES[enum])
+        return getattr(_core.tensor, _CORE_DTYPES[enum])
     if enum == DT_STRING:
         return "string"
     return TF_TO_NUMPY.get(enum, enum)

@@ -216,11 +216,11 @@ class Example(_Message):
             raise TypeError(f"`features` must be a tf.train.Features, got {type(self.features).__name__}")
 
     def SerializeToString(self, deterministic=None):  # noqa: N802
-        return _core._example_serialize(self.features._wire())
+        return _core.example.example_serialize(self.features._wire())
 
     @classmethod
     def FromString(cls, serialized):  # noqa: N802
-        return cls(Features._from_wire(_parse(_core._example_parse, serialized, "Example")))
+        return cls(Features._from_wire(_parse(_core.example.example_parse, serialized, "Example")))
 
     def ByteSize(self):  # noqa: N802
         return len(self.SerializeToString())
@@ -237,10 +237,10 @@ class SequenceExample(_Message):
 
     def SerializeToString(self, deterministic=None):  # noqa: N802
         lists = {key: [f._wire() for f in fl.feature] for key, fl in self.feature_lists.feature_list.items()}
-        return _core._sequence_example_serialize(self.context._wire(), lists)
+        return _core.example.sequence_example_serialize(self.context._wire(), lists)
 
     @classmethod
     def FromString(cls, serialized):  # noqa: N802
-        context, lists = _parse(_core._sequence_example_parse, serialized, "SequenceExample")
+        context, lists = _parse(_core.example.sequence_example_parse, serialized, "SequenceExample")
         return cls(Features._from_wire(context), FeatureLists(
             {key: FeatureList([Feature._from_wire(f) for f in features]) for key, features in lists.items()}))

@@ -113,6 +113,7 @@ class MpiCommunicatorImpl final : public MpiCommunicator {
   void barrier() override {
     group_->handshake("MpiCommunicator::barrier", CollectiveDescriptor{CollectiveKind::kBarrier});
   }
+  void agree(const CollectiveSignature& signature) override { group_->agree("MpiCommunicator::agree", signature); }
   std::map<int, std::shared_ptr<Communicator>> split(std::span<const int> color_of_rank,
                                                      std::span<const int> key_of_rank) const override;
 

@@ -20,18 +20,22 @@ namespace {
 constexpr int kHeaderTag = 7;
 constexpr std::uint32_t kMagic = 0x54505553;  // "TPUS"
 
-bool same(const CollectiveDescriptor& a, const CollectiveDescriptor& b) {
+bool same_but_tensors(const CollectiveDescriptor& a, const CollectiveDescriptor& b) {
   return a.kind == b.kind && a.dtype == b.dtype && a.count == b.count && a.op == b.op && a.root == b.root &&
          a.detail == b.detail;
 }
 
-std::string rank_list(const std::vector<int>& ranks) {
-  if (ranks.empty()) return "no ranks";
+bool same(const CollectiveDescriptor& a, const CollectiveDescriptor& b) {
+  return same_but_tensors(a, b) && a.structure == b.structure && a.dtypes == b.dtypes && a.shapes == b.shapes;
+}
+
+std::string rank_list(const std::vector<int>& ranks, std::string_view noun) {
+  if (ranks.empty()) return fmt::format("no {}s", noun);
   bool contiguous = true;
   for (std::size_t i = 1; i < ranks.size(); ++i) contiguous = contiguous && ranks[i] == ranks[i - 1] + 1;
-  if (ranks.size() == 1) return fmt::format("rank {}", ranks[0]);
-  if (contiguous) return fmt::format("ranks {}-{}", ranks.front(), ranks.back());
-  return fmt::format("ranks {}", fmt::join(ranks, ","));
+  if (ranks.size() == 1) return fmt::format("{} {}", noun, ranks[0]);
+  if (contiguous) return fmt::format("{}s {}-{}", noun, ranks.front(), ranks.back());
+  return fmt::format("{}s {}", noun, fmt::join(ranks, ","));
 }
 
 }  // namespace
@@ -44,6 +48,7 @@ struct ProcessGroup::Header {
   std::uint64_t sequence = 0;
   CollectiveDescriptor what;
   char message[480] = {};
+  char call[320] = {};  // agree(): the signature's text, for messages
 };
 
 std::string describe(const CollectiveDescriptor& what) {
@@ -63,8 +68,9 @@ std::string describe(const CollectiveDescriptor& what) {
   return fmt::format("{}({})", text, fmt::join(parts, ", "));
 }
 
-std::string ProcessLayout::describe_process(int process) const {
-  return fmt::format("process {} (MPI rank {}, {})", process, world_rank[process], rank_list(ranks_of[process]));
+std::string ProcessLayout::describe_process(int process, std::string_view participant) const {
+  return fmt::format("process {} (MPI rank {}, {})", process, world_rank[process],
+                     rank_list(ranks_of[process], participant));
 }
 
 ProcessLayout make_layout(std::vector<int> owner, std::vector<int> world_rank, int self) {
@@ -153,11 +159,26 @@ void ProcessGroup::exchange(const char* where, const Header& mine, std::vector<H
 
 void ProcessGroup::handshake(const char* where, const CollectiveDescriptor& what,
                              const std::optional<std::string>& local_error) {
+  open(where, what, local_error, nullptr);
+}
+
+void ProcessGroup::agree(const char* where, const CollectiveSignature& signature) {
+  CollectiveDescriptor what{signature.kind};
+  what.detail = signature.rest;
+  what.structure = signature.structure;
+  what.dtypes = signature.dtypes;
+  what.shapes = signature.shapes;
+  open(where, what, std::nullopt, &signature);
+}
+
+void ProcessGroup::open(const char* where, const CollectiveDescriptor& what,
+                        const std::optional<std::string>& local_error, const CollectiveSignature* signature) {
   throw_if_broken(where);
   if (!multi_process()) return;
   Header mine;
   mine.sequence = sequence_++;
   mine.what = what;
+  if (signature != nullptr) std::strncpy(mine.call, signature->text.c_str(), sizeof(mine.call) - 1);
   if (local_error) {
     mine.failed = 1;
     std::strncpy(mine.message, local_error->c_str(), sizeof(mine.message) - 1);
@@ -180,13 +201,18 @@ void ProcessGroup::handshake(const char* where, const CollectiveDescriptor& what
   if (!failures.empty()) {
     fail<AbortedError>(where, "{} #{} aborted: {}", describe(what), mine.sequence, fmt::join(failures, "; "));
   }
-  bool agree = true;
-  for (const Header& h : all) agree = agree && same(h.what, all[0].what) && h.sequence == all[0].sequence;
-  if (agree) return;
+  bool agreed = true;
+  for (const Header& h : all) agreed = agreed && same(h.what, all[0].what) && h.sequence == all[0].sequence;
+  if (agreed) return;
+  const std::string_view noun = signature != nullptr ? signature->participant : "rank";
+  auto call_of = [&](const Header& h) {
+    if (signature == nullptr) return fmt::format("{} #{}", describe(h.what), h.sequence);
+    return std::string(h.call, strnlen(h.call, sizeof(h.call)));
+  };
   // Group the processes by what they called, in order of first appearance.
   std::vector<std::pair<std::string, std::vector<int>>> groups;
   for (int p = 0; p < layout_.process_count(); ++p) {
-    const std::string text = fmt::format("{} #{}", describe(all[p].what), all[p].sequence);
+    const std::string text = call_of(all[p]);
     auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == text; });
     if (it == groups.end()) {
       groups.push_back({text, {p}});
@@ -197,8 +223,25 @@ void ProcessGroup::handshake(const char* where, const CollectiveDescriptor& what
   std::vector<std::string> parts;
   for (const auto& [text, processes] : groups) {
     std::vector<std::string> names;
-    for (int p : processes) names.push_back(layout_.describe_process(p));
+    for (int p : processes) names.push_back(layout_.describe_process(p, noun));
     parts.push_back(fmt::format("{} called {}", fmt::join(names, " and "), text));
+  }
+  // The Rendezvous's types for the same mistake between replicas of one process.
+  bool only_structure = true, only_shapes = true;
+  for (const Header& h : all) {
+    const CollectiveDescriptor& a = h.what;
+    const CollectiveDescriptor& b = all[0].what;
+    const bool rest_same = same_but_tensors(a, b) && h.sequence == all[0].sequence;
+    only_structure = only_structure && rest_same && a.dtypes == b.dtypes && a.shapes == b.shapes;
+    only_shapes = only_shapes && rest_same && a.structure == b.structure && a.dtypes == b.dtypes;
+  }
+  if (signature != nullptr && only_structure) {
+    fail<ValueError>(where, "processes called {} with nests of different structure: {}",
+                     collective_kind_name(what.kind), fmt::join(parts, "; "));
+  }
+  if (signature != nullptr && only_shapes) {
+    fail<InvalidArgumentError>(where, "Shape mismatch in the collective across processes: {}",
+                               fmt::join(parts, "; "));
   }
   fail<InvalidArgumentError>(where, "processes called different collectives: {}", fmt::join(parts, "; "));
 }

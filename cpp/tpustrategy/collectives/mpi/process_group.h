@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "tpustrategy/collectives/collective_kind.h"
+#include "tpustrategy/collectives/collective_signature.h"
 
 namespace tpustrategy::detail {
 
@@ -30,7 +31,11 @@ struct CollectiveDescriptor {
   std::int64_t count = 0;
   std::int32_t op = -1;
   std::int32_t root = -1;
-  std::uint64_t detail = 0;  // a hash of the permutation pairs / split colours and keys
+  std::uint64_t detail = 0;  // a hash of the permutation pairs / split colours and keys; agree: the rest
+  // Communicator::agree: hashes of the nest structure, the tensors' dtypes and their shapes.
+  std::uint64_t structure = 0;
+  std::uint64_t dtypes = 0;
+  std::uint64_t shapes = 0;
 };
 
 struct ProcessLayout {
@@ -41,7 +46,8 @@ struct ProcessLayout {
   bool in_order = true;                         // ranks_of concatenated is 0 .. size-1
   int size() const { return static_cast<int>(owner.size()); }
   int process_count() const { return static_cast<int>(ranks_of.size()); }
-  std::string describe_process(int process) const;  // "process 1 (MPI rank 1, ranks 2-3)"
+  // "process 1 (MPI rank 1, ranks 2-3)"; `participant` names the ranks ("replica": "replicas 2-3").
+  std::string describe_process(int process, std::string_view participant = "rank") const;
 };
 
 ProcessLayout make_layout(std::vector<int> owner, std::vector<int> world_rank, int self);
@@ -67,6 +73,9 @@ class ProcessGroup {
   // Throws as described above; returns normally when every process is in the same collective.
   void handshake(const char* where, const CollectiveDescriptor& what,
                  const std::optional<std::string>& local_error = std::nullopt);
+  // Opens a synchronisation point described by `signature` (Communicator::agree): a handshake whose
+  // descriptor carries its hashes and whose header its text; disagreement throws TF's error types.
+  void agree(const char* where, const CollectiveSignature& signature);
   // Tells the others that `rank` failed with `message` (a handshake with a failed status).
   bool abort(int rank, const std::string& message) noexcept;
   // After a wait that timed out in the middle of a transfer: names the missing peers and makes every
@@ -77,6 +86,9 @@ class ProcessGroup {
  private:
   struct Header;
   void exchange(const char* where, const Header& mine, std::vector<Header>& all);
+  // The handshake; `signature` is set for agree().
+  void open(const char* where, const CollectiveDescriptor& what, const std::optional<std::string>& local_error,
+            const CollectiveSignature* signature);
 
   MPI_Comm data_ = MPI_COMM_NULL;
   MPI_Comm header_ = MPI_COMM_NULL;

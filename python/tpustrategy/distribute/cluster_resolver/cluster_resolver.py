@@ -17,7 +17,7 @@ def format_master_url(master: str, rpc_layer: str | None = None) -> str:
 def local_accelerator_counts(task_id: int | None = None) -> dict[str, int]:
     """Accelerators (TPU, GPU) of one task of the active simulated slice, by device type; CPUs are not counted."""
     counts: dict[str, int] = collections.Counter()
-    for device in _core.list_devices(""):
+    for device in _core.devices.list_devices(""):
         if device.device_type == "TPU" and f"/task:{task_id or 0}/" not in device.name:
             continue
         if device.device_type in ("TPU", "GPU"):

@@ -54,7 +54,7 @@ class TPUClusterResolver(ClusterResolver):
             raise ValueError("A simulated TPU slice is named by one string; got a list of TPU names")
         self._tpu = tpu
         self._is_local = tpu in _LOCAL_NAMES
-        self._preset = _core.find_slice_preset(default_slice_name() if self._is_local else str(tpu))
+        self._preset = _core.slice.find_slice_preset(default_slice_name() if self._is_local else str(tpu))
         self._tpu_slice_name = self._preset.name  # read by tpustrategy.tpu.tpu_system
         self._zone = zone
         self._project = project
@@ -75,7 +75,7 @@ class TPUClusterResolver(ClusterResolver):
 
     @property
     def slice_preset(self):
-        """tpustrategy extension: the ``_core.SlicePreset`` this resolver names."""
+        """tpustrategy extension: the ``_core.slice.SlicePreset`` this resolver names."""
         return self._preset
 
     @property

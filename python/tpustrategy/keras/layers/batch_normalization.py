@@ -67,7 +67,8 @@ class BatchNormalization(Layer):
     def _param(self, variable, rank):
         if variable is None:
             return None
-        value = _core.ops.cast(variable._as_tensor() if hasattr(variable, "_as_tensor") else variable, _core.float32)
+        value = _core.ops.cast(variable._as_tensor() if hasattr(variable, "_as_tensor") else variable,
+                               _core.tensor.float32)
         shape = [1] * rank
         shape[self._axis] = -1
         return _core.ops.reshape(value, shape)
@@ -81,7 +82,7 @@ class BatchNormalization(Layer):
         count = 1
         for axis in self._reduction_axes:
             count *= shape_of(x)[axis]
-        local_count = _core.ops.fill(shape_of(local_sum), _core.constant(float(count), x.dtype))
+        local_count = _core.ops.fill(shape_of(local_sum), _core.tensor.constant(float(count), x.dtype))
         total = replica.all_reduce(ReduceOp.SUM, local_sum)
         total_sq = replica.all_reduce(ReduceOp.SUM, local_sq)
         total_count = replica.all_reduce(ReduceOp.SUM, local_count)
@@ -91,15 +92,15 @@ class BatchNormalization(Layer):
         return mean, _core.ops.maximum(sq_mean - _core.ops.square(mean), zero)
 
     def call(self, inputs, training=None, mask=None):
-        x = inputs if inputs.dtype == _core.float32 else _core.ops.cast(inputs, _core.float32)
+        x = inputs if inputs.dtype == _core.tensor.float32 else _core.ops.cast(inputs, _core.tensor.float32)
         rank = len(shape_of(x))
         gamma, beta = self._param(self.gamma, rank), self._param(self.beta, rank)
         if training and self.trainable:
             mean, variance = self._moments(x)
             flat_mean = _core.ops.reshape(mean, [-1])
             flat_var = _core.ops.reshape(variance, [-1])
-            momentum = scalar(self.momentum, _core.float32)
-            rest = scalar(1.0 - self.momentum, _core.float32)
+            momentum = scalar(self.momentum, _core.tensor.float32)
+            rest = scalar(1.0 - self.momentum, _core.tensor.float32)
             self.moving_mean.assign(self.moving_mean._as_tensor() * momentum +
                                     _core.ops.stop_gradient(flat_mean) * rest)
             self.moving_variance.assign(self.moving_variance._as_tensor() * momentum +

@@ -38,7 +38,7 @@ class Embedding(Layer):
 
     def call(self, inputs):
         if not inputs.dtype.is_integer:
-            inputs = _core.ops.cast(inputs, _core.int32)
+            inputs = _core.ops.cast(inputs, _core.tensor.int32)
         return gather(self.embeddings, inputs)
 
     def compute_mask(self, inputs, mask=None):

@@ -26,11 +26,11 @@ class KerasTensor:
     def ndim(self) -> int:
         return len(self.shape)
 
-    def _placeholder(self, fill: int) -> _core.Tensor:
+    def _placeholder(self, fill: int) -> _core.tensor.Tensor:
         shape = [fill if d is None else d for d in self.shape]
         dtype = np.dtype(self.dtype) if self.dtype != "bfloat16" else np.float32
-        t = _core.convert_to_tensor(np.zeros(shape, dtype))
-        return t if t.dtype.name == self.dtype else _core.ops.cast(t, _core.DType(self.dtype))
+        t = _core.tensor.convert_to_tensor(np.zeros(shape, dtype))
+        return t if t.dtype.name == self.dtype else _core.ops.cast(t, _core.tensor.DType(self.dtype))
 
     def __repr__(self) -> str:
         return f"<KerasTensor shape={self.shape}, dtype={self.dtype}, sparse={self.sparse}, name={self.name}>"

@@ -359,8 +359,8 @@ class Layer(Module):
             self._output_shape_seen = _shapes(outputs)
         if self.activity_regularizer is not None:
             for output in nest.flatten(outputs):
-                self.add_loss(self.activity_regularizer(output) / _core.constant(
-                    float(max(1, shape_of(output)[0] if shape_of(output) else 1)), _core.float32))
+                self.add_loss(self.activity_regularizer(output) / _core.tensor.constant(
+                    float(max(1, shape_of(output)[0] if shape_of(output) else 1)), _core.tensor.float32))
         return outputs
 
     def _convert_inputs(self, inputs):
@@ -368,13 +368,13 @@ class Layer(Module):
 
         def convert(x):
             if isinstance(x, np.ndarray | float | int | list) or (hasattr(x, "_as_tensor") and
-                                                                   not isinstance(x, _core.Tensor)):
+                                                                   not isinstance(x, _core.tensor.Tensor)):
                 if isinstance(x, list):
                     x = np.asarray(x)
                 if isinstance(x, np.ndarray) and x.dtype.kind == "f" and self.autocast:
                     x = x.astype(np.dtype(dtype.name)) if dtype.name != "bfloat16" else x
                 x = tensor(x)
-            if isinstance(x, _core.Tensor) and self.autocast and x.dtype.is_floating and x.dtype != dtype:
+            if isinstance(x, _core.tensor.Tensor) and self.autocast and x.dtype.is_floating and x.dtype != dtype:
                 x = _core.ops.cast(x, dtype)
             return x
 

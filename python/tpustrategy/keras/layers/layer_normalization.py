@@ -48,7 +48,7 @@ class LayerNormalization(Layer):
         return _core.ops.reshape(variable._as_tensor(), target)
 
     def call(self, inputs):
-        x = inputs if inputs.dtype == _core.float32 else _core.ops.cast(inputs, _core.float32)
+        x = inputs if inputs.dtype == _core.tensor.float32 else _core.ops.cast(inputs, _core.tensor.float32)
         shape = shape_of(x)
         mean, variance = moments(x, self._axes)
         outputs = batch_normalization(x, mean, variance, self._broadcast(self.beta, shape),

@@ -18,7 +18,7 @@ class Softmax(Layer):
         if mask is not None:
             # Keras 3: a large negative number added where the mask is False.
             mask = _core.ops.cast(tensor(mask), inputs.dtype)
-            inputs = inputs + (_core.ops.ones([], inputs.dtype) - mask) * _core.constant(-1e9, inputs.dtype)
+            inputs = inputs + (_core.ops.ones([], inputs.dtype) - mask) * _core.tensor.constant(-1e9, inputs.dtype)
         axes = self.axis if isinstance(self.axis, tuple | list) else (self.axis,)
         if len(axes) == 1:
             return _core.ops.softmax(inputs, axes[0])

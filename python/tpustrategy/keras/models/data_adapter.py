@@ -50,7 +50,7 @@ def unpack_x_y_sample_weight(data):
 def _as_array(value):
     if isinstance(value, np.ndarray):
         return value
-    if isinstance(value, _core.Tensor) or hasattr(value, "numpy"):
+    if isinstance(value, _core.tensor.Tensor) or hasattr(value, "numpy"):
         return np.asarray(value.numpy())
     return np.asarray(value)
 

@@ -29,11 +29,11 @@ _logger = logging.getLogger("tpustrategy")
 
 def as_dtype(value, dtype):
     """`value` (a Python number or a tensor) as a tensor of `dtype`, without a float32 round trip."""
-    if isinstance(value, _core.Tensor):
+    if isinstance(value, _core.tensor.Tensor):
         return _core.ops.cast(value, dtype)
     if hasattr(value, "_as_tensor"):
         return _core.ops.cast(value._as_tensor(), dtype)
-    return _core.constant(value, dtype)
+    return _core.tensor.constant(value, dtype)
 
 
 _dense = dense_gradient
@@ -74,7 +74,7 @@ class Optimizer:
         """The number of steps applied (an int64 variable, as Keras)."""
         if self._iterations is None:
             with self._variable_scope():
-                self._iterations = Variable(0, dtype=_core.int64, trainable=False, name="iteration")
+                self._iterations = Variable(0, dtype=_core.tensor.int64, trainable=False, name="iteration")
         return self._iterations
 
     def _variable_scope(self, strategy=None):

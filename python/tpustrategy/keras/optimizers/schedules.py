@@ -20,7 +20,7 @@ class LearningRateSchedule:
     """Base class: ``__call__(step)`` gives the learning rate."""
 
     def __call__(self, step):
-        return _core.constant(self._value(_step(step)), _core.float32)
+        return _core.tensor.constant(self._value(_step(step)), _core.tensor.float32)
 
     def _value(self, step: float) -> float:
         raise NotImplementedError

@@ -87,12 +87,12 @@ def _stop(save: bool) -> str | None:
 
 
 def _save(session: _Session) -> str:
-    preset = _core.active_slice()
+    preset = _core.slice.active_slice()
     reports = [(r.name, r.step_num, estimate_step(r, preset.name, keep_timeline=True)) for r in session.steps]
     run = datetime.datetime.now(datetime.timezone.utc).strftime("%Y_%m_%d_%H_%M_%S")
     host = socket.gethostname() or "localhost"
     path = os.path.join(session.logdir, "plugins", "profile", run, f"{host}.trace.json.gz")
-    coordinates = _core.slice_topology(preset.name).device_coordinates
+    coordinates = _core.topology.slice_topology(preset.name).device_coordinates
     return write_trace(path, reports, preset, coordinates)
 
 

@@ -49,7 +49,7 @@ def _check_target(variable) -> None:
     """TF's `_get_processor`: only variables can be optimized."""
     if _is_variable(variable):
         return
-    if isinstance(variable, _core.Tensor):
+    if isinstance(variable, _core.tensor.Tensor):
         raise NotImplementedError("Trying to update a Tensor ", variable)
     raise NotImplementedError("Trying to optimize unsupported type ", variable)
 
@@ -58,7 +58,7 @@ def _as_gradient(gradient):
     if isinstance(gradient, IndexedSlices):
         return gradient
     try:
-        return _core.convert_to_tensor(gradient)
+        return _core.tensor.convert_to_tensor(gradient)
     except (TypeError, ValueError) as error:
         raise TypeError(f"Gradient must be convertible to a Tensor or IndexedSlices, or None: {gradient}") from error
 
@@ -219,7 +219,7 @@ class Optimizer:
         """A hyperparameter as TF's v1 optimizers hold it (``convert_to_tensor``): a Python float becomes float32
         and is cast to each variable's dtype where used, so a float64 variable sees float32(0.05), as in TF."""
         param = param() if callable(param) else param
-        return param if isinstance(param, _core.Tensor) else _core.convert_to_tensor(param)
+        return param if isinstance(param, _core.tensor.Tensor) else _core.tensor.convert_to_tensor(param)
 
     @staticmethod
     def _cast(tensor, dtype):

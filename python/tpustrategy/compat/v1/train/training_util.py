@@ -27,7 +27,7 @@ def create_global_step(graph=None):
     _check_graph("create_global_step", graph)
     if _global_step[0] is not None:
         raise ValueError('"global_step" already exists.')
-    _global_step[0] = Variable(_core.constant(0, _core.int64), trainable=False, name="global_step",
+    _global_step[0] = Variable(_core.tensor.constant(0, _core.tensor.int64), trainable=False, name="global_step",
                                aggregation=VariableAggregation.ONLY_FIRST_REPLICA)
     return _global_step[0]
 

@@ -1,0 +1,65 @@
+"""
+DType and Tensor (private; use the tpustrategy facade).
+"""
+from __future__ import annotations
+from tpustrategy import Tensor
+import typing
+__all__: list[str] = ['DType', 'Tensor', 'bfloat16', 'bool', 'constant', 'convert_to_tensor', 'copy_to_device', 'float16', 'float32', 'float64', 'int32', 'int64']
+class DType:
+    """
+    A tensor element type (mirrors tf.DType).
+    """
+    def __eq__(self, arg0: typing.Any) -> bool:
+        ...
+    def __getstate__(self) -> str:
+        ...
+    def __hash__(self) -> int:
+        ...
+    def __init__(self, type_value: typing.Any) -> None:
+        ...
+    def __ne__(self, arg0: typing.Any) -> bool:
+        ...
+    def __repr__(self) -> str:
+        ...
+    def __setstate__(self, arg0: str) -> None:
+        ...
+    def __str__(self) -> str:
+        ...
+    @property
+    def as_numpy_dtype(self) -> ...:
+        ...
+    @property
+    def base_dtype(self) -> DType:
+        ...
+    @property
+    def is_bool(self) -> bool:
+        ...
+    @property
+    def is_floating(self) -> bool:
+        ...
+    @property
+    def is_integer(self) -> bool:
+        ...
+    @property
+    def name(self) -> str:
+        ...
+    @property
+    def size(self) -> int:
+        ...
+def constant(value: typing.Any, dtype: typing.Any = None) -> typing.Any:
+    """
+    Creates a Tensor holding a copy of `value`.
+    """
+def convert_to_tensor(value: typing.Any, dtype: typing.Any = None) -> typing.Any:
+    """
+    Converts a Python value, numpy array or Tensor to a Tensor.
+    """
+def copy_to_device(tensor: Tensor, device: str) -> Tensor:
+    ...
+bfloat16: DType
+bool: DType
+float16: DType
+float32: DType
+float64: DType
+int32: DType
+int64: DType
