@@ -165,7 +165,7 @@ class GeneratorDataset(Dataset):
         specs = _structure.flatten(self._signature)
         leaves = []
         for spec, leaf in zip(specs, _structure.flatten(value), strict=True):
-            dtype = _structure.string if isinstance(spec, _structure.StringSpec) else spec.dtype
+            dtype = _structure.string if _structure.is_string_spec(spec) else spec.dtype
             try:
                 converted = _structure.to_leaf(leaf, dtype)
             except (TypeError, ValueError) as e:

@@ -13,49 +13,35 @@ import numpy as np
 from tpustrategy import _core
 from tpustrategy.framework import sparse_tensor
 from tpustrategy.framework.sparse_tensor import SparseTensor, SparseTensorSpec
+from tpustrategy.framework.string_tensor import StringTensor, string
 from tpustrategy.framework.tensor import Tensor, TensorSpec
 from tpustrategy.framework.tensor_shape import TensorShape, as_shape
 
 
-class _StringDType:
-    """Stands in for ``tf.string``: our tensors have no string dtype (see data/__init__.py)."""
+class StringSpec(TensorSpec):
+    """TensorSpec(dtype=tf.string): the spec of string leaves (bytes or an object array of bytes inside a
+    pipeline, StringTensors where the user sees them)."""
 
-    name = "string"
-    is_floating = False
-    is_integer = False
-    is_bool = False
-
-    def __repr__(self):
-        return "tf.string"
-
-
-string = _StringDType()
-
-
-class StringSpec:
-    """The spec of string leaves (``bytes`` or an object array of bytes); mirrors TensorSpec(dtype=tf.string)."""
-
-    __slots__ = ("_shape", "_name")
+    __slots__ = ()
 
     def __init__(self, shape=(), name=None):
-        self._shape = as_shape(shape)
-        self._name = name
+        super().__init__(shape, string, name)
 
-    shape = property(lambda self: self._shape)
-    name = property(lambda self: self._name)
-    dtype = property(lambda self: string)
 
-    def is_compatible_with(self, other) -> bool:
-        return isinstance(other, StringSpec) and self._shape.is_compatible_with(other.shape)
+def is_string_spec(spec) -> bool:
+    return isinstance(spec, TensorSpec) and spec.dtype is string
 
-    def __eq__(self, other):
-        return isinstance(other, StringSpec) and self._shape == other._shape and self._name == other._name
 
-    def __hash__(self):
-        return hash((self._shape, self._name))
+def to_public(element):
+    """The element as the user sees it: string leaves (bytes / object arrays inside the pipeline) become
+    tf.string tensors."""
+    return map_structure(_public_leaf, element)
 
-    def __repr__(self):
-        return f"TensorSpec(shape={self._shape}, dtype=tf.string, name={self._name!r})"
+
+def _public_leaf(leaf):
+    if isinstance(leaf, bytes) or (isinstance(leaf, np.ndarray) and leaf.dtype == object):
+        return StringTensor(leaf if isinstance(leaf, np.ndarray) else np.asarray(leaf, dtype=object))
+    return leaf
 
 
 def is_namedtuple(value) -> bool:
@@ -127,7 +113,7 @@ def _is_string_array(value) -> bool:
 
 
 def _contains_strings(value) -> bool:
-    if isinstance(value, (bytes, str)):
+    if isinstance(value, (bytes, str, StringTensor)):
         return True
     if isinstance(value, list):
         return len(value) > 0 and _contains_strings(value[0])
@@ -150,6 +136,11 @@ def to_leaf(value, dtype=None):
         return value
     if isinstance(value, SparseTensor):
         return value
+    if isinstance(value, StringTensor):
+        return value._array.item() if value.ndim == 0 else value._array
+    if isinstance(value, list) and value and isinstance(value[0], StringTensor):
+        value = np.asarray([v.numpy() for v in value], dtype=object) if value[0].ndim == 0 else \
+            np.stack([v._array for v in value])
     if dtype is string or (dtype is None and _contains_strings(value)):
         array = np.asarray(value, dtype=object)
         if array.ndim == 0:
@@ -222,7 +213,7 @@ def spec_of(element):
 
 def with_shape(spec, shape):
     """`spec` with another shape (keeps the dtype / string kind)."""
-    if isinstance(spec, StringSpec):
+    if is_string_spec(spec):
         return StringSpec(shape)
     if isinstance(spec, SparseTensorSpec):
         return SparseTensorSpec(shape, spec.dtype)
@@ -236,8 +227,8 @@ def relax_spec(a, b):
 
 
 def specs_compatible(a, b) -> bool:
-    if isinstance(a, StringSpec) or isinstance(b, StringSpec):
-        return isinstance(a, StringSpec) and isinstance(b, StringSpec)
+    if is_string_spec(a) or is_string_spec(b):
+        return is_string_spec(a) and is_string_spec(b)
     if isinstance(a, SparseTensorSpec) != isinstance(b, SparseTensorSpec):
         return False
     return a.dtype == b.dtype

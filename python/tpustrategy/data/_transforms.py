@@ -331,7 +331,7 @@ def _dummy_element(spec, unknown_dim: int):
         if leaf_spec.shape.rank is None:
             raise ValueError("unknown rank")
         shape = [unknown_dim if d is None else d for d in leaf_spec.shape.as_list()]
-        if isinstance(leaf_spec, _structure.StringSpec):
+        if _structure.is_string_spec(leaf_spec):
             return _structure.to_leaf(np.full(shape, b"", dtype=object)) if shape else b""
         # Values are `unknown_dim` too, so output shapes that follow input values (tf.fill([x], x)) show.
         return _core.constant(np.full(shape, unknown_dim, leaf_spec.dtype.as_numpy_dtype), leaf_spec.dtype)

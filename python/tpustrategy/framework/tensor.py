@@ -7,6 +7,7 @@ Adds what TF's EagerTensor has in Python: ``shape`` as a TensorShape,
 from __future__ import annotations
 
 from tpustrategy import _core
+from tpustrategy.framework.string_tensor import is_string_dtype, string
 from tpustrategy.framework.tensor_shape import TensorShape, as_shape
 
 Tensor = _core.Tensor
@@ -54,7 +55,7 @@ class TensorSpec:
 
     def __init__(self, shape, dtype=_core.float32, name=None):
         self._shape = as_shape(shape)
-        self._dtype = _core.DType(dtype)
+        self._dtype = string if is_string_dtype(dtype) else _core.DType(dtype)
         self._name = name
 
     @classmethod
@@ -76,7 +77,7 @@ class TensorSpec:
     def is_compatible_with(self, other) -> bool:
         if isinstance(other, TensorSpec):
             return self._dtype == other.dtype and self._shape.is_compatible_with(other.shape)
-        if isinstance(other, Tensor):
+        if isinstance(other, Tensor) or getattr(other, "_is_string_tensor", False):
             return self._dtype == other.dtype and self._shape.is_compatible_with(other.shape)
         return False
 
@@ -98,5 +99,5 @@ class TensorSpec:
 def is_tensor(x) -> bool:
     """``tf.is_tensor``: True for tensors, variables (distributed ones too) and composite tensors (SparseTensor,
     IndexedSlices, RaggedTensor); False for numpy arrays, Python values and PerReplica/Mirrored values."""
-    return isinstance(x, Tensor) or getattr(x, "_is_variable", False) or \
+    return isinstance(x, Tensor) or getattr(x, "_is_string_tensor", False) or getattr(x, "_is_variable", False) or \
         (hasattr(x, "_composite_components") and not isinstance(x, type))

@@ -90,6 +90,13 @@ from tpustrategy.ops.math_ops import (  # noqa: F401
     truediv,
 )
 
+# tf.string tensors take a host (numpy) path through the layout ops TF also defines for strings.
+from tpustrategy.ops import string_dispatch as _string_dispatch  # noqa: E402
+
+for _name in _string_dispatch.NAMES:
+    if _name in globals():
+        globals()[_name] = _string_dispatch.wrap(_name, globals()[_name])
+
 # Everything imported above, except the implementation modules (importing them binds their names here).
 __all__ = sorted(name for name, value in globals().items()
                  if not name.startswith("_") and name != "annotations" and not isinstance(value, _ModuleType))
