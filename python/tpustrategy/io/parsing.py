@@ -14,6 +14,7 @@ import numpy as np
 
 from tpustrategy import _core, errors
 from tpustrategy.data import _structure
+from tpustrategy.framework.string_tensor import StringTensor
 from tpustrategy.framework.sparse_tensor import SparseTensor
 from tpustrategy.framework.tensor import Tensor
 from tpustrategy.framework.tensor_shape import TensorShape
@@ -94,6 +95,8 @@ def _serialized_list(serialized):
     if isinstance(serialized, (bytes, str)):
         raise ValueError("`serialized` must be a vector of serialized Examples for parse_example; use "
                          "parse_single_example for one.")
+    if isinstance(serialized, StringTensor):
+        serialized = serialized._array
     if isinstance(serialized, np.ndarray):
         if serialized.ndim != 1:
             raise ValueError(f"Input serialized must be a vector, got shape {list(serialized.shape)}")
@@ -129,7 +132,7 @@ def _parse(serialized: list, features: dict, batched: bool):
             continue
         shape = ([n] if batched else []) + [int(d) for d in TensorShape(feature.shape).as_list()]
         values = values.reshape(shape)
-        out[key] = values if is_string else _core.constant(values)
+        out[key] = StringTensor(values) if is_string else _core.constant(values)
     return out
 
 
@@ -151,7 +154,7 @@ def _dense_sequences(key, feature, values, lengths, batched: bool):
     items = lengths // stride
     if not batched:
         array = values.reshape([int(items[0]), *item_shape])
-        return array if is_string else _core.constant(array)
+        return StringTensor(array) if is_string else _core.constant(array)
     width = int(items.max()) if len(items) else 0
     default = feature.default_value
     if default is None:
@@ -161,7 +164,7 @@ def _dense_sequences(key, feature, values, lengths, batched: bool):
     for row, (start, length) in enumerate(zip(starts.tolist(), lengths.tolist(), strict=True)):
         out[row, :length] = values[start:start + length]
     out = out.reshape([len(items), width, *item_shape])
-    return out if is_string else _core.constant(out)
+    return StringTensor(out) if is_string else _core.constant(out)
 
 
 def parse_example(serialized, features, example_names=None, name=None):
@@ -171,6 +174,8 @@ def parse_example(serialized, features, example_names=None, name=None):
 
 def parse_single_example(serialized, features, example_names=None, name=None):
     """Parses one serialized Example (``tf.io.parse_single_example``)."""
+    if isinstance(serialized, StringTensor):
+        serialized = serialized._array
     if isinstance(serialized, np.ndarray) and serialized.ndim == 0:
         serialized = serialized.item()
     if isinstance(serialized, str):
