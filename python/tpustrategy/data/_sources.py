@@ -7,6 +7,7 @@ import numpy as np
 from tpustrategy import _core
 from tpustrategy.data import _structure
 from tpustrategy.data.dataset_ops import INFINITE, UNKNOWN, Dataset
+from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor
 from tpustrategy.framework.sparse_tensor import SparseTensor
 from tpustrategy.framework.tensor import TensorSpec
 from tpustrategy.framework.tensor_shape import TensorShape
@@ -86,7 +87,7 @@ class TensorSliceDataset(Dataset):
         for begin, count in self._batch_bounds(batch_size, drop_remainder):
             yield _structure.pack_as(self._element, [
                 _core._data_slice_rows(leaf, begin, count) if isinstance(leaf, _core.Tensor)
-                else _structure.slice_leaf_rows(leaf, begin, count) if isinstance(leaf, SparseTensor)
+                else _structure.slice_leaf_rows(leaf, begin, count) if isinstance(leaf, (SparseTensor, RaggedTensor))
                 else leaf[begin:begin + count].copy() for leaf in leaves])
 
     def _compute_element_spec(self):

@@ -16,6 +16,8 @@ from tpustrategy.framework.sparse_tensor import SparseTensor, SparseTensorSpec
 from tpustrategy.framework.string_tensor import StringTensor, string
 from tpustrategy.framework.tensor import Tensor, TensorSpec
 from tpustrategy.framework.tensor_shape import TensorShape, as_shape
+from tpustrategy.ops.ragged import ragged_tensor
+from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec
 
 
 class StringSpec(TensorSpec):
@@ -134,7 +136,7 @@ def to_leaf(value, dtype=None):
     """A dataset leaf from a Python value: a Tensor, ``bytes``, or an object array of bytes."""
     if isinstance(value, Tensor) and dtype is None:
         return value
-    if isinstance(value, SparseTensor):
+    if isinstance(value, (SparseTensor, RaggedTensor)):
         return value
     if isinstance(value, StringTensor):
         return value._array.item() if value.ndim == 0 else value._array
@@ -198,6 +200,8 @@ def leaf_shape(leaf) -> tuple:
 
 
 def spec_of_leaf(leaf):
+    if isinstance(leaf, RaggedTensor):
+        return RaggedTensorSpec(leaf.shape, leaf.dtype, leaf.ragged_rank)
     if isinstance(leaf, SparseTensor):
         # A parsed VarLenFeature has dims TF cannot know statically (its spec shows None there).
         static = getattr(leaf, "_static_shape", None)
@@ -213,6 +217,8 @@ def spec_of(element):
 
 def with_shape(spec, shape):
     """`spec` with another shape (keeps the dtype / string kind)."""
+    if isinstance(spec, RaggedTensorSpec):
+        return RaggedTensorSpec(shape, spec.dtype, spec.ragged_rank)
     if is_string_spec(spec):
         return StringSpec(shape)
     if isinstance(spec, SparseTensorSpec):
@@ -227,6 +233,8 @@ def relax_spec(a, b):
 
 
 def specs_compatible(a, b) -> bool:
+    if isinstance(a, RaggedTensorSpec) or isinstance(b, RaggedTensorSpec):
+        return a == b or (isinstance(a, RaggedTensorSpec) and a.is_compatible_with(b))
     if is_string_spec(a) or is_string_spec(b):
         return is_string_spec(a) and is_string_spec(b)
     if isinstance(a, SparseTensorSpec) != isinstance(b, SparseTensorSpec):
@@ -236,11 +244,18 @@ def specs_compatible(a, b) -> bool:
 
 def prepend_dim(spec, dim):
     shape = as_shape(spec.shape)
+    if isinstance(spec, RaggedTensorSpec):  # batching a ragged element adds a ragged dimension (TF 2.21)
+        return RaggedTensorSpec(TensorShape([dim]).concatenate(shape), spec.dtype, spec.ragged_rank + 1)
     return with_shape(spec, TensorShape([dim]).concatenate(shape))
 
 
 def drop_leading_dim(spec):
     shape = as_shape(spec.shape)
+    if isinstance(spec, RaggedTensorSpec):
+        inner = shape[1:] if shape.rank is not None else TensorShape(None)
+        if spec.ragged_rank <= 1:
+            return StringSpec(inner) if spec.dtype is string else TensorSpec(inner, spec.dtype)
+        return RaggedTensorSpec(inner, spec.dtype, spec.ragged_rank - 1)
     return with_shape(spec, shape[1:] if shape.rank is not None else TensorShape(None))
 
 
@@ -250,6 +265,8 @@ def stack_leaves(leaves: list, component: int):
     first = leaves[0]
     if isinstance(first, SparseTensor):
         return sparse_tensor.stack(leaves)
+    if isinstance(first, RaggedTensor):
+        return ragged_tensor.stack(leaves)
     if isinstance(first, Tensor):
         return _core._data_stack_batch(leaves, component)
     shapes = {leaf_shape(leaf) for leaf in leaves}
@@ -262,6 +279,8 @@ def stack_leaves(leaves: list, component: int):
 
 
 def unstack_leaf(leaf) -> list:
+    if isinstance(leaf, RaggedTensor):
+        return [to_leaf(row) for row in leaf]
     if isinstance(leaf, SparseTensor):
         return sparse_tensor.unstack(leaf)
     if isinstance(leaf, Tensor):
@@ -284,6 +303,24 @@ def to_numpy(element):
     return map_structure(lambda leaf: leaf.numpy() if isinstance(leaf, Tensor) else leaf, element)
 
 
+def ragged_stack_leaves(leaves: list, component: int):
+    """``ragged_batch``'s stacking: dense leaves of rank >= 1 become ragged rows (their lengths may differ)."""
+    first = leaves[0]
+    if isinstance(first, RaggedTensor) or leaf_shape(first) == () or isinstance(first, SparseTensor):
+        return stack_leaves(leaves, component)
+    return ragged_tensor.stack([StringTensor(leaf) if isinstance(leaf, np.ndarray) else leaf for leaf in leaves])
+
+
+def ragged_spec(spec):
+    """The spec ``ragged_batch`` gives a component before its batch dim: dense rank >= 1 becomes ragged."""
+    if isinstance(spec, (RaggedTensorSpec, SparseTensorSpec)) or spec.shape.rank in (0, None):
+        return spec
+    rank = spec.shape.rank
+    return RaggedTensorSpec(TensorShape([None] * rank), spec.dtype, rank - 1)
+
+
 def slice_leaf_rows(leaf, begin: int, count: int):
-    """Rows [begin, begin + count) of a batched sparse leaf."""
+    """Rows [begin, begin + count) of a batched sparse or ragged leaf."""
+    if isinstance(leaf, RaggedTensor):
+        return leaf[begin:begin + count]
     return sparse_tensor.slice_rows(leaf, begin, count)

@@ -249,6 +249,11 @@ class Dataset:
         """Stacks consecutive elements into batches (the last may be smaller unless drop_remainder)."""
         return _nodes.BatchDataset(self, batch_size, drop_remainder)
 
+    def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=None, name=None):
+        """Batches elements whose shapes differ: dense components of rank >= 1 become RaggedTensors (rank-0
+        ones stack densely), as ``tf.data.Dataset.ragged_batch``."""
+        return _nodes.BatchDataset(self, batch_size, drop_remainder, ragged=True)
+
     def unbatch(self, name=None):
         """Splits each element into the rows of its leading dimension."""
         return _nodes.UnbatchDataset(self)

@@ -20,6 +20,7 @@ from tpustrategy.data import _structure, _transforms
 from tpustrategy.data.dataset_ops import replace_shard_hints, shard_files, source_files
 from tpustrategy.data.options import AutoShardPolicy
 from tpustrategy.framework import device_scope
+from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor
 from tpustrategy.framework.sparse_tensor import SparseTensor
 from tpustrategy.framework.tensor import Tensor
 
@@ -133,9 +134,17 @@ def place(element, device):
         return element
     name = device.name
     leaves = [_core._copy_to_device(leaf, name) if isinstance(leaf, Tensor) else
-              _place_sparse(leaf, name) if isinstance(leaf, SparseTensor) else leaf
+              _place_sparse(leaf, name) if isinstance(leaf, SparseTensor) else
+              _place_ragged(leaf, device) if isinstance(leaf, RaggedTensor) else leaf
               for leaf in _structure.flatten(element)]
     return _structure.pack_as(element, leaves)
+
+
+def _place_ragged(rt, device):
+    """`rt` with its flat values on `device` (strings and the row partition stay on the host, as in TF)."""
+    if device is None or not isinstance(rt.flat_values, Tensor):
+        return rt
+    return rt.with_flat_values(_core._copy_to_device(rt.flat_values, device.name))
 
 
 def _place_sparse(sp, name: str):
@@ -264,6 +273,9 @@ def _per_replica_elements(structure, columns: list, count: int) -> list:
 
 
 def _split_leaf(leaf, begins, counts, devices) -> list:
+    if isinstance(leaf, RaggedTensor):  # rows of a ragged batch; values placed on each replica's device
+        return [_place_ragged(_structure.slice_leaf_rows(leaf, b, c), d)
+                for b, c, d in zip(begins, counts, devices, strict=True)]
     if isinstance(leaf, SparseTensor):  # rows of a sparse batch, placed on each replica's device
         return [place(_structure.slice_leaf_rows(leaf, b, c), d) for b, c, d in zip(begins, counts, devices,
                                                                                        strict=True)]

@@ -148,6 +148,12 @@ class StringTensor:
                                               f"shape {list(self._array.shape)}: {e}") from None
         return StringTensor(np.asarray(picked, dtype=object) if not isinstance(picked, np.ndarray) else picked)
 
+    def __int__(self):  # as TF's EagerTensor: int(self.numpy()), so int(tf.constant(b"3")) == 3
+        return int(self.numpy())
+
+    def __float__(self):
+        return float(self.numpy())
+
     def __bool__(self):
         raise TypeError("Using a string tensor as a Python bool is not allowed (tf.string has no truth value).")
 
@@ -184,7 +190,8 @@ class StringTensor:
         return add(other, self)
 
     def __repr__(self):
-        return f"<tf.Tensor: shape={self.shape}, dtype=string, numpy={self.numpy()!r}>"
+        text = repr(self.numpy())
+        return f"<tf.Tensor: shape={self.shape}, dtype=string, numpy={chr(10) if chr(10) in text else ''}{text}>"
 
     def __str__(self):
         text = repr(self.numpy()) if self._array.ndim == 0 else str(self._array)

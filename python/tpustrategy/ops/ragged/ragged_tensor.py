@@ -518,4 +518,7 @@ def stack(values, axis=0, name=None):
     if len(dtypes) > 1:
         raise _invalid(f"tf.ragged.stack: all values must have the same dtype, got {sorted(dtypes)}")
     lengths = [r.nrows_int() if isinstance(r, RaggedTensor) else r._shape_tuple[0] for r in rows]
-    return RaggedTensor.from_row_lengths(_concat_values(rows), lengths, validate=False)
+    result = RaggedTensor.from_row_lengths(_concat_values(rows), lengths, validate=False)
+    if ragged and len(ragged) == len(rows) and len(set(lengths)) == 1:
+        result._uniform_row_length = lengths[0]  # stacked ragged values of one row count: a uniform dim, as TF
+    return result
