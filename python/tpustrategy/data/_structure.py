@@ -190,6 +190,8 @@ def normalize_function_output(value):
 
 
 def leaf_shape(leaf) -> tuple:
+    if isinstance(leaf, RaggedTensor):
+        return tuple(int(d) for d in ragged_tensor._bounding(leaf))
     if isinstance(leaf, SparseTensor):
         return tuple(int(d) for d in np.asarray(leaf.dense_shape))
     if isinstance(leaf, Tensor):
