@@ -148,7 +148,7 @@ def _place_ragged(rt, device):
 
 
 def _place_sparse(sp, name: str):
-    values = sp.values if not isinstance(sp.values, Tensor) else _core._copy_to_device(sp.values, name)
+    values = sp._values if not isinstance(sp._values, Tensor) else _core._copy_to_device(sp._values, name)
     return SparseTensor(_core._copy_to_device(sp.indices, name), values, _core._copy_to_device(sp.dense_shape, name))
 
 

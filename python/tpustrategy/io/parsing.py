@@ -91,7 +91,7 @@ def _config(key, feature):
     return (key, kind, False, dims, default)
 
 
-def _serialized_list(serialized):
+def serialized_list(serialized):
     if isinstance(serialized, (bytes, str)):
         raise ValueError("`serialized` must be a vector of serialized Examples for parse_example; use "
                          "parse_single_example for one.")
@@ -104,7 +104,7 @@ def _serialized_list(serialized):
     return [s.encode() if isinstance(s, str) else bytes(s) if isinstance(s, np.bytes_) else s for s in serialized]
 
 
-def _parse(serialized: list, features: dict, batched: bool):
+def parse_features(serialized: list, features: dict, batched: bool):
     if not isinstance(features, dict) or not features:
         raise ValueError("Invalid `features`: a non-empty dict of FixedLenFeature / VarLenFeature is required.")
     keys = sorted(features)
@@ -169,11 +169,16 @@ def _dense_sequences(key, feature, values, lengths, batched: bool):
 
 def parse_example(serialized, features, example_names=None, name=None):
     """Parses a vector of serialized Examples into a dict of batched features (``tf.io.parse_example``)."""
-    return _parse(_serialized_list(serialized), features, batched=True)
+    return parse_features(serialized_list(serialized), features, batched=True)
 
 
 def parse_single_example(serialized, features, example_names=None, name=None):
     """Parses one serialized Example (``tf.io.parse_single_example``)."""
+    return parse_features([single_serialized(serialized)], features, batched=False)
+
+
+def single_serialized(serialized) -> bytes:
+    """A scalar serialized proto (bytes, str, a scalar string tensor or array) as bytes; ValueError otherwise."""
     if isinstance(serialized, StringTensor):
         serialized = serialized._array
     if isinstance(serialized, np.ndarray) and serialized.ndim == 0:
@@ -182,4 +187,4 @@ def parse_single_example(serialized, features, example_names=None, name=None):
         serialized = serialized.encode()
     if not isinstance(serialized, bytes):
         raise ValueError(f"Input serialized must be a scalar (bytes), got {type(serialized).__name__}")
-    return _parse([serialized], features, batched=False)
+    return serialized
