@@ -52,9 +52,9 @@ from tpustrategy import (  # noqa: E402
     tpu,
     train,
 )
-from tpustrategy.framework.string_tensor import string  # noqa: E402  (tf.string tensors live on the host)
 from tpustrategy.framework.function import function  # noqa: E402
 from tpustrategy.framework.sparse_tensor import SparseTensor  # noqa: E402
+from tpustrategy.framework.string_tensor import string  # noqa: E402  (tf.string tensors live on the host)
 from tpustrategy.ops.numpy_backed_ops import (  # noqa: E402  (numpy-backed until they get C++ kernels)
     argsort,
     boolean_mask,
@@ -171,8 +171,7 @@ __all__ += ["Assert", "assert_equal", "assert_greater", "assert_less", "assert_r
 from tpustrategy.framework.sparse_tensor import SparseTensorSpec  # noqa: E402
 
 __all__ += ["SparseTensorSpec"]
-from tpustrategy import strings  # noqa: E402  (host ops over tf.string tensors)
-from tpustrategy import ragged  # noqa: E402
+from tpustrategy import ragged, strings  # noqa: E402  (strings: host ops over tf.string tensors)
 from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec  # noqa: E402
 
 __all__ += ["RaggedTensor", "RaggedTensorSpec", "ragged", "strings"]

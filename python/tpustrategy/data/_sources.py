@@ -7,10 +7,10 @@ import numpy as np
 from tpustrategy import _core
 from tpustrategy.data import _structure
 from tpustrategy.data.dataset_ops import INFINITE, UNKNOWN, Dataset
-from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor
 from tpustrategy.framework.sparse_tensor import SparseTensor
 from tpustrategy.framework.tensor import TensorSpec
 from tpustrategy.framework.tensor_shape import TensorShape
+from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor
 
 
 class RangeDataset(Dataset):

@@ -52,7 +52,8 @@ class BatchDataset(_UnaryDataset):
 
     def _iterate(self):
         sliced = getattr(self._input, "_iterate_row_ranges", None)
-        if sliced is not None and not self._ragged:  # from_tensor_slices(...).batch(n): cut row ranges, skip per-row elements
+        # from_tensor_slices(...).batch(n): cut row ranges, skip per-row elements
+        if sliced is not None and not self._ragged:
             yield from sliced(self._batch_size, self._drop_remainder)
             return
         pending = []

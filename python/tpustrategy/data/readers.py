@@ -17,9 +17,9 @@ import zlib
 import numpy as np
 
 from tpustrategy import _core
-from tpustrategy.framework.string_tensor import StringTensor
 from tpustrategy.data import _structure
 from tpustrategy.data.dataset_ops import UNKNOWN, Dataset
+from tpustrategy.framework.string_tensor import StringTensor
 from tpustrategy.framework.tensor import Tensor
 
 

@@ -20,9 +20,9 @@ from tpustrategy.data import _structure, _transforms
 from tpustrategy.data.dataset_ops import replace_shard_hints, shard_files, source_files
 from tpustrategy.data.options import AutoShardPolicy
 from tpustrategy.framework import device_scope
-from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor
 from tpustrategy.framework.sparse_tensor import SparseTensor
 from tpustrategy.framework.tensor import Tensor
+from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor
 
 
 class InputWorkers:

@@ -14,8 +14,8 @@ import numpy as np
 
 from tpustrategy import _core, errors
 from tpustrategy.data import _structure
-from tpustrategy.framework.string_tensor import StringTensor
 from tpustrategy.framework.sparse_tensor import SparseTensor
+from tpustrategy.framework.string_tensor import StringTensor
 from tpustrategy.framework.tensor import Tensor
 from tpustrategy.framework.tensor_shape import TensorShape
 

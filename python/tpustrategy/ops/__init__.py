@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from types import ModuleType as _ModuleType
 
+from tpustrategy.ops import string_dispatch as _string_dispatch
 from tpustrategy.ops.array_ops import (  # noqa: F401  (re-exported through __all__ below)
     broadcast_to,
     concat,
@@ -91,8 +92,6 @@ from tpustrategy.ops.math_ops import (  # noqa: F401
 )
 
 # tf.string tensors take a host (numpy) path through the layout ops TF also defines for strings.
-from tpustrategy.ops import string_dispatch as _string_dispatch  # noqa: E402
-
 for _name in _string_dispatch.NAMES:
     if _name in globals():
         globals()[_name] = _string_dispatch.wrap(_name, globals()[_name])
