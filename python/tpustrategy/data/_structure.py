@@ -1,8 +1,9 @@
 """Element structure of datasets: nests, leaf conversion, specs and batching of leaves.
 
 A dataset element is a nest of tuples, namedtuples and dicts (dict keys in sorted order,
-as ``tf.nest``) whose leaves are tpustrategy Tensors or, for string data, Python ``bytes``
-(a batch of byte strings is a numpy object array). Lists are *values*, not structure:
+as ``tf.nest``) whose leaves are tpustrategy Tensors, SparseTensors, RaggedTensors or, for string data,
+Python ``bytes`` / numpy object arrays of bytes inside the pipeline — user functions and iterators see them as
+tf.string tensors (to_public). Lists are *values*, not structure:
 ``from_tensor_slices([1, 2])`` slices one tensor, as in TensorFlow.
 """
 

@@ -1,8 +1,8 @@
 """``tf.io.FixedLenFeature`` / ``VarLenFeature`` and ``parse_example`` / ``parse_single_example``.
 
 Parsing runs in C++ (cpp/tpustrategy/data/example_parse.*) over the whole batch with the GIL
-released. float32 and int64 features come back as Tensors; ``tf.string`` features as numpy object
-arrays of ``bytes`` (Tensor has no string dtype, as for the TFRecord readers). A VarLenFeature is a
+released. float32 and int64 features come back as Tensors, ``tf.string`` features as tf.string tensors
+(framework/string_tensor.py); the input may be a string tensor, bytes or a list of them. A VarLenFeature is a
 ``tf.SparseTensor`` (indices ``[N, 2]`` for a batch, ``[N, 1]`` for one example).
 """
 

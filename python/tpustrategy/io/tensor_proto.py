@@ -3,8 +3,8 @@
 Written as TF 2.21's eager serialize_tensor writes it (dtype = 1, tensor_shape = 2 with one dim {size = 1} per
 axis, the raw little-endian buffer in tensor_content = 4; byte strings in string_val = 8), so the bytes equal
 TF's; parsing also reads the typed repeated fields (float_val 5, double_val 6, int_val 7, int64_val 10, bool_val
-11, half_val 13), a single value filling the shape, as TF does. Strings are Python bytes here (a string tensor
-is a numpy object array of bytes; Tensor has no string dtype).
+11, half_val 13), a single value filling the shape, as TF does. serialize_tensor returns a scalar tf.string
+tensor; parse_tensor of tf.string gives a tf.string tensor.
 """
 
 from __future__ import annotations

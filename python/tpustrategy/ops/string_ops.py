@@ -1,9 +1,9 @@
 """``tf.strings`` and the string parsers of ``tf.io`` (decode_raw, decode_csv), numpy-backed.
 
-Tensor has no string dtype: a string scalar is Python ``bytes`` and a string tensor a numpy object array of
-``bytes``, the representation datasets, TFRecord readers and parse_example already use. Numeric results are
-Tensors. Values, shapes and error types follow TF 2.21 (checked against it); ``split`` of a rank >= 1 input
-would be a RaggedTensor in TF, which is not built, so it raises NotImplementedError.
+Inputs are tf.string tensors (framework/string_tensor.py) or anything tf.constant turns into one (bytes, str,
+lists, object arrays); string results are tf.string tensors, numeric results Tensors. Values, shapes and error
+types follow TF 2.21 (checked against it); ``split`` / ``bytes_split`` of a rank >= 1 input give a
+RaggedTensor, as in TF.
 """
 
 from __future__ import annotations
