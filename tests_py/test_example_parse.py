@@ -100,7 +100,7 @@ def test_parse_example_dense_sparse_strings_and_defaults():
     single = tf.io.parse_single_example(ABC.SerializeToString(), {"b": tf.io.VarLenFeature(tf.int64),
                                                                    "c": tf.io.VarLenFeature(tf.string)})
     assert single["b"].indices.numpy().tolist() == [[0], [1], [2]] and single["b"].dense_shape.numpy().tolist() == [3]
-    assert single["c"].values.tolist() == [b"hi", b"there"]
+    assert single["c"].values.numpy().tolist() == [b"hi", b"there"]
 
 
 def test_parse_example_errors_are_tfs():

@@ -140,55 +140,29 @@ std::pair<std::string_view, std::string_view> map_entry(std::string_view bytes) 
   return {key, value};
 }
 
-// The last Feature seen for each configured key in one Example (later map entries win).
-void find_features(std::string_view example, const std::unordered_map<std::string_view, std::size_t>& index_of,
-                   std::vector<std::string_view>& found, std::vector<bool>& present) {
-  wire::Reader r(example);
+// The last value seen for each configured key in the map at field `field` of one message: an Example's
+// features (field 1, which is also a SequenceExample's context) or a SequenceExample's feature_lists (field 2).
+// Later map entries win, as in protobuf.
+void find_map_values(std::string_view message, std::uint32_t field,
+                     const std::unordered_map<std::string_view, std::size_t>& index_of,
+                     std::vector<std::string_view>& found, std::vector<bool>& present) {
+  wire::Reader r(message);
   while (!r.done()) {
-    auto [field, type] = r.tag();
-    if (field != 1) {
+    auto [mfield, type] = r.tag();
+    if (mfield != field) {
       r.skip(type);
       continue;
     }
-    if (type != wire::kLengthDelimited) throw wire::WireError("features is not length-delimited");
-    wire::Reader features(r.bytes());
-    while (!features.done()) {
-      auto [ffield, ftype] = features.tag();
-      if (ffield != 1) {
-        features.skip(ftype);
+    if (type != wire::kLengthDelimited) throw wire::WireError("map field is not length-delimited");
+    wire::Reader map(r.bytes());
+    while (!map.done()) {
+      auto [efield, etype] = map.tag();
+      if (efield != 1) {
+        map.skip(etype);
         continue;
       }
-      if (ftype != wire::kLengthDelimited) throw wire::WireError("features entry is not length-delimited");
-      auto [key, value] = map_entry(features.bytes());
-      auto it = index_of.find(key);
-      if (it != index_of.end()) {
-        found[it->second] = value;
-        present[it->second] = true;
-      }
-    }
-  }
-}
-
-// The last FeatureList seen for each configured key in one SequenceExample (field 2, FeatureLists).
-void find_feature_lists(std::string_view example, const std::unordered_map<std::string_view, std::size_t>& index_of,
-                        std::vector<std::string_view>& found, std::vector<bool>& present) {
-  wire::Reader r(example);
-  while (!r.done()) {
-    auto [field, type] = r.tag();
-    if (field != 2) {
-      r.skip(type);
-      continue;
-    }
-    if (type != wire::kLengthDelimited) throw wire::WireError("feature_lists is not length-delimited");
-    wire::Reader lists(r.bytes());
-    while (!lists.done()) {
-      auto [lfield, ltype] = lists.tag();
-      if (lfield != 1) {
-        lists.skip(ltype);
-        continue;
-      }
-      if (ltype != wire::kLengthDelimited) throw wire::WireError("feature_list entry is not length-delimited");
-      auto [key, value] = map_entry(lists.bytes());
+      if (etype != wire::kLengthDelimited) throw wire::WireError("map entry is not length-delimited");
+      auto [key, value] = map_entry(map.bytes());
       auto it = index_of.find(key);
       if (it != index_of.end()) {
         found[it->second] = value;
@@ -240,7 +214,7 @@ std::vector<ParsedColumn> parse_examples(const std::vector<std::string_view>& se
   for (std::size_t i = 0; i < serialized.size(); ++i) {
     std::fill(present.begin(), present.end(), false);
     try {
-      find_features(serialized[i], index_of, found, present);
+      find_map_values(serialized[i], 1, index_of, found, present);
       for (std::size_t c = 0; c < config.size(); ++c) {
         const FeatureConfig& cfg = config[c];
         if (!present[c]) {
@@ -291,7 +265,7 @@ std::vector<ParsedSequenceColumn> parse_sequence_feature_lists(const std::vector
   for (std::size_t i = 0; i < serialized.size(); ++i) {
     std::fill(present.begin(), present.end(), false);
     try {
-      find_feature_lists(serialized[i], index_of, found, present);
+      find_map_values(serialized[i], 2, index_of, found, present);
       for (std::size_t c = 0; c < config.size(); ++c) {
         ParsedSequenceColumn& col = columns[c];
         col.present.push_back(present[c] ? 1 : 0);

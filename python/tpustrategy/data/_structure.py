@@ -15,6 +15,7 @@ from tpustrategy import _core
 from tpustrategy.framework import sparse_tensor
 from tpustrategy.framework.sparse_tensor import SparseTensor, SparseTensorSpec
 from tpustrategy.framework.string_tensor import StringTensor, string
+from tpustrategy.framework.string_tensor import to_bytes as _to_bytes
 from tpustrategy.framework.tensor import Tensor, TensorSpec
 from tpustrategy.framework.tensor_shape import TensorShape, as_shape
 from tpustrategy.ops.ragged import ragged_tensor
@@ -121,16 +122,6 @@ def _contains_strings(value) -> bool:
     if isinstance(value, list):
         return len(value) > 0 and _contains_strings(value[0])
     return _is_string_array(value)
-
-
-def _to_bytes(value) -> bytes:
-    if isinstance(value, bytes):
-        return value
-    if isinstance(value, str):
-        return value.encode()
-    if isinstance(value, np.bytes_):
-        return bytes(value)
-    raise TypeError(f"expected a string value, got {type(value).__name__}")
 
 
 def to_leaf(value, dtype=None):

@@ -48,7 +48,8 @@ def is_string_dtype(dtype) -> bool:
     return dtype is string or (isinstance(dtype, str) and dtype in ("string", "tf.string")) or dtype is bytes
 
 
-def _to_bytes(value) -> bytes:
+def to_bytes(value) -> bytes:
+    """One string value (bytes, str, numpy bytes, a scalar string tensor) as bytes; TypeError otherwise."""
     if isinstance(value, bytes):
         return value
     if isinstance(value, str):
@@ -72,7 +73,7 @@ def to_bytes_array(value) -> np.ndarray:
     array = np.asarray(value, dtype=object)
     out = np.empty(array.shape, dtype=object)
     for index in np.ndindex(array.shape):
-        out[index] = _to_bytes(array[index])
+        out[index] = to_bytes(array[index])
     return out
 
 

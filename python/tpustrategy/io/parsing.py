@@ -56,13 +56,19 @@ class FixedLenSequenceFeature(collections.namedtuple("FixedLenSequenceFeature",
         return super().__new__(cls, shape, dtype, allow_missing, default_value)
 
 
+def known_dims(key, shape) -> list[int]:
+    """The dims of a feature's shape; ValueError naming the key when one is unknown (as TF)."""
+    shape = TensorShape(shape)
+    if shape.rank is None or not shape.is_fully_defined():
+        raise ValueError(f"All dimensions of shape for feature {key} need to be known but received {shape}.")
+    return [int(d) for d in shape.as_list()]
+
+
 def _config(key, feature):
     if isinstance(feature, FixedLenSequenceFeature):
         if not feature.allow_missing:
             raise ValueError("Unsupported: FixedLenSequenceFeature requires allow_missing to be True.")
-        shape = TensorShape(feature.shape)
-        if shape.rank is None or not shape.is_fully_defined():
-            raise ValueError(f"All dimensions of shape for feature {key} need to be known but received {shape}.")
+        known_dims(key, feature.shape)
         return (key, _kind_of(feature.dtype), True, [], None)
     if isinstance(feature, VarLenFeature):
         return (key, _kind_of(feature.dtype), True, [], None)
@@ -70,10 +76,7 @@ def _config(key, feature):
         raise ValueError(f"Unsupported feature type for {key!r}: {type(feature).__name__} (FixedLenFeature and "
                          f"VarLenFeature are supported).")
     kind = _kind_of(feature.dtype)
-    shape = TensorShape(feature.shape)
-    if shape.rank is None or not shape.is_fully_defined():
-        raise ValueError(f"All dimensions of shape for feature {key} need to be known but received {shape}.")
-    dims = [int(d) for d in shape.as_list()]
+    dims = known_dims(key, feature.shape)
     default = None
     if feature.default_value is not None:
         value = feature.default_value

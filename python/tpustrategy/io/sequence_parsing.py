@@ -21,6 +21,7 @@ from tpustrategy.io.parsing import (
     FixedLenSequenceFeature,
     VarLenFeature,
     _kind_of,
+    known_dims,
     parse_features,
     serialized_list,
     single_serialized,
@@ -61,9 +62,7 @@ def _parse(serialized: list, context_features, sequence_features, batched: bool)
 
 def _config(key, feature):
     if isinstance(feature, FixedLenSequenceFeature):
-        shape = TensorShape(feature.shape)
-        if shape.rank is None or not shape.is_fully_defined():
-            raise ValueError(f"All dimensions of shape for feature {key} need to be known but received {shape}.")
+        known_dims(key, feature.shape)
         return (key, _kind_of(feature.dtype), True, [], None)
     if isinstance(feature, VarLenFeature):
         return (key, _kind_of(feature.dtype), True, [], None)

@@ -13,17 +13,8 @@ import numpy as np
 from tpustrategy import _core, errors
 from tpustrategy.data import _structure
 from tpustrategy.framework.string_tensor import StringTensor, to_bytes_array
+from tpustrategy.framework.string_tensor import to_bytes as _bytes
 from tpustrategy.framework.tensor import Tensor
-
-
-def _bytes(value) -> bytes:
-    if isinstance(value, bytes):
-        return value
-    if isinstance(value, str):
-        return value.encode()
-    if isinstance(value, np.bytes_):
-        return bytes(value)
-    raise TypeError(f"expected a string (bytes or str), got {type(value).__name__}: {value!r}")
 
 
 def _strings(value) -> np.ndarray:
