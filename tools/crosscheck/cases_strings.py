@@ -53,3 +53,33 @@ def ragged_datasets(tf):
             "words spec": Repr(repr(words.element_spec)), "words": [_ragged(r) for r in words],
             "batch of ragged spec": Repr(repr(nested.element_spec)), "batch of ragged": [_ragged(r) for r in nested],
             "unbatch spec": Repr(repr(nested.unbatch().element_spec))}
+
+
+@case()
+def sequence_examples(tf):
+    def feature(kind, values):
+        if kind == "int":
+            return tf.train.Feature(int64_list=tf.train.Int64List(value=values))
+        return tf.train.Feature(float_list=tf.train.FloatList(value=values))
+
+    def sequence(length, tokens, vectors):
+        lists = {"tok": tf.train.FeatureList(feature=[feature("int", t) for t in tokens]),
+                 "vec": tf.train.FeatureList(feature=[feature("float", v) for v in vectors])}
+        return tf.train.SequenceExample(context=tf.train.Features(feature={"len": feature("int", [length])}),
+                                        feature_lists=tf.train.FeatureLists(feature_list=lists)).SerializeToString()
+
+    def sparse(sp):
+        return Repr(repr((sp.indices.numpy().tolist(), sp.values.numpy().tolist(), sp.dense_shape.numpy().tolist())))
+
+    batch = [sequence(2, [[1], [2, 3]], [[1.0, 2.0], [3.0, 4.0]]), sequence(1, [[4]], [[5.0, 6.0]])]
+    context_spec = {"len": tf.io.FixedLenFeature([], tf.int64)}
+    sequence_spec = {"tok": tf.io.VarLenFeature(tf.int64), "vec": tf.io.FixedLenSequenceFeature([2], tf.float32)}
+    context, lists = tf.io.parse_single_sequence_example(batch[0], context_spec, sequence_spec)
+    b_context, b_lists, lengths = tf.io.parse_sequence_example(batch, context_spec, sequence_spec)
+    return {"context": context["len"], "vec": lists["vec"], "tok": sparse(lists["tok"]),
+            "batched context": b_context["len"], "batched vec": b_lists["vec"], "batched tok": sparse(b_lists["tok"]),
+            "lengths": lengths["vec"],
+            "missing list": error_of(lambda: tf.io.parse_single_sequence_example(
+                batch[0], None, {"nope": tf.io.FixedLenSequenceFeature([], tf.int64)})),
+            "bad stride": error_of(lambda: tf.io.parse_single_sequence_example(
+                batch[0], None, {"vec": tf.io.FixedLenSequenceFeature([3], tf.float32)}))}
