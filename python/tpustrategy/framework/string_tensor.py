@@ -116,13 +116,6 @@ class StringTensor:
         array = self._array.copy() if copy is not False else self._array
         return array if dtype is None else array.astype(dtype)
 
-    def ref(self):
-        from tpustrategy.framework.tensor import Reference
-
-        return Reference(self)
-
-    experimental_ref = ref
-
     def _as_tensor(self):
         raise errors.InvalidArgumentError(
             None, None, f"cannot compute this op: an input was expected to be a numeric tensor but is a string "

@@ -7,7 +7,7 @@ Adds what TF's EagerTensor has in Python: ``shape`` as a TensorShape,
 from __future__ import annotations
 
 from tpustrategy import _core
-from tpustrategy.framework.string_tensor import is_string_dtype, string
+from tpustrategy.framework.string_tensor import StringTensor, is_string_dtype, string
 from tpustrategy.framework.tensor_shape import TensorShape, as_shape
 
 Tensor = _core.Tensor
@@ -42,6 +42,7 @@ Tensor.shape = property(_shape, doc="The shape of this tensor, a TensorShape.")
 Tensor.get_shape = _shape
 Tensor.ref = lambda self: Reference(self)
 Tensor.experimental_ref = Tensor.ref
+StringTensor.ref = StringTensor.experimental_ref = Tensor.ref  # tf.string tensors are referenced alike
 # Where the buffer lives: an eager tensor's own device, as in TF.
 Tensor.backing_device = property(lambda self: self.device, doc="The device of this tensor's buffer.")
 Tensor.__array_priority__ = 100

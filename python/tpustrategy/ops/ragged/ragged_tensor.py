@@ -286,13 +286,14 @@ class RaggedTensor:
         return _rows(self._values, int(self._row_splits[index]), int(self._row_splits[index + 1]))
 
     def _binary(self, other, op, reverse=False):
-        from tpustrategy.ops.ragged.ragged_functional_ops import map_flat_values
-
+        """An element-wise op on the flat values (TF's ragged dispatch for +, -, *, /)."""
         if isinstance(other, RaggedTensor):
-            if not np.array_equal(_all_splits(self), _all_splits(other), equal_nan=False):
+            ours, theirs = _all_splits(self), _all_splits(other)
+            if len(ours) != len(theirs) or not all(np.array_equal(a, b) for a, b in zip(ours, theirs, strict=True)):
                 raise _invalid("Inputs must have identical ragged splits")
             other = other.flat_values
-        return map_flat_values((lambda a, b: op(b, a)) if reverse else op, self, other)
+        values = self.flat_values
+        return self.with_flat_values(op(other, values) if reverse else op(values, other))
 
     def __add__(self, other):
         return self._binary(other, lambda a, b: a + b)
