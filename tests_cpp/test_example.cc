@@ -31,9 +31,10 @@ Example abc() {
 
 TEST(Example, SerializesAsTensorFlowDoes) {
   // TF 2.21: Example.SerializeToString(deterministic=True) of the same message.
-  EXPECT_EQ(hex(serialize_example(abc())),
-            "0a3f0a110a0161120c120a0a080000c03f000000400a160a016212111a0f0a0d01feffffffffffffffff01ac020a120a0163120d0a0b"
-            "0a0268690a057468657265");
+  EXPECT_EQ(
+      hex(serialize_example(abc())),
+      "0a3f0a110a0161120c120a0a080000c03f000000400a160a016212111a0f0a0d01feffffffffffffffff01ac020a120a0163120d0a0b"
+      "0a0268690a057468657265");
 }
 
 TEST(Example, RoundTrips) {
@@ -72,7 +73,10 @@ TEST(Example, MalformedInputThrowsTypedErrors) {
     } catch (const InvalidArgumentError&) {
     }
   }
-  EXPECT_THROW(parse_example_proto(std::string("\x0a\x05" "abc", 5)), InvalidArgumentError);
+  EXPECT_THROW(parse_example_proto(std::string("\x0a\x05"
+                                               "abc",
+                                               5)),
+               InvalidArgumentError);
 }
 
 // Found by fuzz_example (UBSan: memcpy into the null data() of an empty vector): a packed float_list of
@@ -101,6 +105,29 @@ TEST(Example, ErrorMessagesEscapeTheKey) {
     EXPECT_NE(std::string(e.what()).find("Key: k\\x00y, Index: 0.  Data types don't match"), std::string::npos)
         << e.what();
   }
+}
+
+TEST(Example, SequenceFeatureListsParseIntoSteps) {
+  SequenceExample a{{{"len", ints({2})}}, {{"tok", {ints({1}), ints({2, 3})}}, {"w", {strs({"x"})}}}};
+  SequenceExample b{{{"len", ints({1})}}, {{"tok", {ints({4})}}}};
+  const std::string sa = serialize_sequence_example(a), sb = serialize_sequence_example(b);
+  FeatureConfig tok{"tok", Feature::Kind::kInt64, true, {}, false, {}};
+  FeatureConfig w{"w", Feature::Kind::kBytes, true, {}, false, {}};
+  auto columns = parse_sequence_feature_lists({sa, sb}, {tok, w});
+  EXPECT_EQ(columns[0].values.int64s, (std::vector<std::int64_t>{1, 2, 3, 4}));
+  EXPECT_EQ(columns[0].steps, (std::vector<std::int64_t>{2, 1}));
+  EXPECT_EQ(columns[0].step_lengths, (std::vector<std::int64_t>{1, 2, 1}));
+  EXPECT_EQ(columns[1].steps, (std::vector<std::int64_t>{1, 0}));
+  EXPECT_EQ(columns[1].present, (std::vector<std::uint8_t>{1, 0}));
+  ASSERT_EQ(columns[1].values.bytes.size(), 1U);
+  EXPECT_EQ(columns[1].values.bytes[0], "x");
+  // The context is an Example's features field: the Example parser reads it from the same bytes.
+  auto context = parse_examples({sa, sb}, {FeatureConfig{"len", Feature::Kind::kInt64, false, {}, false, {}}});
+  EXPECT_EQ(context[0].int64s, (std::vector<std::int64_t>{2, 1}));
+  FeatureConfig wrong{"tok", Feature::Kind::kFloat, true, {}, false, {}};
+  EXPECT_THROW(parse_sequence_feature_lists({sa}, {wrong}), InvalidArgumentError);
+  EXPECT_THROW(parse_sequence_feature_lists({std::string_view("\x12\x05\x0a", 3)}, {tok}), InvalidArgumentError);
+  EXPECT_THROW(parse_sequence_feature_lists({sa}, {tok, tok}), InvalidArgumentError);
 }
 
 }  // namespace

@@ -80,7 +80,7 @@ def test_several_files_are_read_in_order(tmp_path):
     assert list(TFRecordDataset(paths)) == [b"0-0", b"0-1", b"1-0", b"1-1", b"2-0", b"2-1"]
     assert list(TFRecordDataset(Dataset.from_tensor_slices(paths))) == list(TFRecordDataset(paths))
     batched = list(TFRecordDataset(paths).batch(4))
-    assert batched[0].tolist() == [b"0-0", b"0-1", b"1-0", b"1-1"]
+    assert batched[0].numpy().tolist() == [b"0-0", b"0-1", b"1-0", b"1-1"]
     assert list(TFRecordDataset(paths).batch(4).unbatch())[4] == b"2-0"
 
 
@@ -166,7 +166,7 @@ def test_text_line_dataset(tmp_path):
     b.write_bytes(b"x\n")
     ds = TextLineDataset([str(a), str(b)])
     assert list(ds) == [b"first line", b"second", b"", b"last without newline", b"x"]
-    assert list(TextLineDataset(str(b)).map(lambda line: line.upper())) == [b"X"]
+    assert list(TextLineDataset(str(b)).map(lambda line: tps.strings.upper(line))) == [b"X"]
 
 
 def test_file_sources_are_visible_to_the_distribution_layer(tmp_path):
@@ -180,9 +180,9 @@ def test_file_sources_are_visible_to_the_distribution_layer(tmp_path):
     assert dataset_ops.source_files(ds) == paths
     assert dataset_ops.source_files(Dataset.range(3).batch(2)) is None
     worker1 = dataset_ops.shard_files(ds, 2, 1)
-    assert [b.tolist() for b in worker1] == [[b"1!", b"3!"]]
+    assert [b.numpy().tolist() for b in worker1] == [[b"1!", b"3!"]]
     assert dataset_ops.source_files(worker1) == [paths[1], paths[3]]
-    assert [b.tolist() for b in ds] == [[b"0!", b"1!"], [b"2!", b"3!"]]  # the original is unchanged
+    assert [b.numpy().tolist() for b in ds] == [[b"0!", b"1!"], [b"2!", b"3!"]]  # the original is unchanged
     with pytest.raises(errors.InvalidArgumentError, match="files"):
         dataset_ops.shard_files(ds, 5, 0)
     with pytest.raises(errors.InvalidArgumentError):

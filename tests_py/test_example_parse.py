@@ -95,12 +95,12 @@ def test_parse_example_dense_sparse_strings_and_defaults():
     assert out["b"].indices.numpy().tolist() == [[0, 0], [0, 1], [0, 2]]
     assert out["b"].dense_shape.numpy().tolist() == [2, 3]
     assert tf.sparse.to_dense(out["b"]).numpy().tolist() == [[1, -2, 300], [0, 0, 0]]
-    assert out["c"].dtype == object and out["c"].tolist() == [[b"hi", b"there"], [b"x", b"y"]]
+    assert out["c"].dtype == tf.string and out["c"].numpy().tolist() == [[b"hi", b"there"], [b"x", b"y"]]
     assert out["d"].shape == (2, 1, 2) and out["d"].numpy().tolist() == [[[7, 8]], [[7, 8]]]
     single = tf.io.parse_single_example(ABC.SerializeToString(), {"b": tf.io.VarLenFeature(tf.int64),
                                                                    "c": tf.io.VarLenFeature(tf.string)})
     assert single["b"].indices.numpy().tolist() == [[0], [1], [2]] and single["b"].dense_shape.numpy().tolist() == [3]
-    assert single["c"].values.tolist() == [b"hi", b"there"]
+    assert single["c"].values.numpy().tolist() == [b"hi", b"there"]
 
 
 def test_parse_example_errors_are_tfs():

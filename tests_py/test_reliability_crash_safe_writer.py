@@ -43,7 +43,7 @@ RECORDS = 400
 
 
 def _check_one_complete_version(path, compression):
-    records = list(tf.data.TFRecordDataset(path, compression_type=compression))
+    records = list(tf.data.TFRecordDataset(path, compression_type=compression).as_numpy_iterator())
     assert len(records) == RECORDS, f"{len(records)} records: a partial version was left behind"
     versions = {r.split(b" ")[1] for r in records}
     assert len(versions) == 1, versions

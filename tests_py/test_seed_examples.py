@@ -62,13 +62,14 @@ def test_seed000_distribute_dataset_tfrecord_example(tmp_path, make_strategy):
 
     raw = strategy.experimental_distribute_dataset(tf.data.TFRecordDataset(files).batch(2 * n))
     if n == 1:  # one replica on the host CPU: the records pass through as they are
-        assert next(iter(raw)).tolist() == [b"1.tfr:0", b"1.tfr:1"]
+        assert next(iter(raw)).numpy().tolist() == [b"1.tfr:0", b"1.tfr:1"]
     else:
         # Deviation kept: simulated tensors are numeric, so string records cannot be split over replicas (a
         # TypeError; a TPU cannot hold strings either). A real train_step parses them first, as below.
         with pytest.raises(TypeError, match="tensor components only"):
             next(iter(raw))
-    dataset = tf.data.TFRecordDataset(files).map(lambda record: int(record.split(b":")[1])).batch(2 * n)
+    dataset = tf.data.TFRecordDataset(files).map(
+        lambda record: tf.strings.to_number(tf.strings.split(record, ":")[1], tf.int32)).batch(2 * n)
     dist_dataset = strategy.experimental_distribute_dataset(dataset)
 
     def train_step(x):
@@ -655,8 +656,9 @@ def test_seed000_multi_worker_autoshard_paragraphs(tmp_path):
     strategy = tf.distribute.TPUStrategy(tf.distribute.cluster_resolver.TPUClusterResolver(tpu="v4-32"))
     assert (strategy.extended.num_hosts, strategy.num_replicas_in_sync) == (4, 16)
     files = _write_tfrecords(tmp_path, [f"{i}.tfr" for i in range(4)])
-    by_file = tf.data.TFRecordDataset(files).map(lambda record: int(record.split(b":")[1]) + 10 * int(
-        record.split(b".")[0])).batch(16)
+    by_file = tf.data.TFRecordDataset(files).map(
+        lambda record: tf.strings.to_number(tf.strings.split(record, ":")[1], tf.int32)
+        + 10 * tf.strings.to_number(tf.strings.split(record, ".")[0], tf.int32)).batch(16)
     first = next(iter(strategy.experimental_distribute_dataset(by_file)))
     # worker w reads file w only; its 4 replicas split that file's batch of 4 records
     assert [v.numpy().tolist() for v in first.values] == [[10 * w + i] for w in range(4) for i in range(4)]

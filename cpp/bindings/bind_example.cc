@@ -103,6 +103,42 @@ py::object column_values(const data::ParsedColumn& col) {
   }
 }
 
+// configs: (key, kind, var_len, shape, default (kind, values) or None) per feature.
+std::vector<data::FeatureConfig> configs_from(const py::sequence& configs) {
+  std::vector<data::FeatureConfig> config;
+  for (py::handle item : configs) {
+    auto t = item.cast<py::tuple>();
+    data::FeatureConfig cfg;
+    cfg.key = t[0].cast<std::string>();
+    cfg.dtype = kind_from(t[1].cast<int>());
+    cfg.var_len = t[2].cast<bool>();
+    cfg.shape = t[3].cast<std::vector<std::int64_t>>();
+    if (!t[4].is_none()) {
+      cfg.has_default = true;
+      cfg.default_value = feature_from(t[4]);
+    }
+    config.push_back(std::move(cfg));
+  }
+  return config;
+}
+
+// Views of the serialized protos (the caller's sequence keeps the bytes alive); TypeError for a non-bytes item.
+std::vector<std::string_view> byte_views(const py::sequence& serialized) {
+  std::vector<std::string_view> views;
+  views.reserve(serialized.size());
+  for (py::handle item : serialized) {
+    char* data = nullptr;
+    py::ssize_t size = 0;
+    if (!PyBytes_Check(item.ptr())) {
+      throw TypeError(fmt::format("serialized examples must be bytes, got {}",
+                                  std::string(py::str(py::type::handle_of(item).attr("__name__")))));
+    }
+    PyBytes_AsStringAndSize(item.ptr(), &data, &size);
+    views.emplace_back(data, static_cast<std::size_t>(size));
+  }
+  return views;
+}
+
 }  // namespace
 
 void init_example(py::module_& m) {
@@ -129,7 +165,8 @@ void init_example(py::module_& m) {
         }
         return features_to(example.features);
       },
-      py::arg("serialized"), "Parses a tf.train.Example into {key: (kind, values)}; InvalidArgumentError if malformed.");
+      py::arg("serialized"),
+      "Parses a tf.train.Example into {key: (kind, values)}; InvalidArgumentError if malformed.");
   m.def(
       "sequence_example_serialize",
       [](const py::dict& context, const py::dict& feature_lists) {
@@ -163,33 +200,8 @@ void init_example(py::module_& m) {
   m.def(
       "parse_examples",
       [](const py::sequence& serialized, const py::sequence& configs) {
-        // configs: (key, kind, var_len, shape, default (kind, values) or None)
-        std::vector<data::FeatureConfig> config;
-        for (py::handle item : configs) {
-          auto t = item.cast<py::tuple>();
-          data::FeatureConfig cfg;
-          cfg.key = t[0].cast<std::string>();
-          cfg.dtype = kind_from(t[1].cast<int>());
-          cfg.var_len = t[2].cast<bool>();
-          cfg.shape = t[3].cast<std::vector<std::int64_t>>();
-          if (!t[4].is_none()) {
-            cfg.has_default = true;
-            cfg.default_value = feature_from(t[4]);
-          }
-          config.push_back(std::move(cfg));
-        }
-        std::vector<std::string_view> views;
-        views.reserve(serialized.size());
-        for (py::handle item : serialized) {
-          char* data = nullptr;
-          py::ssize_t size = 0;
-          if (!PyBytes_Check(item.ptr())) {
-            throw TypeError(fmt::format("serialized examples must be bytes, got {}",
-                                        std::string(py::str(py::type::handle_of(item).attr("__name__")))));
-          }
-          PyBytes_AsStringAndSize(item.ptr(), &data, &size);
-          views.emplace_back(data, static_cast<std::size_t>(size));
-        }
+        std::vector<data::FeatureConfig> config = configs_from(configs);
+        std::vector<std::string_view> views = byte_views(serialized);
         std::vector<data::ParsedColumn> columns;
         {
           py::gil_scoped_release release;  // `serialized` keeps the viewed bytes alive
@@ -204,6 +216,26 @@ void init_example(py::module_& m) {
       },
       py::arg("serialized"), py::arg("configs"),
       "Parses serialized Examples into one (values, row_lengths or None) per config.");
+  m.def(
+      "_parse_sequence_feature_lists",
+      [](const py::sequence& serialized, const py::sequence& configs) {
+        std::vector<data::FeatureConfig> config = configs_from(configs);
+        std::vector<std::string_view> views = byte_views(serialized);
+        std::vector<data::ParsedSequenceColumn> columns;
+        {
+          py::gil_scoped_release release;  // `serialized` keeps the viewed bytes alive
+          columns = data::parse_sequence_feature_lists(views, config);
+        }
+        py::list out;
+        for (const auto& col : columns) {
+          out.append(py::make_tuple(column_values(col.values), to_array(col.steps), to_array(col.step_lengths),
+                                    to_array(col.present)));
+        }
+        return out;
+      },
+      py::arg("serialized"), py::arg("configs"),
+      "Parses the feature_lists of serialized SequenceExamples: one (values, steps per example, values per step,\n"
+      "present per example) per config (key, kind, var_len, shape, default).");
 }
 
 }  // namespace tpustrategy::bindings

@@ -69,9 +69,9 @@ from tpustrategy import (  # noqa: E402
     tpu,
     train,
 )
-from tpustrategy.data._structure import string  # noqa: E402  (a stand-in: Tensor has no string dtype)
 from tpustrategy.framework.function import function  # noqa: E402
 from tpustrategy.framework.sparse_tensor import SparseTensor  # noqa: E402
+from tpustrategy.framework.string_tensor import string  # noqa: E402  (tf.string tensors live on the host)
 from tpustrategy.ops.numpy_backed_ops import (  # noqa: E402  (numpy-backed until they get C++ kernels)
     argsort,
     boolean_mask,
@@ -196,6 +196,7 @@ __all__ += ["Assert", "assert_equal", "assert_greater", "assert_less", "assert_r
 from tpustrategy.framework.sparse_tensor import SparseTensorSpec  # noqa: E402
 
 __all__ += ["SparseTensorSpec"]
-from tpustrategy import strings  # noqa: E402  (numpy-backed: string values are bytes / object arrays)
+from tpustrategy import ragged, strings  # noqa: E402  (strings: host ops over tf.string tensors)
+from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec  # noqa: E402
 
-__all__ += ["strings"]
+__all__ += ["RaggedTensor", "RaggedTensorSpec", "ragged", "strings"]

@@ -10,7 +10,10 @@
 //     only for a Feature that sets two kinds of its oneof (the object parser keeps the last, TF's fast
 //     parser reports a type mismatch);
 //   * parse_examples with a fixed configuration (FixedLen with and without defaults, VarLen, each dtype)
-//     either fills columns of the promised sizes or throws InvalidArgumentError.
+//     either fills columns of the promised sizes or throws InvalidArgumentError;
+//   * parse_sequence_feature_lists over a parsed SequenceExample, configured with every feature list's kind,
+//     returns exactly its steps and values (or a dtype mismatch for lists that mix kinds), and with a fixed
+//     configuration over any bytes keeps steps, step lengths and values consistent.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -110,11 +113,65 @@ void check_example(std::string_view bytes) {
   }
 }
 
+std::size_t feature_size(const Feature& f, Kind kind) {
+  if (f.kind != kind) return 0;
+  return kind == Kind::kBytes ? f.bytes_list.size() : kind == Kind::kFloat ? f.float_list.size() : f.int64_list.size();
+}
+
 void check_sequence_example(std::string_view bytes) {
   const auto example = parsed_or_rejected([&] { return parse_sequence_example_proto(bytes); });
   if (!example) return;
   const std::string once = serialize_sequence_example(*example);
   check(serialize_sequence_example(parse_sequence_example_proto(once)) == once);
+
+  std::vector<FeatureConfig> config;
+  std::vector<const std::vector<Feature>*> expected;
+  for (const auto& [key, features] : example->feature_lists) {
+    Kind kind = Kind::kInt64;
+    for (const Feature& f : features) {
+      if (f.kind != Kind::kNone) {
+        kind = f.kind;
+        break;
+      }
+    }
+    config.push_back(FeatureConfig{key, kind, true, {}, false, {}});
+    expected.push_back(&features);
+  }
+  std::vector<ParsedSequenceColumn> columns;
+  try {
+    columns = parse_sequence_feature_lists({bytes}, config);
+  } catch (const InvalidArgumentError& e) {
+    check(std::string_view(e.what()).find("Data types don't match") != std::string_view::npos);
+    return;
+  }
+  check(columns.size() == config.size());
+  for (std::size_t c = 0; c < config.size(); ++c) {
+    const ParsedSequenceColumn& col = columns[c];
+    const std::vector<Feature>& features = *expected[c];
+    check(col.present.size() == 1 && col.present[0] == 1 && col.steps.size() == 1);
+    check(static_cast<std::size_t>(col.steps[0]) == features.size() && col.step_lengths.size() == features.size());
+    std::size_t total = 0;
+    for (std::size_t k = 0; k < features.size(); ++k) {
+      check(static_cast<std::size_t>(col.step_lengths[k]) == feature_size(features[k], config[c].dtype));
+      total += feature_size(features[k], config[c].dtype);
+    }
+    check(column_size(col.values) == total);
+  }
+}
+
+void check_fixed_sequence_config(std::string_view bytes) {
+  static const std::vector<FeatureConfig> config = fixed_config();
+  const std::vector<std::string_view> batch{bytes, bytes};
+  const auto columns = parsed_or_rejected([&] { return parse_sequence_feature_lists(batch, config); });
+  if (!columns) return;
+  check(columns->size() == config.size());
+  for (const ParsedSequenceColumn& col : *columns) {
+    check(col.steps.size() == 2 && col.present.size() == 2 && col.steps[0] == col.steps[1]);
+    check(static_cast<std::size_t>(col.steps[0] + col.steps[1]) == col.step_lengths.size());
+    std::int64_t total = 0;
+    for (std::int64_t n : col.step_lengths) total += n;
+    check(static_cast<std::size_t>(total) == column_size(col.values));
+  }
 }
 
 void check_fixed_config(std::string_view bytes) {
@@ -146,5 +203,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   check_example(bytes);
   check_sequence_example(bytes);
   check_fixed_config(bytes);
+  check_fixed_sequence_config(bytes);
   return 0;
 }

@@ -53,9 +53,10 @@ std::int64_t append_feature(std::string_view feature, const FeatureConfig& cfg, 
     const auto kind = static_cast<Kind>(field);
     std::string_view list = r.bytes();
     if (kind != cfg.dtype) {
-      fail<InvalidArgumentError>("parse_example", "Name: <unknown>, Key: {}, Index: {}.  Data types don't match. "
-                                 "Data type: {} but expected type: {}", escaped(cfg.key), index, type_name(kind),
-                                 type_name(cfg.dtype));
+      fail<InvalidArgumentError>("parse_example",
+                                 "Name: <unknown>, Key: {}, Index: {}.  Data types don't match. "
+                                 "Data type: {} but expected type: {}",
+                                 escaped(cfg.key), index, type_name(kind), type_name(cfg.dtype));
     }
     wire::Reader lr(list);
     while (!lr.done()) {
@@ -119,40 +120,49 @@ void append_default(const FeatureConfig& cfg, ParsedColumn& col) {
   }
 }
 
-// The last Feature seen for each configured key in one Example (later map entries win).
-void find_features(std::string_view example, const std::unordered_map<std::string_view, std::size_t>& index_of,
-                   std::vector<std::string_view>& found, std::vector<bool>& present) {
-  wire::Reader r(example);
+// (key, value) of one map entry (Features.feature or FeatureLists.feature_list).
+std::pair<std::string_view, std::string_view> map_entry(std::string_view bytes) {
+  wire::Reader entry(bytes);
+  std::string_view key, value;
+  while (!entry.done()) {
+    auto [efield, etype] = entry.tag();
+    if ((efield == 1 || efield == 2) && etype != wire::kLengthDelimited) {
+      throw wire::WireError("map entry field has a wrong wire type");
+    }
+    if (efield == 1) {
+      key = entry.bytes();
+    } else if (efield == 2) {
+      value = entry.bytes();
+    } else {
+      entry.skip(etype);
+    }
+  }
+  return {key, value};
+}
+
+// The last value seen for each configured key in the map at field `field` of one message: an Example's
+// features (field 1, which is also a SequenceExample's context) or a SequenceExample's feature_lists (field 2).
+// Later map entries win, as in protobuf.
+void find_map_values(std::string_view message, std::uint32_t field,
+                     const std::unordered_map<std::string_view, std::size_t>& index_of,
+                     std::vector<std::string_view>& found, std::vector<bool>& present) {
+  wire::Reader r(message);
   while (!r.done()) {
-    auto [field, type] = r.tag();
-    if (field != 1) {
+    auto [mfield, type] = r.tag();
+    if (mfield != field) {
       r.skip(type);
       continue;
     }
-    if (type != wire::kLengthDelimited) throw wire::WireError("features is not length-delimited");
-    wire::Reader features(r.bytes());
-    while (!features.done()) {
-      auto [ffield, ftype] = features.tag();
-      if (ffield != 1) {
-        features.skip(ftype);
+    if (type != wire::kLengthDelimited) throw wire::WireError("map field is not length-delimited");
+    wire::Reader map(r.bytes());
+    while (!map.done()) {
+      auto [efield, etype] = map.tag();
+      if (efield != 1) {
+        map.skip(etype);
         continue;
       }
-      if (ftype != wire::kLengthDelimited) throw wire::WireError("features entry is not length-delimited");
-      wire::Reader entry(features.bytes());
-      std::string_view key, value;
-      while (!entry.done()) {
-        auto [efield, etype] = entry.tag();
-        if ((efield == 1 || efield == 2) && etype != wire::kLengthDelimited) {
-          throw wire::WireError("map entry field has a wrong wire type");
-        }
-        if (efield == 1) {
-          key = entry.bytes();
-        } else if (efield == 2) {
-          value = entry.bytes();
-        } else {
-          entry.skip(etype);
-        }
-      }
+      if (etype != wire::kLengthDelimited) throw wire::WireError("map entry is not length-delimited");
+      auto [key, value] = map_entry(map.bytes());
       auto it = index_of.find(key);
       if (it != index_of.end()) {
         found[it->second] = value;
@@ -204,7 +214,7 @@ std::vector<ParsedColumn> parse_examples(const std::vector<std::string_view>& se
   for (std::size_t i = 0; i < serialized.size(); ++i) {
     std::fill(present.begin(), present.end(), false);
     try {
-      find_features(serialized[i], index_of, found, present);
+      find_map_values(serialized[i], 1, index_of, found, present);
       for (std::size_t c = 0; c < config.size(); ++c) {
         const FeatureConfig& cfg = config[c];
         if (!present[c]) {
@@ -213,8 +223,10 @@ std::vector<ParsedColumn> parse_examples(const std::vector<std::string_view>& se
           } else if (cfg.has_default) {
             append_default(cfg, columns[c]);
           } else {
-            fail<InvalidArgumentError>("parse_example", "Name: <unknown>, Feature: {} (data type: {}) is required "
-                                       "but could not be found.", escaped(cfg.key), type_name(cfg.dtype));
+            fail<InvalidArgumentError>("parse_example",
+                                       "Name: <unknown>, Feature: {} (data type: {}) is required "
+                                       "but could not be found.",
+                                       escaped(cfg.key), type_name(cfg.dtype));
           }
           continue;
         }
@@ -222,13 +234,60 @@ std::vector<ParsedColumn> parse_examples(const std::vector<std::string_view>& se
         if (cfg.var_len) {
           columns[c].row_lengths.push_back(n);
         } else if (n != expected[c]) {
-          fail<InvalidArgumentError>("parse_example", "Name: <unknown>, Key: {}, Index: {}.  Number of {} values != "
-                                     "expected.  Values size: {} but output shape: {}", escaped(cfg.key), i,
-                                     type_name(cfg.dtype), n, shape_string(cfg.shape));
+          fail<InvalidArgumentError>("parse_example",
+                                     "Name: <unknown>, Key: {}, Index: {}.  Number of {} values != "
+                                     "expected.  Values size: {} but output shape: {}",
+                                     escaped(cfg.key), i, type_name(cfg.dtype), n, shape_string(cfg.shape));
         }
       }
     } catch (const wire::WireError&) {
-      fail<InvalidArgumentError>("parse_example", "Could not parse example input, value: '{}'", escaped(serialized[i], 32));
+      fail<InvalidArgumentError>("parse_example", "Could not parse example input, value: '{}'",
+                                 escaped(serialized[i], 32));
+    }
+  }
+  return columns;
+}
+
+std::vector<ParsedSequenceColumn> parse_sequence_feature_lists(const std::vector<std::string_view>& serialized,
+                                                               const std::vector<FeatureConfig>& config) {
+  std::unordered_map<std::string_view, std::size_t> index_of;
+  std::vector<ParsedSequenceColumn> columns(config.size());
+  for (std::size_t c = 0; c < config.size(); ++c) {
+    if (!index_of.emplace(config[c].key, c).second) {
+      fail<InvalidArgumentError>("parse_sequence_example", "Duplicate feature key: {}", escaped(config[c].key));
+    }
+    columns[c].values.dtype = config[c].dtype;
+    columns[c].steps.reserve(serialized.size());
+    columns[c].present.reserve(serialized.size());
+  }
+  std::vector<std::string_view> found(config.size());
+  std::vector<bool> present(config.size());
+  for (std::size_t i = 0; i < serialized.size(); ++i) {
+    std::fill(present.begin(), present.end(), false);
+    try {
+      find_map_values(serialized[i], 2, index_of, found, present);
+      for (std::size_t c = 0; c < config.size(); ++c) {
+        ParsedSequenceColumn& col = columns[c];
+        col.present.push_back(present[c] ? 1 : 0);
+        std::int64_t steps = 0;
+        if (present[c]) {
+          wire::Reader list(found[c]);
+          while (!list.done()) {
+            auto [field, type] = list.tag();
+            if (field != 1) {
+              list.skip(type);
+              continue;
+            }
+            if (type != wire::kLengthDelimited) throw wire::WireError("feature_list feature is not length-delimited");
+            col.step_lengths.push_back(append_feature(list.bytes(), config[c], col.values, i));
+            ++steps;
+          }
+        }
+        col.steps.push_back(steps);
+      }
+    } catch (const wire::WireError&) {
+      fail<InvalidArgumentError>("parse_sequence_example", "Could not parse example input, value: '{}'",
+                                 escaped(serialized[i], 32));
     }
   }
   return columns;

@@ -646,6 +646,11 @@ def _parse_examples(serialized: collections.abc.Sequence, configs: collections.a
     """
     Parses serialized Examples into one (values, row_lengths or None) per config.
     """
+def _parse_sequence_feature_lists(serialized: collections.abc.Sequence, configs: collections.abc.Sequence) -> list:
+    """
+    Parses the feature_lists of serialized SequenceExamples: one (values, steps per example, values per step,
+    present per example) per config (key, kind, var_len, shape, default).
+    """
 def _sequence_example_parse(serialized: bytes) -> tuple[dict, dict]:
     ...
 def _sequence_example_serialize(context: dict, feature_lists: dict) -> bytes:

@@ -1,8 +1,8 @@
 """``tpustrategy.data``: input pipelines (mirrors ``tf.data``).
 
-Elements are tpustrategy Tensors in the same nests as TensorFlow's; string data (TFRecord records,
-text lines) are Python ``bytes`` because Tensor has no string dtype. See dataset_ops.py for the
-other deviations and for the hooks the distribution layer uses to shard pipelines.
+Elements are tpustrategy Tensors in the same nests as TensorFlow's; string data (TFRecord records, text lines)
+are tf.string tensors where the user sees them (bytes / object arrays inside the pipeline, _structure.py). See
+dataset_ops.py for the other deviations and for the hooks the distribution layer uses to shard pipelines.
 """
 
 from __future__ import annotations

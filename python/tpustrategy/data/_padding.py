@@ -90,7 +90,7 @@ def _padding_values(padding_values, input_spec) -> list:
         values = _flatten_up_to(input_spec, padding_values)
     out = []
     for value, spec in zip(values, specs, strict=True):
-        is_string = isinstance(spec, _structure.StringSpec)
+        is_string = _structure.is_string_spec(spec)
         if value is None:
             out.append(b"" if is_string else np.zeros((), spec.dtype.as_numpy_dtype))
             continue

@@ -10,6 +10,7 @@ from tpustrategy.data.dataset_ops import INFINITE, UNKNOWN, Dataset
 from tpustrategy.framework.sparse_tensor import SparseTensor
 from tpustrategy.framework.tensor import TensorSpec
 from tpustrategy.framework.tensor_shape import TensorShape
+from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor
 
 
 class RangeDataset(Dataset):
@@ -85,8 +86,8 @@ class TensorSliceDataset(Dataset):
         leaves = _structure.flatten(self._element)
         for begin, count in self._batch_bounds(batch_size, drop_remainder):
             yield _structure.pack_as(self._element, [
-                _core.data.slice_rows(leaf, begin, count) if isinstance(leaf, _core.tensor.Tensor)
-                else _structure.slice_leaf_rows(leaf, begin, count) if isinstance(leaf, SparseTensor)
+                _core._data_slice_rows(leaf, begin, count) if isinstance(leaf, _core.Tensor)
+                else _structure.slice_leaf_rows(leaf, begin, count) if isinstance(leaf, (SparseTensor, RaggedTensor))
                 else leaf[begin:begin + count].copy() for leaf in leaves])
 
     def _compute_element_spec(self):
@@ -165,7 +166,7 @@ class GeneratorDataset(Dataset):
         specs = _structure.flatten(self._signature)
         leaves = []
         for spec, leaf in zip(specs, _structure.flatten(value), strict=True):
-            dtype = _structure.string if isinstance(spec, _structure.StringSpec) else spec.dtype
+            dtype = _structure.string if _structure.is_string_spec(spec) else spec.dtype
             try:
                 converted = _structure.to_leaf(leaf, dtype)
             except (TypeError, ValueError) as e:

@@ -1,8 +1,9 @@
 """Element structure of datasets: nests, leaf conversion, specs and batching of leaves.
 
 A dataset element is a nest of tuples, namedtuples and dicts (dict keys in sorted order,
-as ``tf.nest``) whose leaves are tpustrategy Tensors or, for string data, Python ``bytes``
-(a batch of byte strings is a numpy object array). Lists are *values*, not structure:
+as ``tf.nest``) whose leaves are tpustrategy Tensors, SparseTensors, RaggedTensors or, for string data,
+Python ``bytes`` / numpy object arrays of bytes inside the pipeline — user functions and iterators see them as
+tf.string tensors (to_public). Lists are *values*, not structure:
 ``from_tensor_slices([1, 2])`` slices one tensor, as in TensorFlow.
 """
 
@@ -13,49 +14,38 @@ import numpy as np
 from tpustrategy import _core
 from tpustrategy.framework import sparse_tensor
 from tpustrategy.framework.sparse_tensor import SparseTensor, SparseTensorSpec
+from tpustrategy.framework.string_tensor import StringTensor, string
+from tpustrategy.framework.string_tensor import to_bytes as _to_bytes
 from tpustrategy.framework.tensor import Tensor, TensorSpec
 from tpustrategy.framework.tensor_shape import TensorShape, as_shape
+from tpustrategy.ops.ragged import ragged_tensor
+from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec
 
 
-class _StringDType:
-    """Stands in for ``tf.string``: our tensors have no string dtype (see data/__init__.py)."""
+class StringSpec(TensorSpec):
+    """TensorSpec(dtype=tf.string): the spec of string leaves (bytes or an object array of bytes inside a
+    pipeline, StringTensors where the user sees them)."""
 
-    name = "string"
-    is_floating = False
-    is_integer = False
-    is_bool = False
-
-    def __repr__(self):
-        return "tf.string"
-
-
-string = _StringDType()
-
-
-class StringSpec:
-    """The spec of string leaves (``bytes`` or an object array of bytes); mirrors TensorSpec(dtype=tf.string)."""
-
-    __slots__ = ("_shape", "_name")
+    __slots__ = ()
 
     def __init__(self, shape=(), name=None):
-        self._shape = as_shape(shape)
-        self._name = name
+        super().__init__(shape, string, name)
 
-    shape = property(lambda self: self._shape)
-    name = property(lambda self: self._name)
-    dtype = property(lambda self: string)
 
-    def is_compatible_with(self, other) -> bool:
-        return isinstance(other, StringSpec) and self._shape.is_compatible_with(other.shape)
+def is_string_spec(spec) -> bool:
+    return isinstance(spec, TensorSpec) and spec.dtype is string
 
-    def __eq__(self, other):
-        return isinstance(other, StringSpec) and self._shape == other._shape and self._name == other._name
 
-    def __hash__(self):
-        return hash((self._shape, self._name))
+def to_public(element):
+    """The element as the user sees it: string leaves (bytes / object arrays inside the pipeline) become
+    tf.string tensors."""
+    return map_structure(_public_leaf, element)
 
-    def __repr__(self):
-        return f"TensorSpec(shape={self._shape}, dtype=tf.string, name={self._name!r})"
+
+def _public_leaf(leaf):
+    if isinstance(leaf, bytes) or (isinstance(leaf, np.ndarray) and leaf.dtype == object):
+        return StringTensor(leaf if isinstance(leaf, np.ndarray) else np.asarray(leaf, dtype=object))
+    return leaf
 
 
 def is_namedtuple(value) -> bool:
@@ -127,29 +117,24 @@ def _is_string_array(value) -> bool:
 
 
 def _contains_strings(value) -> bool:
-    if isinstance(value, (bytes, str)):
+    if isinstance(value, (bytes, str, StringTensor)):
         return True
     if isinstance(value, list):
         return len(value) > 0 and _contains_strings(value[0])
     return _is_string_array(value)
 
 
-def _to_bytes(value) -> bytes:
-    if isinstance(value, bytes):
-        return value
-    if isinstance(value, str):
-        return value.encode()
-    if isinstance(value, np.bytes_):
-        return bytes(value)
-    raise TypeError(f"expected a string value, got {type(value).__name__}")
-
-
 def to_leaf(value, dtype=None):
     """A dataset leaf from a Python value: a Tensor, ``bytes``, or an object array of bytes."""
     if isinstance(value, Tensor) and dtype is None:
         return value
-    if isinstance(value, SparseTensor):
+    if isinstance(value, (SparseTensor, RaggedTensor)):
         return value
+    if isinstance(value, StringTensor):
+        return value._array.item() if value.ndim == 0 else value._array
+    if isinstance(value, list) and value and isinstance(value[0], StringTensor):
+        value = np.asarray([v.numpy() for v in value], dtype=object) if value[0].ndim == 0 else \
+            np.stack([v._array for v in value])
     if dtype is string or (dtype is None and _contains_strings(value)):
         array = np.asarray(value, dtype=object)
         if array.ndim == 0:
@@ -197,6 +182,8 @@ def normalize_function_output(value):
 
 
 def leaf_shape(leaf) -> tuple:
+    if isinstance(leaf, RaggedTensor):
+        return tuple(int(d) for d in ragged_tensor._bounding(leaf))
     if isinstance(leaf, SparseTensor):
         return tuple(int(d) for d in np.asarray(leaf.dense_shape))
     if isinstance(leaf, Tensor):
@@ -207,6 +194,8 @@ def leaf_shape(leaf) -> tuple:
 
 
 def spec_of_leaf(leaf):
+    if isinstance(leaf, RaggedTensor):
+        return RaggedTensorSpec(leaf.shape, leaf.dtype, leaf.ragged_rank)
     if isinstance(leaf, SparseTensor):
         # A parsed VarLenFeature has dims TF cannot know statically (its spec shows None there).
         static = getattr(leaf, "_static_shape", None)
@@ -222,7 +211,9 @@ def spec_of(element):
 
 def with_shape(spec, shape):
     """`spec` with another shape (keeps the dtype / string kind)."""
-    if isinstance(spec, StringSpec):
+    if isinstance(spec, RaggedTensorSpec):
+        return RaggedTensorSpec(shape, spec.dtype, spec.ragged_rank)
+    if is_string_spec(spec):
         return StringSpec(shape)
     if isinstance(spec, SparseTensorSpec):
         return SparseTensorSpec(shape, spec.dtype)
@@ -236,8 +227,10 @@ def relax_spec(a, b):
 
 
 def specs_compatible(a, b) -> bool:
-    if isinstance(a, StringSpec) or isinstance(b, StringSpec):
-        return isinstance(a, StringSpec) and isinstance(b, StringSpec)
+    if isinstance(a, RaggedTensorSpec) or isinstance(b, RaggedTensorSpec):
+        return a == b or (isinstance(a, RaggedTensorSpec) and a.is_compatible_with(b))
+    if is_string_spec(a) or is_string_spec(b):
+        return is_string_spec(a) and is_string_spec(b)
     if isinstance(a, SparseTensorSpec) != isinstance(b, SparseTensorSpec):
         return False
     return a.dtype == b.dtype
@@ -245,11 +238,18 @@ def specs_compatible(a, b) -> bool:
 
 def prepend_dim(spec, dim):
     shape = as_shape(spec.shape)
+    if isinstance(spec, RaggedTensorSpec):  # batching a ragged element adds a ragged dimension (TF 2.21)
+        return RaggedTensorSpec(TensorShape([dim]).concatenate(shape), spec.dtype, spec.ragged_rank + 1)
     return with_shape(spec, TensorShape([dim]).concatenate(shape))
 
 
 def drop_leading_dim(spec):
     shape = as_shape(spec.shape)
+    if isinstance(spec, RaggedTensorSpec):
+        inner = shape[1:] if shape.rank is not None else TensorShape(None)
+        if spec.ragged_rank <= 1:
+            return StringSpec(inner) if spec.dtype is string else TensorSpec(inner, spec.dtype)
+        return RaggedTensorSpec(inner, spec.dtype, spec.ragged_rank - 1)
     return with_shape(spec, shape[1:] if shape.rank is not None else TensorShape(None))
 
 
@@ -259,6 +259,8 @@ def stack_leaves(leaves: list, component: int):
     first = leaves[0]
     if isinstance(first, SparseTensor):
         return sparse_tensor.stack(leaves)
+    if isinstance(first, RaggedTensor):
+        return ragged_tensor.stack(leaves)
     if isinstance(first, Tensor):
         return _core.data.stack_batch(leaves, component)
     shapes = {leaf_shape(leaf) for leaf in leaves}
@@ -271,6 +273,8 @@ def stack_leaves(leaves: list, component: int):
 
 
 def unstack_leaf(leaf) -> list:
+    if isinstance(leaf, RaggedTensor):
+        return [to_leaf(row) for row in leaf]
     if isinstance(leaf, SparseTensor):
         return sparse_tensor.unstack(leaf)
     if isinstance(leaf, Tensor):
@@ -293,6 +297,24 @@ def to_numpy(element):
     return map_structure(lambda leaf: leaf.numpy() if isinstance(leaf, Tensor) else leaf, element)
 
 
+def ragged_stack_leaves(leaves: list, component: int):
+    """``ragged_batch``'s stacking: dense leaves of rank >= 1 become ragged rows (their lengths may differ)."""
+    first = leaves[0]
+    if isinstance(first, RaggedTensor) or leaf_shape(first) == () or isinstance(first, SparseTensor):
+        return stack_leaves(leaves, component)
+    return ragged_tensor.stack([StringTensor(leaf) if isinstance(leaf, np.ndarray) else leaf for leaf in leaves])
+
+
+def ragged_spec(spec):
+    """The spec ``ragged_batch`` gives a component before its batch dim: dense rank >= 1 becomes ragged."""
+    if isinstance(spec, (RaggedTensorSpec, SparseTensorSpec)) or spec.shape.rank in (0, None):
+        return spec
+    rank = spec.shape.rank
+    return RaggedTensorSpec(TensorShape([None] * rank), spec.dtype, rank - 1)
+
+
 def slice_leaf_rows(leaf, begin: int, count: int):
-    """Rows [begin, begin + count) of a batched sparse leaf."""
+    """Rows [begin, begin + count) of a batched sparse or ragged leaf."""
+    if isinstance(leaf, RaggedTensor):
+        return leaf[begin:begin + count]
     return sparse_tensor.slice_rows(leaf, begin, count)

@@ -42,8 +42,9 @@ class _UnaryDataset(Dataset):
 
 
 class BatchDataset(_UnaryDataset):
-    def __init__(self, input_dataset, batch_size, drop_remainder):
+    def __init__(self, input_dataset, batch_size, drop_remainder, ragged=False):
         super().__init__(input_dataset)
+        self._ragged = bool(ragged)  # ragged_batch: dense components of rank >= 1 are batched as RaggedTensors
         self._batch_size = _int_arg(batch_size, "batch_size")
         if self._batch_size <= 0:
             raise _invalid("Batch size must be greater than zero.")
@@ -51,21 +52,25 @@ class BatchDataset(_UnaryDataset):
 
     def _iterate(self):
         sliced = getattr(self._input, "_iterate_row_ranges", None)
-        if sliced is not None:  # from_tensor_slices(...).batch(n): cut row ranges, skip per-row elements
+        # from_tensor_slices(...).batch(n): cut row ranges, skip per-row elements
+        if sliced is not None and not self._ragged:
             yield from sliced(self._batch_size, self._drop_remainder)
             return
         pending = []
         for element in self._input._iterate():
             pending.append(element)
             if len(pending) == self._batch_size:
-                yield _stack_elements(pending)
+                yield _stack_elements(pending, self._ragged)
                 pending = []
         if pending and not self._drop_remainder:
-            yield _stack_elements(pending)
+            yield _stack_elements(pending, self._ragged)
 
     def _compute_element_spec(self):
         dim = self._batch_size if self._drop_remainder else None
-        return _structure.map_structure(lambda s: _structure.prepend_dim(s, dim), self._input.element_spec)
+        spec = self._input.element_spec
+        if self._ragged:
+            spec = _structure.map_structure(_structure.ragged_spec, spec)
+        return _structure.map_structure(lambda s: _structure.prepend_dim(s, dim), spec)
 
     def _compute_cardinality(self):
         n = self._input._compute_cardinality()
@@ -74,9 +79,10 @@ class BatchDataset(_UnaryDataset):
         return n // self._batch_size if self._drop_remainder else -(-n // self._batch_size)
 
 
-def _stack_elements(elements: list):
+def _stack_elements(elements: list, ragged: bool = False):
     columns = zip(*[_structure.flatten(e) for e in elements], strict=True)
-    leaves = [_structure.stack_leaves(list(column), i) for i, column in enumerate(columns)]
+    stack = _structure.ragged_stack_leaves if ragged else _structure.stack_leaves
+    leaves = [stack(list(column), i) for i, column in enumerate(columns)]
     return _structure.pack_as(elements[0], leaves)
 
 
@@ -331,7 +337,7 @@ def _dummy_element(spec, unknown_dim: int):
         if leaf_spec.shape.rank is None:
             raise ValueError("unknown rank")
         shape = [unknown_dim if d is None else d for d in leaf_spec.shape.as_list()]
-        if isinstance(leaf_spec, _structure.StringSpec):
+        if _structure.is_string_spec(leaf_spec):
             return _structure.to_leaf(np.full(shape, b"", dtype=object)) if shape else b""
         # Values are `unknown_dim` too, so output shapes that follow input values (tf.fill([x], x)) show.
         return _core.tensor.constant(np.full(shape, unknown_dim, leaf_spec.dtype.as_numpy_dtype), leaf_spec.dtype)

@@ -133,12 +133,13 @@ class Dataset:
         """Folds the elements into a state: ``state = reduce_func(state, element)``."""
         state = _structure.normalize_function_output(initial_state)
         for element in self._iterate():
-            new_state = _structure.normalize_function_output(reduce_func(state, element))
+            new_state = _structure.normalize_function_output(
+                reduce_func(_structure.to_public(state), _structure.to_public(element)))
             if not _structure.same_structure(state, new_state):
                 raise TypeError(f"The element types for the new state must match the initial state. Expected "
                                 f"{_structure.spec_of(state)}; got {_structure.spec_of(new_state)}.")
             state = new_state
-        return state
+        return _structure.to_public(state)
 
     # ---- sources ----
     @staticmethod
@@ -248,6 +249,11 @@ class Dataset:
         """Stacks consecutive elements into batches (the last may be smaller unless drop_remainder)."""
         return _nodes.BatchDataset(self, batch_size, drop_remainder)
 
+    def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=None, name=None):
+        """Batches elements whose shapes differ: dense components of rank >= 1 become RaggedTensors (rank-0
+        ones stack densely), as ``tf.data.Dataset.ragged_batch``."""
+        return _nodes.BatchDataset(self, batch_size, drop_remainder, ragged=True)
+
     def unbatch(self, name=None):
         """Splits each element into the rows of its leading dimension."""
         return _nodes.UnbatchDataset(self)
@@ -334,7 +340,7 @@ def get_single_element(dataset):
         raise _structure._invalid_argument("Dataset was empty.")
     if next(elements, _NONE) is not _NONE:
         raise _structure._invalid_argument("Dataset had more than one element.")
-    return first
+    return _structure.to_public(first)
 
 
 _NONE = object()
@@ -403,7 +409,9 @@ def replace_shard_hints(dataset, num_shards: int, index: int):
 
 
 def call_with_element(fn, element):
-    """Calls fn the way tf.data does: a plain tuple element is unpacked into arguments."""
+    """Calls fn the way tf.data does: a plain tuple element is unpacked into arguments (strings as tf.string
+    tensors)."""
+    element = _structure.to_public(element)
     if type(element) is tuple:
         return fn(*element)
     return fn(element)

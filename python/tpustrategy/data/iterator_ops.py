@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tpustrategy import _core, errors
+from tpustrategy.data import _structure
 
 
 class Optional:
@@ -48,19 +49,19 @@ class OwnedIterator:
 
     def __next__(self):
         try:
-            return next(self._elements)
+            return _structure.to_public(next(self._elements))
         except StopIteration:
             raise errors.EndOfSequence from None
 
     def get_next(self, name=None):
         try:
-            return next(self._elements)
+            return _structure.to_public(next(self._elements))
         except StopIteration:
             raise errors.OutOfRangeError(None, None, "End of sequence") from None
 
     def get_next_as_optional(self):
         try:
-            return Optional.from_value(next(self._elements))
+            return Optional.from_value(_structure.to_public(next(self._elements)))
         except StopIteration:
             return Optional()
 

@@ -19,6 +19,7 @@ import numpy as np
 from tpustrategy import _core
 from tpustrategy.data import _structure
 from tpustrategy.data.dataset_ops import UNKNOWN, Dataset
+from tpustrategy.framework.string_tensor import StringTensor
 from tpustrategy.framework.tensor import Tensor
 
 
@@ -27,12 +28,16 @@ def _filenames(filenames) -> list[str]:
         names = [_structure.to_numpy(e) for e in filenames._iterate()]
     elif isinstance(filenames, (str, bytes, os.PathLike)):
         names = [filenames]
+    elif isinstance(filenames, StringTensor):
+        names = [filenames._array.item()] if filenames.ndim == 0 else filenames._array.reshape(-1).tolist()
     elif isinstance(filenames, Tensor):
-        raise TypeError("`filenames` must be strings: tpustrategy tensors cannot hold strings")
+        raise TypeError(f"`filenames` must be a tf.string tensor, got a {filenames.dtype.name} tensor")
     else:
         names = list(filenames)
     out = []
     for name in names:
+        if isinstance(name, StringTensor) and name.ndim == 0:
+            name = name._array.item()
         if isinstance(name, bytes):
             name = name.decode()
         if not isinstance(name, (str, os.PathLike)):

@@ -231,6 +231,7 @@ class DistributedIterator:
             return _END
         for replica_id in missing:
             per_replica[replica_id] = self._dummy(replica_id)
+        per_replica = [_structure.to_public(element) for element in per_replica]  # strings: host StringTensors
         if len(per_replica) == 1:
             return per_replica[0]
         if not _structure.is_structure(per_replica[0]):
@@ -252,7 +253,7 @@ def _zeros_like_spec(spec):
     dims = [0 if d is None else d for d in shape.as_list()]
     if dims:
         dims[0] = 0
-    if isinstance(spec, _structure.StringSpec):
+    if _structure.is_string_spec(spec):
         return np.empty(dims, dtype=object)
     return _core.tensor.constant(np.zeros(dims, dtype=spec.dtype.as_numpy_dtype), spec.dtype)
 

@@ -22,6 +22,7 @@ from tpustrategy.data.options import AutoShardPolicy
 from tpustrategy.framework import device_scope
 from tpustrategy.framework.sparse_tensor import SparseTensor
 from tpustrategy.framework.tensor import Tensor
+from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor
 
 
 class InputWorkers:
@@ -132,16 +133,23 @@ def place(element, device):
     if device is None:
         return element
     name = device.name
-    leaves = [_core.tensor.copy_to_device(leaf, name) if isinstance(leaf, Tensor) else
-              _place_sparse(leaf, name) if isinstance(leaf, SparseTensor) else leaf
+    leaves = [_core._copy_to_device(leaf, name) if isinstance(leaf, Tensor) else
+              _place_sparse(leaf, name) if isinstance(leaf, SparseTensor) else
+              _place_ragged(leaf, device) if isinstance(leaf, RaggedTensor) else leaf
               for leaf in _structure.flatten(element)]
     return _structure.pack_as(element, leaves)
 
 
+def _place_ragged(rt, device):
+    """`rt` with its flat values on `device` (strings and the row partition stay on the host, as in TF)."""
+    if device is None or not isinstance(rt.flat_values, Tensor):
+        return rt
+    return rt.with_flat_values(_core._copy_to_device(rt.flat_values, device.name))
+
+
 def _place_sparse(sp, name: str):
-    values = sp.values if not isinstance(sp.values, Tensor) else _core.tensor.copy_to_device(sp.values, name)
-    copy = _core.tensor.copy_to_device
-    return SparseTensor(copy(sp.indices, name), values, copy(sp.dense_shape, name))
+    values = sp._values if not isinstance(sp._values, Tensor) else _core._copy_to_device(sp._values, name)
+    return SparseTensor(_core._copy_to_device(sp.indices, name), values, _core._copy_to_device(sp.dense_shape, name))
 
 
 class StreamPipeline:
@@ -265,6 +273,9 @@ def _per_replica_elements(structure, columns: list, count: int) -> list:
 
 
 def _split_leaf(leaf, begins, counts, devices) -> list:
+    if isinstance(leaf, RaggedTensor):  # rows of a ragged batch; values placed on each replica's device
+        return [_place_ragged(_structure.slice_leaf_rows(leaf, b, c), d)
+                for b, c, d in zip(begins, counts, devices, strict=True)]
     if isinstance(leaf, SparseTensor):  # rows of a sparse batch, placed on each replica's device
         return [place(_structure.slice_leaf_rows(leaf, b, c), d) for b, c, d in zip(begins, counts, devices,
                                                                                        strict=True)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from tpustrategy import _core
+from tpustrategy.framework import string_tensor
 
 
 def constant(value, dtype=None, shape=None, name=None):
@@ -21,7 +22,9 @@ def constant(value, dtype=None, shape=None, name=None):
       TypeError: `value` has an unsupported type, or cannot be represented in `dtype`.
       ValueError: `value` cannot take `shape`.
     """
-    tensor = _core.tensor.constant(value, dtype)
+    if string_tensor.is_string_dtype(dtype) or (dtype is None and string_tensor.is_string_value(value)):
+        return _string_constant(value, dtype, shape)
+    tensor = _core.constant(value, dtype)
     if shape is None:
         return tensor
     shape = tuple(int(d) for d in shape)
@@ -37,13 +40,41 @@ def constant(value, dtype=None, shape=None, name=None):
                     f"{array.size} elements) cannot take shape {list(shape)} ({count} elements)")
 
 
+def _string_constant(value, dtype, shape):
+    """A tf.string tensor; a numeric value with dtype=tf.string is TF's TypeError."""
+    if dtype is not None and not string_tensor.is_string_value(value):
+        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype string")
+    if dtype is None and not string_tensor.is_string_dtype(dtype) and isinstance(value, (list, tuple)):
+        kinds = {type(v) for v in np.asarray(value, dtype=object).reshape(-1)}
+        if not kinds <= {bytes, str, np.bytes_, np.str_}:
+            raise TypeError(f"Failed to convert elements of {value!r} to Tensor: mixed string and non-string values")
+    tensor = string_tensor.StringTensor(value)
+    if shape is None:
+        return tensor
+    shape = tuple(int(d) for d in shape)
+    array = tensor._array
+    count = int(np.prod(shape, dtype=np.int64))
+    if array.size == count:
+        return string_tensor.StringTensor(array.reshape(shape))
+    if array.size == 1:
+        return string_tensor.StringTensor(np.broadcast_to(array.reshape(()), shape).copy())
+    raise TypeError(f"Eager execution of tf.constant with unsupported shape. Tensor {value!r} (converted from "
+                    f"{array.size} elements) cannot take shape {list(shape)} ({count} elements)")
+
+
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     """Converts `value` to a Tensor without copying a Tensor (mirrors ``tf.convert_to_tensor``).
 
     ``dtype_hint`` is used when `value` has no dtype of its own (Python values).
     """
-    if dtype is None and dtype_hint is not None and not isinstance(value,
-                                                                   (_core.tensor.Tensor, np.ndarray, np.generic)):
+    if isinstance(value, string_tensor.StringTensor):
+        if dtype is None or string_tensor.is_string_dtype(dtype):
+            return value
+        raise ValueError(f"Tensor conversion requested dtype {_core.DType(dtype).name} for Tensor with dtype "
+                         f"string: {value!r}")
+    if string_tensor.is_string_dtype(dtype) or (dtype is None and string_tensor.is_string_value(value)):
+        return _string_constant(value, dtype, None)
+    if dtype is None and dtype_hint is not None and not isinstance(value, (_core.Tensor, np.ndarray, np.generic)):
         try:
             return _core.tensor.convert_to_tensor(value, dtype_hint)
         except (TypeError, ValueError):

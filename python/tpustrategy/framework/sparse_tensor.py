@@ -1,12 +1,13 @@
 """``tf.SparseTensor`` as far as input pipelines produce it (``VarLenFeature``): indices, values and
-dense_shape, converted with ``tf.sparse.to_dense``. String values stay a numpy object array of bytes
-(Tensor has no string dtype)."""
+dense_shape, converted with ``tf.sparse.to_dense``. String values are kept as a numpy object array of bytes
+and shown as a tf.string tensor (``values``, ``to_dense``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from tpustrategy import _core
+from tpustrategy.framework.string_tensor import StringTensor, string
 from tpustrategy.framework.tensor import Tensor
 from tpustrategy.framework.tensor_shape import TensorShape
 
@@ -24,6 +25,8 @@ class SparseTensor:
     def __init__(self, indices, values, dense_shape):
         self._indices = _as_int64_tensor(indices, "indices")
         self._dense_shape = _as_int64_tensor(dense_shape, "dense_shape")
+        if isinstance(values, StringTensor):
+            values = values._array
         if isinstance(values, (Tensor, np.ndarray)) and (not isinstance(values, np.ndarray) or values.dtype == object):
             self._values = values
         else:
@@ -37,12 +40,13 @@ class SparseTensor:
             raise ValueError(f"SparseTensor has {shape[0]} indices but {len(np.asarray(self._values))} values")
 
     indices = property(lambda self: self._indices)
-    values = property(lambda self: self._values)
+    values = property(lambda self: StringTensor(self._values) if isinstance(self._values, np.ndarray) else
+                      self._values)
     dense_shape = property(lambda self: self._dense_shape)
 
     @property
     def dtype(self):
-        return self._values.dtype if isinstance(self._values, Tensor) else "string"
+        return self._values.dtype if isinstance(self._values, Tensor) else string
 
     @property
     def shape(self) -> TensorShape:
@@ -65,7 +69,7 @@ def to_dense(sp_input, default_value=None, validate_indices=True, name=None):
         raise TypeError(f"Input must be a SparseTensor, got {type(sp_input).__name__}")
     shape = tuple(np.asarray(sp_input.dense_shape).tolist())
     indices = np.asarray(sp_input.indices)
-    values = sp_input.values
+    values = sp_input._values
     is_string = not isinstance(values, Tensor)
     array_values = values if is_string else values.numpy()
     if default_value is None:
@@ -79,7 +83,7 @@ def to_dense(sp_input, default_value=None, validate_indices=True, name=None):
                                        f"dense_shape={list(shape)}")
     if len(indices):
         out[tuple(indices.T)] = array_values
-    return out if is_string else _core.tensor.constant(out, values.dtype)
+    return StringTensor(out) if is_string else _core.constant(out, values.dtype)
 
 
 class SparseTensorSpec:
@@ -89,7 +93,8 @@ class SparseTensorSpec:
 
     def __init__(self, shape=None, dtype="float32"):
         self._shape = TensorShape(shape)
-        self._dtype = dtype if dtype == "string" or not isinstance(dtype, str) else _core.tensor.DType(dtype)
+        self._dtype = string if dtype == "string" or dtype is string else (
+            dtype if not isinstance(dtype, str) else _core.DType(dtype))
 
     shape = property(lambda self: self._shape)
     dtype = property(lambda self: self._dtype)
@@ -110,12 +115,12 @@ class SparseTensorSpec:
         return hash((self._shape, str(self._dtype)))
 
     def __repr__(self):
-        dtype = "tf.string" if str(self._dtype) in ("string", "tf.string") else repr(self._dtype)
+        dtype = "tf.string" if self._dtype is string else repr(self._dtype)
         return f"SparseTensorSpec({self._shape!r}, {dtype})"
 
 
 def _parts(sp: SparseTensor):
-    values = sp.values
+    values = sp._values
     is_string = not isinstance(values, Tensor)
     return np.asarray(sp.indices), (np.asarray(values, dtype=object) if is_string else values.numpy()), \
         np.asarray(sp.dense_shape).astype(np.int64), is_string, None if is_string else values.dtype

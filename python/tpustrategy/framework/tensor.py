@@ -7,6 +7,7 @@ Adds what TF's EagerTensor has in Python: ``shape`` as a TensorShape,
 from __future__ import annotations
 
 from tpustrategy import _core
+from tpustrategy.framework.string_tensor import StringTensor, is_string_dtype, string
 from tpustrategy.framework.tensor_shape import TensorShape, as_shape
 
 Tensor = _core.tensor.Tensor
@@ -41,6 +42,7 @@ Tensor.shape = property(_shape, doc="The shape of this tensor, a TensorShape.")
 Tensor.get_shape = _shape
 Tensor.ref = lambda self: Reference(self)
 Tensor.experimental_ref = Tensor.ref
+StringTensor.ref = StringTensor.experimental_ref = Tensor.ref  # tf.string tensors are referenced alike
 # Where the buffer lives: an eager tensor's own device, as in TF.
 Tensor.backing_device = property(lambda self: self.device, doc="The device of this tensor's buffer.")
 Tensor.__array_priority__ = 100
@@ -54,7 +56,7 @@ class TensorSpec:
 
     def __init__(self, shape, dtype=_core.tensor.float32, name=None):
         self._shape = as_shape(shape)
-        self._dtype = _core.tensor.DType(dtype)
+        self._dtype = string if is_string_dtype(dtype) else _core.DType(dtype)
         self._name = name
 
     @classmethod
@@ -76,7 +78,7 @@ class TensorSpec:
     def is_compatible_with(self, other) -> bool:
         if isinstance(other, TensorSpec):
             return self._dtype == other.dtype and self._shape.is_compatible_with(other.shape)
-        if isinstance(other, Tensor):
+        if isinstance(other, Tensor) or getattr(other, "_is_string_tensor", False):
             return self._dtype == other.dtype and self._shape.is_compatible_with(other.shape)
         return False
 
@@ -98,5 +100,5 @@ class TensorSpec:
 def is_tensor(x) -> bool:
     """``tf.is_tensor``: True for tensors, variables (distributed ones too) and composite tensors (SparseTensor,
     IndexedSlices, RaggedTensor); False for numpy arrays, Python values and PerReplica/Mirrored values."""
-    return isinstance(x, Tensor) or getattr(x, "_is_variable", False) or \
+    return isinstance(x, Tensor) or getattr(x, "_is_string_tensor", False) or getattr(x, "_is_variable", False) or \
         (hasattr(x, "_composite_components") and not isinstance(x, type))

@@ -1,8 +1,8 @@
 """``tf.io.FixedLenFeature`` / ``VarLenFeature`` and ``parse_example`` / ``parse_single_example``.
 
 Parsing runs in C++ (cpp/tpustrategy/data/example_parse.*) over the whole batch with the GIL
-released. float32 and int64 features come back as Tensors; ``tf.string`` features as numpy object
-arrays of ``bytes`` (Tensor has no string dtype, as for the TFRecord readers). A VarLenFeature is a
+released. float32 and int64 features come back as Tensors, ``tf.string`` features as tf.string tensors
+(framework/string_tensor.py); the input may be a string tensor, bytes or a list of them. A VarLenFeature is a
 ``tf.SparseTensor`` (indices ``[N, 2]`` for a batch, ``[N, 1]`` for one example).
 """
 
@@ -15,6 +15,7 @@ import numpy as np
 from tpustrategy import _core, errors
 from tpustrategy.data import _structure
 from tpustrategy.framework.sparse_tensor import SparseTensor
+from tpustrategy.framework.string_tensor import StringTensor
 from tpustrategy.framework.tensor import Tensor
 from tpustrategy.framework.tensor_shape import TensorShape
 
@@ -55,13 +56,19 @@ class FixedLenSequenceFeature(collections.namedtuple("FixedLenSequenceFeature",
         return super().__new__(cls, shape, dtype, allow_missing, default_value)
 
 
+def known_dims(key, shape) -> list[int]:
+    """The dims of a feature's shape; ValueError naming the key when one is unknown (as TF)."""
+    shape = TensorShape(shape)
+    if shape.rank is None or not shape.is_fully_defined():
+        raise ValueError(f"All dimensions of shape for feature {key} need to be known but received {shape}.")
+    return [int(d) for d in shape.as_list()]
+
+
 def _config(key, feature):
     if isinstance(feature, FixedLenSequenceFeature):
         if not feature.allow_missing:
             raise ValueError("Unsupported: FixedLenSequenceFeature requires allow_missing to be True.")
-        shape = TensorShape(feature.shape)
-        if shape.rank is None or not shape.is_fully_defined():
-            raise ValueError(f"All dimensions of shape for feature {key} need to be known but received {shape}.")
+        known_dims(key, feature.shape)
         return (key, _kind_of(feature.dtype), True, [], None)
     if isinstance(feature, VarLenFeature):
         return (key, _kind_of(feature.dtype), True, [], None)
@@ -69,10 +76,7 @@ def _config(key, feature):
         raise ValueError(f"Unsupported feature type for {key!r}: {type(feature).__name__} (FixedLenFeature and "
                          f"VarLenFeature are supported).")
     kind = _kind_of(feature.dtype)
-    shape = TensorShape(feature.shape)
-    if shape.rank is None or not shape.is_fully_defined():
-        raise ValueError(f"All dimensions of shape for feature {key} need to be known but received {shape}.")
-    dims = [int(d) for d in shape.as_list()]
+    dims = known_dims(key, feature.shape)
     default = None
     if feature.default_value is not None:
         value = feature.default_value
@@ -90,10 +94,12 @@ def _config(key, feature):
     return (key, kind, False, dims, default)
 
 
-def _serialized_list(serialized):
+def serialized_list(serialized):
     if isinstance(serialized, (bytes, str)):
         raise ValueError("`serialized` must be a vector of serialized Examples for parse_example; use "
                          "parse_single_example for one.")
+    if isinstance(serialized, StringTensor):
+        serialized = serialized._array
     if isinstance(serialized, np.ndarray):
         if serialized.ndim != 1:
             raise ValueError(f"Input serialized must be a vector, got shape {list(serialized.shape)}")
@@ -101,7 +107,7 @@ def _serialized_list(serialized):
     return [s.encode() if isinstance(s, str) else bytes(s) if isinstance(s, np.bytes_) else s for s in serialized]
 
 
-def _parse(serialized: list, features: dict, batched: bool):
+def parse_features(serialized: list, features: dict, batched: bool):
     if not isinstance(features, dict) or not features:
         raise ValueError("Invalid `features`: a non-empty dict of FixedLenFeature / VarLenFeature is required.")
     keys = sorted(features)
@@ -129,7 +135,7 @@ def _parse(serialized: list, features: dict, batched: bool):
             continue
         shape = ([n] if batched else []) + [int(d) for d in TensorShape(feature.shape).as_list()]
         values = values.reshape(shape)
-        out[key] = values if is_string else _core.tensor.constant(values)
+        out[key] = StringTensor(values) if is_string else _core.constant(values)
     return out
 
 
@@ -151,7 +157,7 @@ def _dense_sequences(key, feature, values, lengths, batched: bool):
     items = lengths // stride
     if not batched:
         array = values.reshape([int(items[0]), *item_shape])
-        return array if is_string else _core.tensor.constant(array)
+        return StringTensor(array) if is_string else _core.constant(array)
     width = int(items.max()) if len(items) else 0
     default = feature.default_value
     if default is None:
@@ -161,20 +167,27 @@ def _dense_sequences(key, feature, values, lengths, batched: bool):
     for row, (start, length) in enumerate(zip(starts.tolist(), lengths.tolist(), strict=True)):
         out[row, :length] = values[start:start + length]
     out = out.reshape([len(items), width, *item_shape])
-    return out if is_string else _core.tensor.constant(out)
+    return StringTensor(out) if is_string else _core.constant(out)
 
 
 def parse_example(serialized, features, example_names=None, name=None):
     """Parses a vector of serialized Examples into a dict of batched features (``tf.io.parse_example``)."""
-    return _parse(_serialized_list(serialized), features, batched=True)
+    return parse_features(serialized_list(serialized), features, batched=True)
 
 
 def parse_single_example(serialized, features, example_names=None, name=None):
     """Parses one serialized Example (``tf.io.parse_single_example``)."""
+    return parse_features([single_serialized(serialized)], features, batched=False)
+
+
+def single_serialized(serialized) -> bytes:
+    """A scalar serialized proto (bytes, str, a scalar string tensor or array) as bytes; ValueError otherwise."""
+    if isinstance(serialized, StringTensor):
+        serialized = serialized._array
     if isinstance(serialized, np.ndarray) and serialized.ndim == 0:
         serialized = serialized.item()
     if isinstance(serialized, str):
         serialized = serialized.encode()
     if not isinstance(serialized, bytes):
         raise ValueError(f"Input serialized must be a scalar (bytes), got {type(serialized).__name__}")
-    return _parse([serialized], features, batched=False)
+    return serialized

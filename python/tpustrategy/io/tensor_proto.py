@@ -3,8 +3,8 @@
 Written as TF 2.21's eager serialize_tensor writes it (dtype = 1, tensor_shape = 2 with one dim {size = 1} per
 axis, the raw little-endian buffer in tensor_content = 4; byte strings in string_val = 8), so the bytes equal
 TF's; parsing also reads the typed repeated fields (float_val 5, double_val 6, int_val 7, int64_val 10, bool_val
-11, half_val 13), a single value filling the shape, as TF does. Strings are Python bytes here (a string tensor
-is a numpy object array of bytes; Tensor has no string dtype).
+11, half_val 13), a single value filling the shape, as TF does. serialize_tensor returns a scalar tf.string
+tensor; parse_tensor of tf.string gives a tf.string tensor.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import numpy as np
 
 from tpustrategy import _core, errors
 from tpustrategy.data import _structure
+from tpustrategy.framework.string_tensor import StringTensor
 
 # TF DataType enum values.
 _ENUM = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6, "string": 7, "int64": 9,
@@ -71,7 +72,9 @@ def _fields(data: bytes):
 
 
 def _as_array(tensor) -> tuple[np.ndarray, str]:
-    if isinstance(tensor, _core.tensor.Tensor):
+    if isinstance(tensor, StringTensor):
+        return tensor._array, "string"
+    if isinstance(tensor, _core.Tensor):
         return np.asarray(tensor.numpy()), tensor.dtype.name
     if isinstance(tensor, (bytes, str)) or (isinstance(tensor, np.ndarray) and tensor.dtype == object):
         array = np.asarray(tensor, dtype=object)
@@ -80,8 +83,12 @@ def _as_array(tensor) -> tuple[np.ndarray, str]:
     return np.asarray(t.numpy()), t.dtype.name
 
 
-def serialize_tensor(tensor, name=None) -> bytes:
-    """The TensorProto bytes of `tensor` (a scalar tf.string value: Python bytes here)."""
+def serialize_tensor(tensor, name=None) -> StringTensor:
+    """The TensorProto bytes of `tensor`, as a scalar tf.string tensor."""
+    return StringTensor(np.asarray(_serialize(tensor), dtype=object))
+
+
+def _serialize(tensor) -> bytes:
     array, dtype = _as_array(tensor)
     # Protobuf omits default values: a size-0 dim is an empty Dim, an empty buffer no tensor_content.
     shape = b"".join(_field(2, _varint(0x08) + _varint(d) if d else b"") for d in array.shape)
@@ -106,6 +113,8 @@ def _packed(wire: int, value, fmt: str) -> list:
 
 def parse_tensor(serialized, out_type, name=None):
     """The tensor a TensorProto encodes; its dtype must be `out_type` (InvalidArgumentError otherwise)."""
+    if isinstance(serialized, StringTensor):
+        serialized = serialized._array
     if isinstance(serialized, np.ndarray) and serialized.ndim == 0:
         serialized = serialized.item()
     if isinstance(serialized, str):
@@ -140,11 +149,9 @@ def parse_tensor(serialized, out_type, name=None):
     if want == "string":
         array = np.empty(size, dtype=object)
         array[:] = (values * size)[:size] if len(values) == 1 else values
-        array = array.reshape(shape)
-        return array.item() if not shape else array
-    want_dtype = _core.tensor.DType(want)
-    np_dtype = np.dtype(want_dtype.as_numpy_dtype) if hasattr(want_dtype, "as_numpy_dtype") else None
-    np_dtype = np_dtype or np.asarray(_core.tensor.constant(0, want).numpy()).dtype
+        return StringTensor(array.reshape(shape))
+    np_dtype = np.dtype(_core.DType(want).as_numpy_dtype) if hasattr(_core.DType(want), "as_numpy_dtype") else None
+    np_dtype = np_dtype or np.asarray(_core.constant(0, want).numpy()).dtype
     if content is not None:
         array = np.frombuffer(content, np_dtype.newbyteorder("<")).astype(np_dtype)
     elif want in ("int64", "uint64", "int32", "int16", "int8", "uint8", "uint16", "uint32"):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from types import ModuleType as _ModuleType
 
+from tpustrategy.ops import string_dispatch as _string_dispatch
 from tpustrategy.ops.array_ops import (  # noqa: F401  (re-exported through __all__ below)
     broadcast_to,
     concat,
@@ -90,6 +91,11 @@ from tpustrategy.ops.math_ops import (  # noqa: F401
     tanh,
     truediv,
 )
+
+# tf.string tensors take a host (numpy) path through the layout ops TF also defines for strings.
+for _name in _string_dispatch.NAMES:
+    if _name in globals():
+        globals()[_name] = _string_dispatch.wrap(_name, globals()[_name])
 
 # Everything imported above, except the implementation modules (importing them binds their names here).
 __all__ = sorted(name for name, value in globals().items()

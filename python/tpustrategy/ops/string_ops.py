@@ -1,9 +1,9 @@
 """``tf.strings`` and the string parsers of ``tf.io`` (decode_raw, decode_csv), numpy-backed.
 
-Tensor has no string dtype: a string scalar is Python ``bytes`` and a string tensor a numpy object array of
-``bytes``, the representation datasets, TFRecord readers and parse_example already use. Numeric results are
-Tensors. Values, shapes and error types follow TF 2.21 (checked against it); ``split`` of a rank >= 1 input
-would be a RaggedTensor in TF, which is not built, so it raises NotImplementedError.
+Inputs are tf.string tensors (framework/string_tensor.py) or anything tf.constant turns into one (bytes, str,
+lists, object arrays); string results are tf.string tensors, numeric results Tensors. Values, shapes and error
+types follow TF 2.21 (checked against it); ``split`` / ``bytes_split`` of a rank >= 1 input give a
+RaggedTensor, as in TF.
 """
 
 from __future__ import annotations
@@ -12,33 +12,19 @@ import numpy as np
 
 from tpustrategy import _core, errors
 from tpustrategy.data import _structure
+from tpustrategy.framework.string_tensor import StringTensor, to_bytes_array
+from tpustrategy.framework.string_tensor import to_bytes as _bytes
 from tpustrategy.framework.tensor import Tensor
 
 
-def _bytes(value) -> bytes:
-    if isinstance(value, bytes):
-        return value
-    if isinstance(value, str):
-        return value.encode()
-    if isinstance(value, np.bytes_):
-        return bytes(value)
-    raise TypeError(f"expected a string (bytes or str), got {type(value).__name__}: {value!r}")
-
-
 def _strings(value) -> np.ndarray:
-    """Any string input (bytes, str, nested lists, object arrays) as an object array of bytes."""
-    if isinstance(value, Tensor):
-        raise TypeError(f"expected a string tensor, got a {value.dtype.name} tensor")
-    array = np.asarray(value, dtype=object)
-    out = np.empty(array.shape, dtype=object)
-    for index in np.ndindex(array.shape):
-        out[index] = _bytes(array[index])
-    return out
+    """Any string input (StringTensor, bytes, str, nested lists, object arrays) as an object array of bytes."""
+    return to_bytes_array(value)
 
 
-def _out(array: np.ndarray):
-    """A string result: bytes for a scalar, an object array otherwise."""
-    return array.item() if array.ndim == 0 else array
+def _out(array: np.ndarray) -> StringTensor:
+    """A string result: a tf.string tensor."""
+    return StringTensor(array)
 
 
 def _invalid(message: str):
@@ -70,7 +56,7 @@ def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
     array = _strings(inputs)
     sep = _bytes(separator)
     if axis is None:
-        return sep.join(array.ravel().tolist())
+        return StringTensor(np.asarray(sep.join(array.ravel().tolist()), dtype=object))
     joined = np.apply_along_axis(lambda row: sep.join(row.tolist()), int(axis), array) if array.size else \
         np.empty(np.delete(array.shape, axis), dtype=object)
     joined = np.asarray(joined, dtype=object)
@@ -113,28 +99,43 @@ def to_number(string_tensor, out_type="float32", name=None):
 
 
 def bytes_split(input, name=None):  # noqa: A002 - TF's argument name
-    """The bytes of a scalar string as a 1-D string tensor (a rank >= 1 input needs RaggedTensor)."""
+    """The bytes of each string: a 1-D string tensor for a scalar, a RaggedTensor for rank >= 1 (tf's)."""
     array = _strings(input)
-    if array.ndim:
-        raise NotImplementedError("tf.strings.bytes_split of a rank >= 1 input returns a RaggedTensor, which "
-                                  "tpustrategy does not build; split each scalar")
-    out = np.empty(len_(array.item()), dtype=object)
-    out[:] = [bytes([b]) for b in array.item()]
-    return out
+    return _split_each(array, lambda text: [bytes([b]) for b in text])
 
 
 def split(input, sep=None, maxsplit=-1, name=None):  # noqa: A002 - TF's argument name
-    """A scalar string split on `sep` (runs of whitespace when None, dropping empty pieces) into a 1-D tensor."""
+    """Splits on `sep` (runs of whitespace when None, dropping empty pieces): a 1-D string tensor for a scalar
+    input, a RaggedTensor (one ragged dimension more) for rank >= 1, as TF."""
     array = _strings(input)
-    if array.ndim:
-        raise NotImplementedError("tf.strings.split of a rank >= 1 input returns a RaggedTensor, which tpustrategy "
-                                  "does not build; split each scalar")
-    text = array.item()
-    pieces = text.split(None if sep is None else _bytes(sep), -1 if maxsplit is None else maxsplit) \
-        if sep is not None or text.strip() else []
-    out = np.empty(len_(pieces), dtype=object)
-    out[:] = pieces
-    return out
+    if sep is not None and _bytes(sep) == b"":
+        raise _invalid("Separator must not be empty: use tf.strings.bytes_split")
+    limit = -1 if maxsplit is None else int(maxsplit)
+
+    def pieces(text: bytes) -> list:
+        if sep is None:
+            return text.split(None, limit) if text.strip() else []
+        return text.split(_bytes(sep), limit)
+
+    return _split_each(array, pieces)
+
+
+def _split_each(array: np.ndarray, pieces_of):
+    from tpustrategy.ops.ragged import ragged_tensor
+
+    if array.ndim == 0:
+        pieces = pieces_of(array.item())
+        out = np.empty(len_(pieces), dtype=object)
+        out[:] = pieces
+        return StringTensor(out)
+    rows = [pieces_of(text) for text in array.reshape(-1)]
+    flat = np.empty(sum(len_(r) for r in rows), dtype=object)
+    flat[:] = [p for r in rows for p in r]
+    splits = np.cumsum([0] + [len_(r) for r in rows], dtype=np.int64)
+    result = ragged_tensor.RaggedTensor.from_row_splits(StringTensor(flat), splits, validate=False)
+    for dim in reversed(array.shape[1:]):  # a rank-k input: the outer dims stay uniform (as row splits)
+        result = ragged_tensor.RaggedTensor.from_uniform_row_length(result, dim)
+    return result
 
 
 def upper(input, encoding="", name=None):  # noqa: A002
@@ -260,4 +261,4 @@ def _split_record(record: bytes, delim: bytes, quotes: bool) -> list:
     return fields
 
 
-string = _structure.string
+string = _structure.string  # tf.string

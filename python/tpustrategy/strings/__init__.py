@@ -1,4 +1,4 @@
-"""``tf.strings`` (numpy-backed; see ops/string_ops.py for the string representation)."""
+"""``tf.strings``: host ops over tf.string tensors (ops/string_ops.py)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,1 @@
+"""Ragged tensors (``tf.RaggedTensor``) and the ``tf.ragged`` namespace."""

@@ -1,0 +1,525 @@
+"""``tf.RaggedTensor``: rows of different lengths, as pipelines (strings.split, ragged_batch) produce them.
+
+A RaggedTensor is ``values`` (a Tensor, a tf.string tensor or another RaggedTensor) cut into rows by
+``row_splits`` (int64, starting at 0, non-decreasing, ending at the number of value rows), TF's encoding.
+The row partition is host data (numpy); the values keep their own device. ``ragged_rank`` counts the ragged
+dimensions; a dimension made with ``from_uniform_row_length`` reports its size in ``shape`` as TF does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tpustrategy import _core, errors
+from tpustrategy.framework.string_tensor import StringTensor, is_string_dtype, string
+from tpustrategy.framework.tensor_shape import TensorShape, as_shape
+
+_Tensor = _core.Tensor
+
+
+def _invalid(message: str):
+    return errors.InvalidArgumentError(None, None, message)
+
+
+def _as_values(values):
+    if isinstance(values, (RaggedTensor, _Tensor, StringTensor)):
+        return values
+    from tpustrategy.framework.constant import convert_to_tensor
+
+    return convert_to_tensor(values)
+
+
+def _ints(value, what: str) -> np.ndarray:
+    array = np.asarray(value.numpy() if isinstance(value, _Tensor) else value)
+    if array.dtype.kind not in "iu" and array.size:
+        raise TypeError(f"{what} must be an integer tensor, got {array.dtype}")
+    return array.astype(np.int64)
+
+
+def _nrows(values) -> int:
+    return values.nrows_int() if isinstance(values, RaggedTensor) else (
+        int(values._shape_tuple[0]) if values._shape_tuple else 0)
+
+
+class RaggedTensor:
+    """See the module docstring. Build with the ``from_*`` factories or ``tf.ragged.constant``."""
+
+    __slots__ = ("_values", "_row_splits", "_uniform_row_length")
+
+    def __init__(self, values, row_splits, uniform_row_length=None, internal=False):
+        if not internal:
+            raise ValueError("RaggedTensor constructor is private; please use one of the factory methods "
+                             "instead (e.g., RaggedTensor.from_row_lengths())")
+        self._values = values
+        self._row_splits = row_splits  # np.int64, read-only
+        self._uniform_row_length = uniform_row_length
+
+    # ---- factories ----
+    @classmethod
+    def from_row_splits(cls, values, row_splits, name=None, validate=True):
+        values = _as_values(values)
+        splits = _ints(row_splits, "row_splits")
+        if validate:
+            if splits.ndim != 1 or splits.size == 0:
+                raise ValueError(f"row_splits must be a non-empty 1-D tensor, got shape {list(splits.shape)}")
+            if splits[0] != 0:
+                raise _invalid(f"Arguments to from_row_splits do not form a valid RaggedTensor: row_splits[0] is "
+                               f"{int(splits[0])}, expected 0")
+            if np.any(np.diff(splits) < 0):
+                raise _invalid("Arguments to from_row_splits do not form a valid RaggedTensor: row_splits is not "
+                               "monotonically non-decreasing")
+            if splits[-1] != _nrows(values):
+                raise _invalid(f"Arguments to from_row_splits do not form a valid RaggedTensor: row_splits[-1] = "
+                               f"{int(splits[-1])} does not match the number of values ({_nrows(values)})")
+        splits = splits.copy()
+        splits.flags.writeable = False
+        return cls(values, splits, internal=True)
+
+    @classmethod
+    def from_row_lengths(cls, values, row_lengths, name=None, validate=True):
+        lengths = _ints(row_lengths, "row_lengths")
+        if validate and (lengths.ndim != 1 or np.any(lengths < 0)):
+            raise _invalid(f"Arguments to from_row_lengths do not form a valid RaggedTensor: row_lengths must be "
+                           f"1-D and non-negative, got {lengths.tolist()}")
+        return cls.from_row_splits(values, np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
+                                   validate=validate)
+
+    @classmethod
+    def from_value_rowids(cls, values, value_rowids, nrows=None, name=None, validate=True):
+        rowids = _ints(value_rowids, "value_rowids")
+        count = int(rowids[-1]) + 1 if nrows is None and rowids.size else int(
+            np.asarray(nrows.numpy() if isinstance(nrows, _Tensor) else (nrows or 0)))
+        if validate and (rowids.ndim != 1 or np.any(np.diff(rowids) < 0) or np.any(rowids < 0) or
+                         (rowids.size and rowids[-1] >= count)):
+            raise _invalid(f"Arguments to from_value_rowids do not form a valid RaggedTensor: value_rowids must be "
+                           f"sorted, non-negative and < nrows ({count}), got {rowids.tolist()}")
+        lengths = np.bincount(rowids, minlength=count) if rowids.size else np.zeros(count, np.int64)
+        return cls.from_row_lengths(values, lengths, validate=validate)
+
+    @classmethod
+    def from_uniform_row_length(cls, values, uniform_row_length, nrows=None, validate=True, name=None):
+        values = _as_values(values)
+        width = int(uniform_row_length)
+        total = _nrows(values)
+        if width < 0 or (width and total % width) or (width == 0 and nrows is None and total):
+            raise _invalid(f"uniform_row_length {width} does not divide the number of values ({total})")
+        rows = int(nrows) if nrows is not None else (total // width if width else 0)
+        ragged = cls.from_row_splits(values, np.arange(rows + 1, dtype=np.int64) * width, validate=validate)
+        ragged._uniform_row_length = width
+        return ragged
+
+    @classmethod
+    def from_nested_row_splits(cls, flat_values, nested_row_splits, name=None, validate=True):
+        result = flat_values
+        for splits in reversed(list(nested_row_splits)):
+            result = cls.from_row_splits(result, splits, validate=validate)
+        return result
+
+    @classmethod
+    def from_nested_row_lengths(cls, flat_values, nested_row_lengths, name=None, validate=True):
+        result = flat_values
+        for lengths in reversed(list(nested_row_lengths)):
+            result = cls.from_row_lengths(result, lengths, validate=validate)
+        return result
+
+    @classmethod
+    def from_tensor(cls, tensor, lengths=None, padding=None, ragged_rank=1, name=None, row_splits_dtype=None):
+        """Rows of a dense tensor; `lengths` (per row) or `padding` (a value trimmed from row ends) cut them."""
+        array = np.asarray(tensor.numpy() if hasattr(tensor, "numpy") else tensor, dtype=None)
+        strings = isinstance(tensor, StringTensor) or array.dtype == object
+        dtype = string if strings else (tensor.dtype if isinstance(tensor, _Tensor) else None)
+        if array.ndim < ragged_rank + 1:
+            raise ValueError(f"ragged_rank={ragged_rank} needs a tensor of rank > {ragged_rank}, got rank "
+                             f"{array.ndim}")
+        if lengths is not None:
+            row_lengths = _ints(lengths, "lengths")
+        elif padding is not None:
+            pad = np.asarray(padding.numpy() if hasattr(padding, "numpy") else padding)
+            row_lengths = np.array([_trimmed_length(row, pad) for row in array], np.int64)
+        else:
+            row_lengths = np.full(array.shape[0], array.shape[1] if array.ndim > 1 else 0, np.int64)
+        rows = [array[i, :row_lengths[i]] for i in range(array.shape[0])]
+        flat = np.concatenate(rows) if rows else array.reshape((0, *array.shape[2:]))
+        values = _make_values(flat, dtype)
+        result = cls.from_row_lengths(values, row_lengths)
+        if ragged_rank > 1:
+            inner = cls.from_tensor(values, ragged_rank=ragged_rank - 1)
+            result = cls.from_row_splits(inner, result._row_splits)
+        return result
+
+    # ---- what a tensor reports ----
+    values = property(lambda self: self._values)
+    row_splits = property(lambda self: _core.constant(np.asarray(self._row_splits), _core.int64))
+    ragged_rank = property(lambda self: 1 + (self._values.ragged_rank if isinstance(self._values, RaggedTensor)
+                                             else 0))
+    row_splits_dtype = property(lambda self: _core.int64)
+    uniform_row_length = property(lambda self: None if self._uniform_row_length is None else
+                                  _core.constant(self._uniform_row_length, _core.int64))
+    _is_ragged = True
+
+    @property
+    def flat_values(self):
+        values = self._values
+        while isinstance(values, RaggedTensor):
+            values = values._values
+        return values
+
+    @property
+    def nested_row_splits(self):
+        out, node = [], self
+        while isinstance(node, RaggedTensor):
+            out.append(node.row_splits)
+            node = node._values
+        return tuple(out)
+
+    @property
+    def dtype(self):
+        return self.flat_values.dtype
+
+    @property
+    def shape(self) -> TensorShape:
+        inner = self._values.shape
+        dims = [self.nrows_int(), self._uniform_row_length, *inner.as_list()[1:]]
+        return TensorShape(dims)
+
+    def get_shape(self) -> TensorShape:
+        return self.shape
+
+    @property
+    def _composite_components(self):
+        return [self.flat_values, *self.nested_row_splits]
+
+    def nrows_int(self) -> int:
+        return len(self._row_splits) - 1
+
+    def nrows(self, out_type=None, name=None):
+        return _core.constant(self.nrows_int(), _core.int64 if out_type is None else out_type)
+
+    def row_lengths(self, axis=1, name=None):
+        return _core.constant(np.diff(self._row_splits), _core.int64)
+
+    def value_rowids(self, name=None):
+        return _core.constant(np.repeat(np.arange(self.nrows_int(), dtype=np.int64), np.diff(self._row_splits)),
+                              _core.int64)
+
+    def row_starts(self, name=None):
+        return _core.constant(self._row_splits[:-1].copy(), _core.int64)
+
+    def row_limits(self, name=None):
+        return _core.constant(self._row_splits[1:].copy(), _core.int64)
+
+    def bounding_shape(self, axis=None, name=None, out_type=None):
+        shape = _bounding(self)
+        out = _core.constant(shape, _core.int64)
+        return out if axis is None else _core.constant(shape[int(axis)], _core.int64)
+
+    def with_values(self, new_values):
+        new_values = _as_values(new_values)
+        if _nrows(new_values) != _nrows(self._values):
+            raise ValueError(f"with_values: new values have {_nrows(new_values)} rows, expected {_nrows(self._values)}")
+        return RaggedTensor(new_values, self._row_splits, self._uniform_row_length, internal=True)
+
+    def with_flat_values(self, new_values):
+        if isinstance(self._values, RaggedTensor):
+            return self.with_values(self._values.with_flat_values(new_values))
+        return self.with_values(new_values)
+
+    # ---- conversions ----
+    def to_list(self) -> list:
+        values = self._values
+        rows = values.to_list() if isinstance(values, RaggedTensor) else np.asarray(
+            values._array if isinstance(values, StringTensor) else values.numpy()).tolist()
+        return [rows[self._row_splits[i]:self._row_splits[i + 1]] for i in range(self.nrows_int())]
+
+    def numpy(self):
+        """TF's: an object array of the rows (each a numpy array) — or a plain array when rows have one length."""
+        rows = [np.asarray(row.numpy() if hasattr(row, "numpy") else row, dtype=object if self.dtype is string
+                           else None) for row in self]
+        out = np.empty(len(rows), dtype=object)
+        out[:] = rows
+        return out
+
+    def to_tensor(self, default_value=None, name=None, shape=None):
+        """The dense tensor, rows padded with `default_value` (0 / b"") to the bounding shape, or cut / padded to
+        `shape` (its None entries take the bounding size)."""
+        bounding = _bounding(self)
+        if shape is not None:
+            want = as_shape(shape)
+            if want.rank is not None:
+                if want.rank != len(bounding):
+                    raise ValueError(f"shape {want} must have rank {len(bounding)}")
+                bounding = [b if d is None else d for b, d in zip(bounding, want.as_list(), strict=True)]
+        strings = self.dtype is string
+        fill = (b"" if default_value is None else _scalar_bytes(default_value)) if strings else (
+            0 if default_value is None else np.asarray(default_value.numpy() if hasattr(default_value, "numpy")
+                                                       else default_value))
+        out = np.full(bounding, fill, dtype=object if strings else np.dtype(self.dtype.as_numpy_dtype))
+        _fill_dense(self, out)
+        return StringTensor(out) if strings else _core.constant(out, self.dtype)
+
+    # ---- protocols ----
+    def __iter__(self):
+        return (self[i] for i in range(self.nrows_int()))
+
+    def __len__(self):
+        return self.nrows_int()
+
+    def __getitem__(self, key):
+        if isinstance(key, _Tensor):
+            key = int(key.numpy())
+        if isinstance(key, slice):
+            start, stop, step = key.indices(self.nrows_int())
+            if step != 1:
+                raise ValueError("RaggedTensor row slices must have step 1")
+            stop = max(stop, start)
+            lo, hi = int(self._row_splits[start]), int(self._row_splits[stop])
+            return RaggedTensor.from_row_splits(_rows(self._values, lo, hi), self._row_splits[start:stop + 1] - lo,
+                                                validate=False)
+        if isinstance(key, tuple):
+            result = self[key[0]]
+            return result[key[1:]] if len(key) > 1 and key[1:] != () else result
+        index = int(key)
+        count = self.nrows_int()
+        if index < -count or index >= count:
+            raise _invalid(f"slice index {index} of dimension 0 out of bounds (nrows = {count})")
+        index %= count
+        return _rows(self._values, int(self._row_splits[index]), int(self._row_splits[index + 1]))
+
+    def _binary(self, other, op, reverse=False):
+        """An element-wise op on the flat values (TF's ragged dispatch for +, -, *, /)."""
+        if isinstance(other, RaggedTensor):
+            ours, theirs = _all_splits(self), _all_splits(other)
+            if len(ours) != len(theirs) or not all(np.array_equal(a, b) for a, b in zip(ours, theirs, strict=True)):
+                raise _invalid("Inputs must have identical ragged splits")
+            other = other.flat_values
+        values = self.flat_values
+        return self.with_flat_values(op(other, values) if reverse else op(values, other))
+
+    def __add__(self, other):
+        return self._binary(other, lambda a, b: a + b)
+
+    def __radd__(self, other):
+        return self._binary(other, lambda a, b: a + b, reverse=True)
+
+    def __sub__(self, other):
+        return self._binary(other, lambda a, b: a - b)
+
+    def __mul__(self, other):
+        return self._binary(other, lambda a, b: a * b)
+
+    def __rmul__(self, other):
+        return self._binary(other, lambda a, b: a * b, reverse=True)
+
+    def __truediv__(self, other):
+        return self._binary(other, lambda a, b: a / b)
+
+    def __neg__(self):
+        return self.with_flat_values(-self.flat_values)
+
+    def __bool__(self):
+        raise TypeError("RaggedTensor may not be used as a boolean.")
+
+    def __repr__(self):
+        return f"<tf.RaggedTensor {self.to_list()!r}>"
+
+    def __str__(self):
+        return f"<tf.RaggedTensor {self.to_list()!r}>"
+
+
+def _rows(values, lo: int, hi: int):
+    """Rows [lo, hi) of a values tensor (dense, string or ragged)."""
+    if isinstance(values, RaggedTensor):
+        return values[lo:hi]
+    if isinstance(values, StringTensor):
+        return StringTensor(values._array[lo:hi])
+    return _core._data_slice_rows(values, lo, hi - lo)
+
+
+def _all_splits(rt) -> list:
+    return [np.asarray(s.numpy()) for s in rt.nested_row_splits]
+
+
+def _bounding(rt: RaggedTensor) -> list:
+    lengths = np.diff(rt._row_splits)
+    width = rt._uniform_row_length if rt._uniform_row_length is not None else int(lengths.max(initial=0))
+    inner = _bounding(rt._values) if isinstance(rt._values, RaggedTensor) else list(rt._values._shape_tuple)
+    return [rt.nrows_int(), width, *inner[1:]]
+
+
+def _fill_dense(rt: RaggedTensor, out: np.ndarray) -> None:
+    values = rt._values
+    dense_values = None if isinstance(values, RaggedTensor) else np.asarray(
+        values._array if isinstance(values, StringTensor) else values.numpy())
+    for i in range(min(rt.nrows_int(), out.shape[0])):
+        lo, hi = int(rt._row_splits[i]), int(rt._row_splits[i + 1])
+        hi = min(hi, lo + out.shape[1])
+        if dense_values is None:
+            _fill_dense(values[lo:hi], out[i])
+        else:
+            block = dense_values[lo:hi]
+            index = (slice(0, hi - lo), *[slice(0, min(a, b)) for a, b in zip(block.shape[1:], out.shape[2:],
+                                                                                strict=True)])
+            out[i][index] = block[(slice(None), *index[1:])]
+
+
+def _trimmed_length(row: np.ndarray, pad) -> int:
+    length = len(row)
+    while length and np.all(row[length - 1] == pad):
+        length -= 1
+    return length
+
+
+def _scalar_bytes(value) -> bytes:
+    if isinstance(value, StringTensor):
+        return value._array.item()
+    return value.encode() if isinstance(value, str) else bytes(value)
+
+
+def _make_values(array: np.ndarray, dtype):
+    if dtype is string or array.dtype == object or array.dtype.kind in "SU":
+        return StringTensor(np.asarray(array, dtype=object))
+    return _core.constant(array, dtype) if dtype is not None else _core.convert_to_tensor(array)
+
+
+class RaggedTensorSpec:
+    """The type of a RaggedTensor (``tf.RaggedTensorSpec``): shape (None where ragged), dtype, ragged_rank."""
+
+    __slots__ = ("_shape", "_dtype", "_ragged_rank", "_row_splits_dtype")
+
+    def __init__(self, shape=None, dtype=_core.float32, ragged_rank=None, row_splits_dtype=_core.int64,
+                 flat_values_spec=None):
+        self._shape = as_shape(shape)
+        self._dtype = string if is_string_dtype(dtype) else _core.DType(dtype)
+        rank = self._shape.rank
+        if ragged_rank is None:
+            if rank is None:
+                raise ValueError("Must specify ragged_rank or a shape with a known rank.")
+            ragged_rank = rank - 1
+        if rank is not None and not 0 <= ragged_rank < max(rank, 1):
+            raise ValueError(f"ragged_rank must be non-negative and less than the rank ({rank}), got {ragged_rank}")
+        self._ragged_rank = int(ragged_rank)
+        self._row_splits_dtype = _core.DType(row_splits_dtype)
+
+    shape = property(lambda self: self._shape)
+    dtype = property(lambda self: self._dtype)
+    ragged_rank = property(lambda self: self._ragged_rank)
+    row_splits_dtype = property(lambda self: self._row_splits_dtype)
+    value_type = property(lambda self: RaggedTensor if self._ragged_rank > 0 else _Tensor)
+
+    @classmethod
+    def from_value(cls, value):
+        return cls(value.shape, value.dtype, value.ragged_rank)
+
+    def is_compatible_with(self, other) -> bool:
+        if isinstance(other, RaggedTensor):
+            other = RaggedTensorSpec.from_value(other)
+        return (isinstance(other, RaggedTensorSpec) and self._dtype == other._dtype and
+                self._ragged_rank == other._ragged_rank and self._shape.is_compatible_with(other._shape))
+
+    def __eq__(self, other):
+        return (isinstance(other, RaggedTensorSpec) and self._shape == other._shape and self._dtype == other._dtype
+                and self._ragged_rank == other._ragged_rank)
+
+    def __hash__(self):
+        return hash((self._shape, repr(self._dtype), self._ragged_rank))
+
+    def __repr__(self):
+        return (f"RaggedTensorSpec({self._shape!r}, {self._dtype!r}, {self._ragged_rank}, "
+                f"{self._row_splits_dtype!r})")
+
+
+def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None, row_splits_dtype=_core.int64):
+    """``tf.ragged.constant``: a RaggedTensor from a nested Python list (ragged_rank = its depth - 1 unless
+    given; the dims below it must be uniform)."""
+    depth = _depth(pylist)
+    if depth == 0:
+        raise ValueError("tf.ragged.constant needs a list; use tf.constant for a scalar")
+    if ragged_rank is None:
+        ragged_rank = max(depth - 1 - (len(inner_shape) if inner_shape else 0), 1) if depth > 1 else 1
+    if ragged_rank < 0:
+        raise ValueError(f"Invalid ragged_rank={ragged_rank}: it must be non-negative")
+    if ragged_rank == 0:
+        from tpustrategy.framework.constant import constant as dense_constant
+
+        return dense_constant(pylist, dtype)
+    level, nested = list(pylist), []
+    for _ in range(ragged_rank):
+        lengths = []
+        flat = []
+        for item in level:
+            if not isinstance(item, (list, tuple, np.ndarray)):
+                raise ValueError(f"all scalar values must have the same nesting depth: {pylist!r}")
+            lengths.append(len(item))
+            flat.extend(item)
+        nested.append(lengths)
+        level = flat
+    values = _leaf_values(level, dtype, inner_shape)
+    return RaggedTensor.from_nested_row_lengths(values, nested)
+
+
+def _depth(value) -> int:
+    if isinstance(value, (list, tuple)):
+        return 1 + max((_depth(v) for v in value), default=0)
+    if isinstance(value, np.ndarray):
+        return value.ndim
+    return 0
+
+
+def _leaf_values(level: list, dtype, inner_shape):
+    from tpustrategy.framework.constant import constant as dense_constant
+
+    if not level:
+        shape = (0, *(inner_shape or ()))
+        if is_string_dtype(dtype):
+            return StringTensor(np.empty(shape, dtype=object))
+        return _core.constant(np.zeros(shape, np.dtype(_core.DType(dtype or _core.float32).as_numpy_dtype)),
+                              _core.DType(dtype or _core.float32))
+    try:
+        return dense_constant(level, dtype)
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"inner values of the ragged tensor do not form a uniform tensor: {e}") from None
+
+
+def _concat_values(parts: list):
+    """The rows of `parts` (all dense, all string or all ragged) one after another."""
+    first = parts[0]
+    if isinstance(first, RaggedTensor):
+        offsets = np.cumsum([0] + [int(p._row_splits[-1]) for p in parts[:-1]])
+        splits = np.concatenate([[0]] + [p._row_splits[1:] + o for p, o in zip(parts, offsets, strict=True)])
+        return RaggedTensor.from_row_splits(_concat_values([p._values for p in parts]), splits.astype(np.int64),
+                                            validate=False)
+    if isinstance(first, StringTensor):
+        return StringTensor(np.concatenate([p._array for p in parts]))
+    return _core.ops.concat(list(parts), 0)
+
+
+def _as_ragged_row(value, ragged_rank: int):
+    """One element to be stacked: a RaggedTensor, or a dense tensor made ragged in its `ragged_rank` dims."""
+    if isinstance(value, RaggedTensor):
+        return value
+    if ragged_rank <= 1:
+        return value
+    return RaggedTensor.from_tensor(value, ragged_rank=ragged_rank - 1)
+
+
+def stack(values, axis=0, name=None):
+    """``tf.ragged.stack`` along axis 0: one row per input (dense inputs of any length become ragged rows)."""
+    if int(axis) != 0:
+        raise NotImplementedError("tf.ragged.stack: only axis=0 is built")
+    values = [v if isinstance(v, (RaggedTensor, _Tensor, StringTensor)) else _as_values(v) for v in values]
+    if not values:
+        raise ValueError("tf.ragged.stack needs at least one value")
+    ragged = [v for v in values if isinstance(v, RaggedTensor)]
+    rank = ragged[0].ragged_rank + 1 if ragged else max(len(values[0]._shape_tuple), 1)
+    rows = [_as_ragged_row(v, rank - 1 if ragged else rank) for v in values]
+    if any(len(r.shape) == 0 if not isinstance(r, RaggedTensor) else False for r in rows):
+        scalars = [np.asarray(r._array if isinstance(r, StringTensor) else r.numpy()) for r in rows]
+        return _make_values(np.stack(scalars), values[0].dtype)
+    dtypes = {repr(r.dtype) for r in rows}
+    if len(dtypes) > 1:
+        raise _invalid(f"tf.ragged.stack: all values must have the same dtype, got {sorted(dtypes)}")
+    lengths = [r.nrows_int() if isinstance(r, RaggedTensor) else r._shape_tuple[0] for r in rows]
+    result = RaggedTensor.from_row_lengths(_concat_values(rows), lengths, validate=False)
+    if ragged and len(ragged) == len(rows) and len(set(lengths)) == 1:
+        result._uniform_row_length = lengths[0]  # stacked ragged values of one row count: a uniform dim, as TF
+    return result

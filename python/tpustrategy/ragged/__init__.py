@@ -1,0 +1,9 @@
+"""``tf.ragged``: build ragged tensors and apply element-wise ops to their values."""
+
+from __future__ import annotations
+
+from tpustrategy.ops.ragged.ragged_functional_ops import map_flat_values
+from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec, constant
+from tpustrategy.ops.ragged.ragged_tensor import stack as stack
+
+__all__ = ["RaggedTensor", "RaggedTensorSpec", "constant", "map_flat_values", "stack"]
