@@ -8,8 +8,8 @@ the sharding XLA's forward propagation gives. Un-annotated operands (tensors, va
 as XLA treats them. Annotating an intermediate reshards it.
 
 Gradients: ``GradientTape.gradient`` of a partitioned target runs the backward partitioned too, over the
-partitioned ops of the step (matmul, elementwise, reductions, reshape / transpose, softmax, sparse cross-entropy,
-conv2d's filter; not built: the input gradient of conv2d and the table gradient of gather).
+partitioned ops of the step (matmul, elementwise, reductions, reshape, transpose, concat, slice, softmax, sparse
+cross-entropy, conv2d's input and filter, gather's table).
 
 Every step's partitioned ops and inserted collectives are kept per replica: ``tpustrategy.experimental.spmd_plan()``.
 """
@@ -210,9 +210,26 @@ def gather(params, indices):
     return _record(step, "gather", [table, ids], _spmd.gather(step.ctx, table._impl, ids._impl))
 
 
-def conv2d(x, filters, padding="SAME"):
+def conv2d(x, filters, padding="SAME", strides=(1, 1), dilations=(1, 1), channels_first=False):
+    """NHWC (or NCHW through two local transposes, which keep the collectives the same) partitioned conv2d."""
     step, (a, f) = _operands(x, filters)
-    return _record(step, "conv2d", [a, f], _spmd.conv2d(step.ctx, a._impl, f._impl, padding), padding=padding)
+    if channels_first:
+        a = transpose(a, [0, 2, 3, 1])
+    window = {"padding": padding, "strides": [int(v) for v in strides], "dilations": [int(v) for v in dilations]}
+    y = _record(
+        step,
+        "conv2d",
+        [a, f],
+        _spmd.conv2d(step.ctx, a._impl, f._impl, padding, strides=window["strides"], dilations=window["dilations"]),
+        **window,
+    )
+    return transpose(y, [0, 3, 1, 2]) if channels_first else y
+
+
+def slice(x, begin, size):  # noqa: A001 - tf.slice
+    step, (a,) = _operands(x)
+    begin = [int(v) for v in begin]
+    return _record(step, "slice", [a], _spmd.slice(step.ctx, a._impl, begin, [int(v) for v in size]), begin=begin)
 
 
 def reshard(x, sharding, devices, why="annotation"):
@@ -282,7 +299,15 @@ def _backward(step, node, g, wanted):
     if kind == "xent":
         return [wrap(_spmd.sparse_softmax_cross_entropy_grad(ctx, ins[0]._impl, ins[1]._impl, g._impl)), None]
     if kind == "conv2d":
-        return [None, wrap(_spmd.conv2d_filter_grad(ctx, ins[0]._impl, ins[1]._impl, g._impl, attrs["padding"]))]
+        window = {"strides": attrs["strides"], "dilations": attrs["dilations"]}
+        x, f = ins[0]._impl, ins[1]._impl
+        dx = _spmd.conv2d_input_grad(ctx, x, f, g._impl, attrs["padding"], **window) if wanted[0] else None
+        df = _spmd.conv2d_filter_grad(ctx, x, f, g._impl, attrs["padding"], **window) if wanted[1] else None
+        return [None if dx is None else wrap(dx), None if df is None else wrap(df)]
+    if kind == "slice":
+        return [wrap(_spmd.slice_grad(ctx, ins[0]._impl, attrs["begin"], g._impl))]
+    if kind == "gather":
+        return [wrap(_spmd.gather_grad(ctx, ins[0]._impl, ins[1]._impl, g._impl)), None]
     if kind == "concat":
         axis, offset, out = attrs["axis"] % len(g._shape_tuple), 0, []
         for part in ins:
@@ -292,7 +317,7 @@ def _backward(step, node, g, wanted):
             offset += part._shape_tuple[axis]
             out.append(wrap(_spmd.slice(ctx, g._impl, begin, size)))
         return out
-    return [None] * len(ins)  # gather: the table gradient is not built
+    raise NotImplementedError(f"no partitioned gradient for {kind}")
 
 
 def gradient(tape, target, sources, output_gradients=None):
