@@ -47,6 +47,9 @@ class _Step:
         self.ctx = _spmd.SpmdContext(self.devices)
         self.nodes: list[_Node] = []
         self.variable_reads: dict[int, object] = {}  # id(ShardedTensor) -> the variable component it reads
+        # id(ShardedTensor) -> the plain tensor it replicates: computed outside the partitioner (say tf.slice of a
+        # variable), its gradient continues on the ordinary tape.
+        self.plain_operands: dict[int, object] = {}
 
 
 def activate() -> None:
@@ -106,7 +109,9 @@ def _operand(step: _Step, value):
     if isinstance(value, ShardedTensor):  # annotated outside SPMD: its global value
         value = value._as_tensor()
     tensor = _core.convert_to_tensor(value)
-    return wrap(_core.ShardedTensor.shard(tensor, _REPLICATED, step.devices))
+    out = wrap(_core.ShardedTensor.shard(tensor, _REPLICATED, step.devices))
+    step.plain_operands[id(out)] = (tensor, out)
+    return out
 
 
 def _operands(*values):
@@ -339,6 +344,13 @@ def gradient(tape, target, sources, output_gradients=None):
             key for key, component in step.variable_reads.items() if any(component is c for c in source_components)
         }
         needed |= {id(source) for source in flat_sources}
+        core_tape = tape._tape
+        bridged = {
+            key: tensor
+            for key, (tensor, _) in step.plain_operands.items()
+            if core_tape is not None and core_tape.is_tracked(tensor)
+        }
+        needed |= set(bridged)
         for node in step.nodes:
             if any(id(i) in needed for i in node.inputs):
                 needed.add(id(node.output))
@@ -353,15 +365,30 @@ def gradient(tape, target, sources, output_gradients=None):
                 if gi is not None and id(inp) in needed and inp._impl.dtype.is_floating:
                     grads[id(inp)] = _add(step, grads.get(id(inp)), gi)
                     keep[id(inp)] = inp
+        # Operands computed outside the partitioner from a source: their gradients go on through the ordinary
+        # tape (the unpartitioned ops that made them), then join the partitioned ones.
+        through_tape = [None] * len(flat_sources)
+        pending = [(tensor, grads[key]) for key, tensor in bridged.items() if key in grads]
+        if pending:
+            expanded = [tape._source_tensors(source) for source in flat_sources]
+            raw = core_tape.gradient(
+                [t for t, _ in pending], [t for group in expanded for t in group], [g._as_tensor() for _, g in pending]
+            )
+            k = 0
+            for i, group in enumerate(expanded):
+                for g in raw[k : k + len(group)]:
+                    if g is not None:
+                        through_tape[i] = _add(step, through_tape[i], _operand(step, g))
+                k += len(group)
         out = []
-        for source in flat_sources:
+        for i, source in enumerate(flat_sources):
             components = list(getattr(source, "_values", None) or [source])
-            total = None
+            total = through_tape[i]
             for key, component in step.variable_reads.items():
                 if any(component is c for c in components) and key in grads:
                     total = _add(step, total, grads[key])
-            if total is None and id(source) in grads:
-                total = grads[id(source)]
+            if id(source) in grads:
+                total = _add(step, total, grads[id(source)])
             out.append(total)
         return nest.pack_sequence_as(sources, out)
     finally:
