@@ -5,7 +5,7 @@ from __future__ import annotations
 import collections.abc
 import tpustrategy._core
 import typing
-__all__: list[str] = ['SpmdContext', 'SpmdEntry', 'SpmdRecord', 'binary', 'binary_grad', 'concat', 'conv2d', 'conv2d_filter_grad', 'gather', 'halo_exchange', 'matmul', 'matmul_grad', 'reduce', 'reduce_grad', 'reshape', 'reshard', 'slice', 'softmax', 'sparse_softmax_cross_entropy', 'sparse_softmax_cross_entropy_grad', 'transpose', 'unary', 'unary_grad']
+__all__: list[str] = ['SpmdContext', 'SpmdEntry', 'SpmdRecord', 'binary', 'binary_grad', 'concat', 'conv2d', 'conv2d_filter_grad', 'conv2d_input_grad', 'gather', 'gather_grad', 'halo_exchange', 'matmul', 'matmul_grad', 'reduce', 'reduce_grad', 'reshape', 'reshard', 'slice', 'slice_grad', 'softmax', 'sparse_softmax_cross_entropy', 'sparse_softmax_cross_entropy_grad', 'transpose', 'unary', 'unary_grad']
 class SpmdEntry:
     """
     One partitioned op, inserted collective or note of an SPMD step.
@@ -87,20 +87,38 @@ class SpmdContext:
     @property
     def record(self) -> SpmdRecord:
         ...
+    @property
+    def windowed_einsum_threshold_bytes(self) -> int:
+        """
+        A dot whose all-gathered operand reaches this size runs as XLA's windowed einsum loop (default 256 MiB, XLA's threshold_for_windowed_einsum_mib).
+        """
+    @windowed_einsum_threshold_bytes.setter
+    def windowed_einsum_threshold_bytes(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
 def binary(ctx: SpmdContext, op: str, a: tpustrategy._core.ShardedTensor, b: tpustrategy._core.ShardedTensor) -> tpustrategy._core.ShardedTensor:
     ...
 def binary_grad(ctx: SpmdContext, op: str, a: tpustrategy._core.ShardedTensor, b: tpustrategy._core.ShardedTensor, dy: tpustrategy._core.ShardedTensor) -> tuple[tpustrategy._core.ShardedTensor, tpustrategy._core.ShardedTensor]:
     ...
 def concat(ctx: SpmdContext, values: collections.abc.Sequence[tpustrategy._core.ShardedTensor], axis: typing.SupportsInt | typing.SupportsIndex) -> tpustrategy._core.ShardedTensor:
     ...
-def conv2d(ctx: SpmdContext, x: tpustrategy._core.ShardedTensor, filter: tpustrategy._core.ShardedTensor, padding: str = 'SAME') -> tpustrategy._core.ShardedTensor:
+def conv2d(ctx: SpmdContext, x: tpustrategy._core.ShardedTensor, filter: tpustrategy._core.ShardedTensor, padding: str = 'SAME', *, strides: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"] = [1, 1], dilations: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"] = [1, 1]) -> tpustrategy._core.ShardedTensor:
     """
-    NHWC x HWIO, stride 1; spatially tiled inputs exchange halos by collective-permute.
+    NHWC x HWIO; spatially tiled inputs exchange halos by collective-permute (misaligned strides gather).
     """
-def conv2d_filter_grad(ctx: SpmdContext, x: tpustrategy._core.ShardedTensor, filter: tpustrategy._core.ShardedTensor, dy: tpustrategy._core.ShardedTensor, padding: str = 'SAME') -> tpustrategy._core.ShardedTensor:
-    ...
+def conv2d_filter_grad(ctx: SpmdContext, x: tpustrategy._core.ShardedTensor, filter: tpustrategy._core.ShardedTensor, dy: tpustrategy._core.ShardedTensor, padding: str = 'SAME', *, strides: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"] = [1, 1], dilations: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"] = [1, 1]) -> tpustrategy._core.ShardedTensor:
+    """
+    d filter of a partitioned conv2d, replicated.
+    """
+def conv2d_input_grad(ctx: SpmdContext, x: tpustrategy._core.ShardedTensor, filter: tpustrategy._core.ShardedTensor, dy: tpustrategy._core.ShardedTensor, padding: str = 'SAME', *, strides: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"] = [1, 1], dilations: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"] = [1, 1]) -> tpustrategy._core.ShardedTensor:
+    """
+    d input of a partitioned conv2d, in x's sharding.
+    """
 def gather(ctx: SpmdContext, table: tpustrategy._core.ShardedTensor, ids: tpustrategy._core.ShardedTensor) -> tpustrategy._core.ShardedTensor:
     ...
+def gather_grad(ctx: SpmdContext, table: tpustrategy._core.ShardedTensor, ids: tpustrategy._core.ShardedTensor, dy: tpustrategy._core.ShardedTensor) -> tpustrategy._core.ShardedTensor:
+    """
+    d table of a partitioned gather (axis 0).
+    """
 def halo_exchange(ctx: SpmdContext, x: tpustrategy._core.ShardedTensor, dim: typing.SupportsInt | typing.SupportsIndex, before: typing.SupportsInt | typing.SupportsIndex, after: typing.SupportsInt | typing.SupportsIndex) -> list[tpustrategy._core.Tensor]:
     ...
 def matmul(ctx: SpmdContext, a: tpustrategy._core.ShardedTensor, b: tpustrategy._core.ShardedTensor, *, out_sharding: tpustrategy._core.Sharding | None = None) -> tpustrategy._core.ShardedTensor:
@@ -120,6 +138,8 @@ def reshard(ctx: SpmdContext, x: tpustrategy._core.ShardedTensor, sharding: tpus
     Moves `x` to `sharding` with XLA's collectives (recorded in ctx).
     """
 def slice(ctx: SpmdContext, x: tpustrategy._core.ShardedTensor, begin: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], size: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> tpustrategy._core.ShardedTensor:
+    ...
+def slice_grad(ctx: SpmdContext, x: tpustrategy._core.ShardedTensor, begin: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], dy: tpustrategy._core.ShardedTensor) -> tpustrategy._core.ShardedTensor:
     ...
 def softmax(ctx: SpmdContext, logits: tpustrategy._core.ShardedTensor, axis: typing.SupportsInt | typing.SupportsIndex = -1) -> tpustrategy._core.ShardedTensor:
     ...
