@@ -18,16 +18,7 @@ using testing::expect_sharded_equal;
 using testing::make_cores;
 using testing::Mesh;
 using testing::random_tensor;
-
-std::vector<Sharding> rank2(const Mesh& mesh) {
-  const int n = mesh.cores();
-  std::vector<Sharding> out = {Sharding::replicated(), Sharding::iota_tiled({n, 1}), Sharding::iota_tiled({1, n})};
-  if (mesh.dims.size() == 2) {
-    out.push_back(Sharding::iota_tiled({mesh.dims[0], mesh.dims[1]}));
-    out.push_back(Sharding::iota_tiled({mesh.dims[0], 1, mesh.dims[1]}, true));
-  }
-  return out;
-}
+using testing::rank2;
 
 class GradOnMesh : public ::testing::TestWithParam<Mesh> {
  protected:

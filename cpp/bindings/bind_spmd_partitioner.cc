@@ -32,12 +32,10 @@ using spmd::SpmdRecord;
 
 UnaryOp unary_op(const std::string& name) {
   static const std::map<std::string, UnaryOp> ops = {
-      {"negative", UnaryOp::kNegative}, {"abs", UnaryOp::kAbs},
-      {"square", UnaryOp::kSquare},     {"exp", UnaryOp::kExp},
-      {"log", UnaryOp::kLog},           {"sqrt", UnaryOp::kSqrt},
-      {"rsqrt", UnaryOp::kRsqrt},       {"tanh", UnaryOp::kTanh},
-      {"sigmoid", UnaryOp::kSigmoid},   {"relu", UnaryOp::kRelu},
-      {"floor", UnaryOp::kFloor},       {"ceil", UnaryOp::kCeil},
+      {"negative", UnaryOp::kNegative}, {"abs", UnaryOp::kAbs},   {"square", UnaryOp::kSquare},
+      {"exp", UnaryOp::kExp},           {"log", UnaryOp::kLog},   {"sqrt", UnaryOp::kSqrt},
+      {"rsqrt", UnaryOp::kRsqrt},       {"tanh", UnaryOp::kTanh}, {"sigmoid", UnaryOp::kSigmoid},
+      {"relu", UnaryOp::kRelu},         {"floor", UnaryOp::kFloor}, {"ceil", UnaryOp::kCeil},
       {"sign", UnaryOp::kSign},         {"logical_not", UnaryOp::kLogicalNot}};
   auto it = ops.find(name);
   if (it == ops.end()) fail<ValueError>("spmd.unary", "no partitioned unary op '{}'", name);
@@ -45,23 +43,13 @@ UnaryOp unary_op(const std::string& name) {
 }
 
 BinaryOp binary_op(const std::string& name) {
-  static const std::map<std::string, BinaryOp> ops = {{"add", BinaryOp::kAdd},
-                                                      {"subtract", BinaryOp::kSubtract},
-                                                      {"multiply", BinaryOp::kMultiply},
-                                                      {"divide", BinaryOp::kDivide},
-                                                      {"floordiv", BinaryOp::kFloorDiv},
-                                                      {"floormod", BinaryOp::kFloorMod},
-                                                      {"pow", BinaryOp::kPow},
-                                                      {"maximum", BinaryOp::kMaximum},
-                                                      {"minimum", BinaryOp::kMinimum},
-                                                      {"equal", BinaryOp::kEqual},
-                                                      {"not_equal", BinaryOp::kNotEqual},
-                                                      {"less", BinaryOp::kLess},
-                                                      {"less_equal", BinaryOp::kLessEqual},
-                                                      {"greater", BinaryOp::kGreater},
-                                                      {"greater_equal", BinaryOp::kGreaterEqual},
-                                                      {"logical_and", BinaryOp::kLogicalAnd},
-                                                      {"logical_or", BinaryOp::kLogicalOr}};
+  static const std::map<std::string, BinaryOp> ops = {
+      {"add", BinaryOp::kAdd},         {"subtract", BinaryOp::kSubtract},   {"multiply", BinaryOp::kMultiply},
+      {"divide", BinaryOp::kDivide},   {"floordiv", BinaryOp::kFloorDiv},   {"floormod", BinaryOp::kFloorMod},
+      {"pow", BinaryOp::kPow},         {"maximum", BinaryOp::kMaximum},     {"minimum", BinaryOp::kMinimum},
+      {"equal", BinaryOp::kEqual},     {"not_equal", BinaryOp::kNotEqual},  {"less", BinaryOp::kLess},
+      {"less_equal", BinaryOp::kLessEqual}, {"greater", BinaryOp::kGreater}, {"greater_equal", BinaryOp::kGreaterEqual},
+      {"logical_and", BinaryOp::kLogicalAnd}, {"logical_or", BinaryOp::kLogicalOr}};
   auto it = ops.find(name);
   if (it == ops.end()) fail<ValueError>("spmd.binary", "no partitioned binary op '{}'", name);
   return it->second;
@@ -69,8 +57,8 @@ BinaryOp binary_op(const std::string& name) {
 
 ReduceKind reduce_kind(const std::string& name) {
   static const std::map<std::string, ReduceKind> kinds = {
-      {"sum", ReduceKind::kSum},   {"mean", ReduceKind::kMean}, {"max", ReduceKind::kMax}, {"min", ReduceKind::kMin},
-      {"prod", ReduceKind::kProd}, {"any", ReduceKind::kAny},   {"all", ReduceKind::kAll}};
+      {"sum", ReduceKind::kSum}, {"mean", ReduceKind::kMean}, {"max", ReduceKind::kMax}, {"min", ReduceKind::kMin},
+      {"prod", ReduceKind::kProd}, {"any", ReduceKind::kAny}, {"all", ReduceKind::kAll}};
   auto it = kinds.find(name);
   if (it == kinds.end()) fail<ValueError>("spmd.reduce", "no partitioned reduction '{}'", name);
   return it->second;
@@ -275,8 +263,7 @@ void bind_ops(py::module_& m) {
                  std::array<std::int64_t, 2> dilations) {
           const spmd::ConvWindow window{padding, strides, dilations};
           return nogil([&] {
-            return filter ? spmd::conv2d_filter_grad(c, x, f, dy, window)
-                          : spmd::conv2d_input_grad(c, x, f, dy, window);
+            return filter ? spmd::conv2d_filter_grad(c, x, f, dy, window) : spmd::conv2d_input_grad(c, x, f, dy, window);
           });
         },
         py::arg("ctx"), py::arg("x"), py::arg("filter"), py::arg("dy"), py::arg("padding") = "SAME", py::kw_only(),
