@@ -18,7 +18,7 @@ std::vector<Tensor> per_core(SpmdContext& ctx, const Sharding& sharding, const s
 Tensor shared_on(const Tensor& t, const DevicePtr& device) {
   if (t.device() == device) return t;
   auto buffer = std::make_shared<Buffer>(t.buffer()->data(), t.buffer()->nbytes(), device, t.buffer());
-  return Tensor(t.dtype(), t.shape(), std::move(buffer));
+  return {t.dtype(), t.shape(), std::move(buffer)};
 }
 
 Tensor box(const Tensor& t, const std::vector<std::int64_t>& offset, const Shape& extent, const DevicePtr& device) {

@@ -43,8 +43,9 @@ Tensor cut(const Tensor& t, int dim, std::int64_t begin, std::int64_t length, co
 Tensor pad_dim(const Tensor& t, int dim, std::int64_t before, std::int64_t after, const DevicePtr& device) {
   if (before == 0 && after == 0) return t;
   std::vector<std::int64_t> paddings(2 * t.shape().size(), 0);
-  paddings[2 * dim] = before;
-  paddings[2 * dim + 1] = after;
+  const auto at = static_cast<std::size_t>(2) * static_cast<std::size_t>(dim);
+  paddings[at] = before;
+  paddings[at + 1] = after;
   ScopedDevice on(device);
   return pad(t, paddings);
 }
