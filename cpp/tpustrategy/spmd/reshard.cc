@@ -11,7 +11,11 @@ namespace tpustrategy::spmd {
 
 namespace {
 
-std::vector<std::int64_t> zeros_like_shape(const Shape& shape) { return std::vector<std::int64_t>(shape.size(), 0); }
+std::vector<std::int64_t> zeros_like_shape(const Shape& shape) {
+  // Not `return {shape.size(), 0}`: braces would pick the initializer-list constructor (two elements).
+  std::vector<std::int64_t> zeros(shape.size(), 0);
+  return zeros;
+}
 
 std::size_t esize(const ShardedTensor& x) { return dtype_size(x.dtype()); }
 
@@ -25,7 +29,7 @@ void check_cores(SpmdContext& ctx, const ShardedTensor& x) {
 }
 
 ShardedTensor with_sharding(SpmdContext& ctx, const ShardedTensor& x, const Sharding& sharding) {
-  return ShardedTensor(x.shape(), x.dtype(), sharding, ctx.devices(), x.shards());
+  return {x.shape(), x.dtype(), sharding, ctx.devices(), x.shards()};
 }
 
 std::int64_t nbytes_of(const Shape& shape, DType dtype) {
@@ -59,8 +63,7 @@ ShardedTensor broadcast_from(SpmdContext& ctx, const ShardedTensor& x, int root,
 ShardedTensor keep_only(SpmdContext& ctx, const ShardedTensor& replicated, int device) {
   std::vector<Tensor> shards(static_cast<std::size_t>(ctx.num_cores()));
   shards[device] = replicated.shards()[device];
-  return ShardedTensor(replicated.shape(), replicated.dtype(), Sharding::maximal(device), ctx.devices(),
-                       std::move(shards));
+  return {replicated.shape(), replicated.dtype(), Sharding::maximal(device), ctx.devices(), std::move(shards)};
 }
 
 // The tensor dims whose tile counts are a (n → 1) and b (1 → n) for an all-to-all, or {-1, -1}.
@@ -181,7 +184,7 @@ SpmdEntry collective_entry(SpmdContext& ctx, const std::string& name, const std:
   // (n-1)/n of the buffer, all-reduce 2(n-1)/n of it.
   const std::int64_t b = nbytes_of(operand_shape, result.dtype());
   for (const auto& g : e.groups) {
-    const std::int64_t n = static_cast<std::int64_t>(g.size());
+    const auto n = static_cast<std::int64_t>(g.size());
     for (int core : g) {
       if (name == "all-gather")
         e.bytes[core] = (n - 1) * b;
@@ -304,7 +307,7 @@ ShardedTensor all_to_all_dim(SpmdContext& ctx, const ShardedTensor& x, int from_
   out_grid.dims[to_dim] *= n;
   for (std::size_t p = 0; p < out_grid.devices.size(); ++p) {
     std::vector<std::int64_t> c(out_grid.dims.size());
-    std::int64_t rest = static_cast<std::int64_t>(p);
+    auto rest = static_cast<std::int64_t>(p);
     for (int d = static_cast<int>(c.size()) - 1; d >= 0; --d) c[d] = rest % out_grid.dims[d], rest /= out_grid.dims[d];
     const std::int64_t minor = c[to_dim] % n;
     c[to_dim] /= n;
@@ -323,7 +326,7 @@ ShardedTensor all_to_all_dim(SpmdContext& ctx, const ShardedTensor& x, int from_
   } else {
     for (std::size_t p = 0; p < grid.devices.size(); ++p) {
       std::vector<std::int64_t> c(grid.dims.size());
-      std::int64_t rest = static_cast<std::int64_t>(p);
+      auto rest = static_cast<std::int64_t>(p);
       for (int d = static_cast<int>(c.size()) - 1; d >= 0; --d) c[d] = rest % grid.dims[d], rest /= grid.dims[d];
       if (c[from_dim] % n != 0) continue;
       std::vector<int> group;
