@@ -72,4 +72,16 @@ inline std::vector<Mesh> meshes() {
   return {{"1d_2", {2}}, {"1d_4", {4}}, {"1d_8", {8}}, {"2d_2x2", {2, 2}}, {"2d_2x4", {2, 4}}, {"2d_4x2", {4, 2}}};
 }
 
+// Shardings of a rank-2 tensor on the mesh: replicated, row / column tiles, and 2-D tiles (plain and with the
+// second mesh axis as replication) on a 2-D mesh.
+inline std::vector<Sharding> rank2(const Mesh& mesh) {
+  const int n = mesh.cores();
+  std::vector<Sharding> out = {Sharding::replicated(), Sharding::iota_tiled({n, 1}), Sharding::iota_tiled({1, n})};
+  if (mesh.dims.size() == 2) {
+    out.push_back(Sharding::iota_tiled({mesh.dims[0], mesh.dims[1]}));
+    out.push_back(Sharding::iota_tiled({mesh.dims[0], 1, mesh.dims[1]}, true));
+  }
+  return out;
+}
+
 }  // namespace tpustrategy::spmd::testing

@@ -27,21 +27,11 @@ using testing::expect_sharded_equal;
 using testing::make_cores;
 using testing::Mesh;
 using testing::random_tensor;
+using testing::rank2;
 
 std::vector<std::string> kinds(const SpmdRecord& record) {
   std::vector<std::string> out;
   for (const auto* e : record.collectives()) out.push_back(e->name);
-  return out;
-}
-
-// Shardings of a rank-2 tensor on the mesh: replicated, row / column tiles, and 2-D tiles on a 2-D mesh.
-std::vector<Sharding> rank2(const Mesh& mesh) {
-  const int n = mesh.cores();
-  std::vector<Sharding> out = {Sharding::replicated(), Sharding::iota_tiled({n, 1}), Sharding::iota_tiled({1, n})};
-  if (mesh.dims.size() == 2) {
-    out.push_back(Sharding::iota_tiled({mesh.dims[0], mesh.dims[1]}));
-    out.push_back(Sharding::iota_tiled({mesh.dims[0], 1, mesh.dims[1]}, true));
-  }
   return out;
 }
 

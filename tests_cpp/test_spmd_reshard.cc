@@ -131,6 +131,28 @@ TEST(Reshard, AllToAllOnOneAxisOfATwoDimensionalMesh) {
   EXPECT_EQ(f.ctx.record().collectives()[0]->groups, (std::vector<std::vector<int>>{{0, 1, 2, 3}, {4, 5, 6, 7}}));
 }
 
+TEST(Reshard, SwappingTheMeshAxesIsASubAxisAllToAllThenAPermute) {
+  // [a, b] -> [b, a] on a 2 x 4 mesh (XLA: all-to-all over the minor 2-core sub-axis of b, then a permute).
+  Fixture f(8);
+  f.run(Sharding::iota_tiled({2, 4}), Sharding::tiled({4, 2}, {0, 4, 1, 5, 2, 6, 3, 7}));
+  ASSERT_EQ(kinds(f.ctx.record()), (std::vector<std::string>{"all-to-all", "collective-permute"}));
+  const auto c = f.ctx.record().collectives();
+  EXPECT_EQ(c[0]->groups, (std::vector<std::vector<int>>{{0, 1}, {2, 3}, {4, 5}, {6, 7}}));
+  EXPECT_EQ(c[1]->pairs,
+            (std::vector<std::pair<int, int>>{{0, 0}, {1, 1}, {2, 4}, {3, 5}, {4, 2}, {5, 3}, {6, 6}, {7, 7}}));
+}
+
+TEST(Reshard, AFactorOfTheTilesMovesByOneAllToAllOverThatSubAxis) {
+  for (int n : {4, 8}) {
+    // [n, 1] -> [2, n / 2]: the minor n / 2 tiles of the rows become column tiles; no permute (same order).
+    Fixture f(n);
+    f.run(Sharding::iota_tiled({n, 1}), Sharding::iota_tiled({2, n / 2}));
+    ASSERT_EQ(kinds(f.ctx.record()), std::vector<std::string>{"all-to-all"});
+    EXPECT_EQ(f.ctx.record().collectives()[0]->groups.size(), 2u);
+    EXPECT_EQ(f.ctx.record().collectives()[0]->groups[0].size(), static_cast<std::size_t>(n / 2));
+  }
+}
+
 TEST(Reshard, OtherDeviceOrderIsOneCollectivePermute) {
   for (int n : {2, 4, 8}) {
     Fixture f(n);
@@ -178,8 +200,7 @@ TEST(Reshard, RecordPrintsLikeAnHloListing) {
   Fixture f(8);
   f.run(Sharding::iota_tiled({2, 4}), Sharding::replicated());
   const auto text = f.ctx.record().to_text();
-  EXPECT_NE(text.find("all-gather(f32[8,6]), replica_groups={{0,1,2,3},{4,5,6,7}}, dimensions={1}"),
-            std::string::npos)
+  EXPECT_NE(text.find("all-gather(f32[8,6]), replica_groups={{0,1,2,3},{4,5,6,7}}, dimensions={1}"), std::string::npos)
       << text;
 }
 

@@ -1,7 +1,8 @@
 """Developer cross-check of the SPMD partitioner against XLA's (issue 13). Not a test dependency.
 
 A catalogue of cases (reshards of every kind, elementwise, reductions, every dot rule, data movement, softmax,
-cross-entropy, vocabulary-sharded gather, convolutions with halos, a Megatron-style MLP forward and backward) is
+cross-entropy, vocabulary-sharded gather, convolutions with halos (strided, dilated), the backward of convolutions,
+gather and slice, sub-axis all-to-alls, a Megatron-style MLP forward and backward) is
 run in two systems on 8 devices:
 
 * XLA, through JAX on 8 CPU host devices (``--jax``, run with the reference venv's python):
@@ -15,7 +16,8 @@ reduce-scatter / all-to-all) or source-target pairs (collective-permute), and ea
 Normalisations of XLA's CPU output (documented, as the CPU pipeline differs from TPU's): an all-reduce whose
 only use is a dynamic-slice is a reduce-scatter (TPU's ReduceScatterCreator forms exactly that pair; CPU has no
 reduce-scatter); a tuple all-to-all is one all-to-all; a tuple all-reduce (XLA's all-reduce combiner) counts as
-one all-reduce per element. Where the two plans differ for a known reason, the
+one all-reduce per element; consecutive collective-permutes compare as a set (XLA schedules a halo exchange's
+independent permutes in either order). Where the two plans differ for a known reason, the
 catalogue says why (``KNOWN``); the closing line reports agreement counts.
 
     ~/.cache/tpustrategy-references/bin/python tools/crosscheck_xla.py --jax    # refresh the XLA side
@@ -142,6 +144,70 @@ CASES: dict[str, tuple] = {
         [((2, 8, 16, 3), ("a", None, "b", None), "f32"), ((3, 3, 3, 4), (), "f32")],
         None,
     ),
+    "conv_strided_seed_h2_w4": (
+        "2d",
+        "conv_s2",
+        [((2, 8, 16, 3), (None, "a", "b", None), "f32"), ((3, 3, 3, 4), (), "f32")],
+        None,
+    ),
+    "conv_strided_5x5_width_8": (
+        "1d",
+        "conv_s2",
+        [((2, 8, 32, 3), (None, None, "x", None), "f32"), ((5, 5, 3, 4), (), "f32")],
+        None,
+    ),
+    "conv_dilated_width_4": (
+        "2d",
+        "conv_d2",
+        [((2, 8, 16, 3), (None, None, "b", None), "f32"), ((3, 3, 3, 4), (), "f32")],
+        None,
+    ),
+    # ---- convolution and gather / slice backward ----
+    "conv_input_grad_seed_h2_w4": (
+        "2d",
+        "conv_dx",
+        [
+            ((2, 8, 16, 3), (None, "a", "b", None), "f32"),
+            ((3, 3, 3, 4), (), "f32"),
+            ((2, 8, 16, 4), (None, "a", "b", None), "f32"),
+        ],
+        (None, "a", "b", None),
+    ),
+    "conv_input_grad_strided_width_4": (
+        "2d",
+        "conv_dx_s2",
+        [
+            ((2, 8, 16, 3), (None, None, "b", None), "f32"),
+            ((3, 3, 3, 4), (), "f32"),
+            ((2, 4, 8, 4), (None, None, "b", None), "f32"),
+        ],
+        (None, None, "b", None),
+    ),
+    "conv_filter_grad_seed_h2_w4": (
+        "2d",
+        "conv_df",
+        [
+            ((2, 8, 16, 3), (None, "a", "b", None), "f32"),
+            ((3, 3, 3, 4), (), "f32"),
+            ((2, 8, 16, 4), (None, "a", "b", None), "f32"),
+        ],
+        (),
+    ),
+    "gather_vocab_sharded_table_grad": (
+        "1d",
+        "gather_dt",
+        [((32, 8), ("x", None), "f32"), ((2, 3), (), "s32"), ((2, 3, 8), (), "f32")],
+        ("x", None),
+    ),
+    "slice_grad_rows_of_cols": (
+        "1d",
+        "slice_dx",
+        [(X, (None, "x"), "f32"), ((8, 32), (None, "x"), "f32")],
+        (None, "x"),
+    ),
+    # ---- sub-axis all-to-alls ----
+    "reshard_rows_ab_to_2d": ("2d", "identity", [(X, (("a", "b"), None), "f32")], ("a", "b")),
+    "reshard_2d_to_cols_ab": ("2d", "identity", [(X, ("a", "b"), "f32")], (None, ("a", "b"))),
     # ---- Megatron-style MLP ----
     "mlp_megatron_forward": (
         "1d",
@@ -168,13 +234,7 @@ CASES: dict[str, tuple] = {
 }
 
 # Cases whose plans differ from XLA's for a documented reason (see the README's SPMD section).
-KNOWN: dict[str, str] = {
-    "reshard_2d_swap_axes": (
-        "[a, b] -> [b, a] tiles on a 2x4 mesh: XLA splits it into an all-to-all over a 2-device sub-axis and a "
-        "collective-permute; tpustrategy has no sub-axis all-to-all and gathers both dimensions (two all-gathers) "
-        "then slices locally — same result, more bytes moved."
-    ),
-}
+KNOWN: dict[str, str] = {}
 
 
 def spec_tuple(spec, rank):
@@ -192,6 +252,11 @@ def run_jax() -> dict:
 
     def mlp(x, w1, w2):
         return jax.nn.relu(x @ w1) @ w2
+
+    def conv(x, f, strides=(1, 1), dilation=(1, 1)):
+        return jax.lax.conv_general_dilated(
+            x, f, strides, "SAME", rhs_dilation=dilation, dimension_numbers=("NHWC", "HWIO", "NHWC")
+        )
 
     fns = {
         "identity": lambda x: x,
@@ -214,9 +279,14 @@ def run_jax() -> dict:
         "softmax": lambda x: jax.nn.softmax(x, -1),
         "xent": lambda lg, lb: -jnp.take_along_axis(jax.nn.log_softmax(lg, -1), lb[:, None], 1)[:, 0],
         "gather": lambda t, i: t[i],
-        "conv": lambda x, f: jax.lax.conv_general_dilated(
-            x, f, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")
-        ),
+        "conv": conv,
+        "conv_s2": lambda x, f: conv(x, f, (2, 2)),
+        "conv_d2": lambda x, f: conv(x, f, dilation=(2, 2)),
+        "conv_dx": lambda x, f, g: jax.vjp(lambda x: conv(x, f), x)[1](g)[0],
+        "conv_dx_s2": lambda x, f, g: jax.vjp(lambda x: conv(x, f, (2, 2)), x)[1](g)[0],
+        "conv_df": lambda x, f, g: jax.vjp(lambda f: conv(x, f), f)[1](g)[0],
+        "gather_dt": lambda t, i, g: jax.vjp(lambda t: t[i], t)[1](g)[0],
+        "slice_dx": lambda x, g: jax.vjp(lambda x: x[2:10], x)[1](g)[0],
         "mlp": mlp,
         "mlp_grad": jax.value_and_grad(lambda x, w1, w2: mlp(x, w1, w2).sum(), argnums=(1, 2)),
         "mlp_grad_all": jax.value_and_grad(lambda x, w1, w2: mlp(x, w1, w2).sum(), argnums=(0, 1, 2)),
@@ -408,6 +478,19 @@ def run_tpustrategy(name: str) -> dict:
         results = [spmd.gather(ctx, v[0], v[1])]
     elif fn == "conv":
         results = [spmd.conv2d(ctx, v[0], v[1], "SAME")]
+    elif fn in ("conv_s2", "conv_d2"):
+        window = {"strides": [2, 2]} if fn == "conv_s2" else {"dilations": [2, 2]}
+        results = [spmd.conv2d(ctx, v[0], v[1], "SAME", **window)]
+    elif fn in ("conv_dx", "conv_dx_s2"):
+        results = [
+            spmd.conv2d_input_grad(ctx, v[0], v[1], v[2], "SAME", strides=[2, 2] if fn == "conv_dx_s2" else [1, 1])
+        ]
+    elif fn == "conv_df":
+        results = [spmd.conv2d_filter_grad(ctx, v[0], v[1], v[2], "SAME")]
+    elif fn == "gather_dt":
+        results = [spmd.gather_grad(ctx, v[0], v[1], v[2])]
+    elif fn == "slice_dx":
+        results = [spmd.slice_grad(ctx, v[0], [2, 0], v[1])]
     elif fn == "mlp":
         results = [spmd.matmul(ctx, spmd.unary(ctx, "relu", spmd.matmul(ctx, v[0], v[1])), v[2])]
     elif fn in ("mlp_grad", "mlp_grad_all"):
@@ -477,8 +560,24 @@ def normalized(entries: list[dict]) -> list[tuple]:
     return out
 
 
+def permute_runs_sorted(entries: list[tuple]) -> list[tuple]:
+    """Each run of consecutive collective-permutes in a canonical order: XLA schedules the independent permutes of
+    a halo exchange in either order (its filter-gradient convolution sends the width halos in the other order than
+    its forward one), and the shapes still tell a width halo (carrying the height halo) from a height one."""
+    out, run = [], []
+    for e in [*entries, None]:
+        if e is not None and e[0] == "collective-permute":
+            run.append(e)
+            continue
+        out += sorted(run)
+        run = []
+        if e is not None:
+            out.append(e)
+    return out
+
+
 def compare(ours: dict, xla: dict) -> tuple[bool, str]:
-    a, b = normalized(ours["collectives"]), normalized(xla["collectives"])
+    a, b = permute_runs_sorted(normalized(ours["collectives"])), permute_runs_sorted(normalized(xla["collectives"]))
     if [k for k, *_ in a] != [k for k, *_ in b]:
         return False, f"kinds differ: ours {[k for k, *_ in a]} vs XLA {[k for k, *_ in b]}"
     for (k, ga, sa), (_, gb, sb) in zip(a, b, strict=True):

@@ -4,21 +4,20 @@
 # folders in TIDY_DIRS with the compile commands of BUILD_DIR (configured by the main stage;
 # CMAKE_EXPORT_COMPILE_COMMANDS is on), JOBS files at a time. Fails on any finding; prints each tool's wall time.
 # Not yet in TIDY_DIRS (being rewritten on other branches; add them once those land and are clean):
-# cpp/tpustrategy/ops, autodiff, spmd and cpp/bindings. Their headers are checked wherever the listed folders
-# include them.
+# cpp/tpustrategy/ops, autodiff and cpp/bindings. Their headers are checked wherever the listed folders include them.
+# Also not yet: cpp/tpustrategy/spmd (#17: partition_util, partitioned_conv, partitioned_dot and
+# partitioned_elementwise checked clean; reshard and sharded_tensor fixed but not re-checked; eight unchecked).
 # Skipped too (TIDY_SKIP): collectives/kernels.cc (being rewritten elsewhere; its Eigen instantiations alone take
-# clang-tidy over ten minutes) and tpu/topology.cc (one finding left: Topology's constructors take mesh_shape by
-# value where a const reference would do, a change of tpu/topology.h that recompiles the bindings; left for after
-# the merges).
+# clang-tidy over ten minutes).
 # Knobs: BUILD_DIR (default build), JOBS (default nproc), TIDY_DIRS, TIDY_SKIP (a regex of sources to leave out),
-# TIDY_FILES (a regex: only matching sources, for iterating).
+# TIDY_FILES (a regex searched in the absolute path: only matching sources, for iterating).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR="${BUILD_DIR:-build}"
 JOBS="${JOBS:-$(nproc)}"
 PYTHON="${PYTHON:-python3}"
-TIDY_SKIP="${TIDY_SKIP:-/collectives/kernels\.cc$|/tpu/topology\.cc$}"
-TIDY_DIRS="${TIDY_DIRS:-cpp/tpustrategy/core cpp/tpustrategy/parallel cpp/tpustrategy/tpu cpp/tpustrategy/collectives cpp/tpustrategy/runtime cpp/tpustrategy/sim cpp/tpustrategy/distribute cpp/tpustrategy/data}"
+TIDY_SKIP="${TIDY_SKIP:-/collectives/kernels\.cc$}"
+TIDY_DIRS="${TIDY_DIRS:-cpp/tpustrategy/core cpp/tpustrategy/parallel cpp/tpustrategy/tpu cpp/tpustrategy/collectives cpp/tpustrategy/runtime cpp/tpustrategy/sim cpp/tpustrategy/distribute cpp/tpustrategy/data cpp/tpustrategy/checkpoint}"
 status=0
 
 timed() {  # timed NAME COMMAND...: runs, prints the wall time, remembers a failure and goes on

@@ -4,7 +4,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <array>
 #include <map>
+#include <string_view>
 
 #include "bindings/bindings.h"
 #include "bindings/convert.h"
@@ -111,7 +113,11 @@ Args:
       .def_property_readonly("num_cores", &SpmdContext::num_cores)
       .def_property_readonly("record", [](const SpmdContext& c) { return c.record(); })
       .def("take_record", &SpmdContext::take_record, "The step's record; starts a new one.")
-      .def("note", &SpmdContext::note, py::arg("text"));
+      .def("note", &SpmdContext::note, py::arg("text"))
+      .def_property("windowed_einsum_threshold_bytes", &SpmdContext::windowed_einsum_threshold_bytes,
+                    &SpmdContext::set_windowed_einsum_threshold_bytes,
+                    "A dot whose all-gathered operand reaches this size runs as XLA's windowed einsum loop "
+                    "(default 256 MiB, XLA's threshold_for_windowed_einsum_mib).");
 }
 
 void bind_ops(py::module_& m) {
@@ -194,11 +200,13 @@ void bind_ops(py::module_& m) {
       py::arg("ctx"), py::arg("table"), py::arg("ids"));
   m.def(
       "conv2d",
-      [](SpmdContext& c, const ShardedTensor& x, const ShardedTensor& filter, const std::string& padding) {
-        return nogil([&] { return spmd::conv2d(c, x, filter, padding); });
+      [](SpmdContext& c, const ShardedTensor& x, const ShardedTensor& filter, const std::string& padding,
+         std::array<std::int64_t, 2> strides, std::array<std::int64_t, 2> dilations) {
+        return nogil([&] { return spmd::conv2d(c, x, filter, {padding, strides, dilations}); });
       },
-      py::arg("ctx"), py::arg("x"), py::arg("filter"), py::arg("padding") = "SAME",
-      "NHWC x HWIO, stride 1; spatially tiled inputs exchange halos by collective-permute.");
+      py::arg("ctx"), py::arg("x"), py::arg("filter"), py::arg("padding") = "SAME", py::kw_only(),
+      py::arg("strides") = std::array<std::int64_t, 2>{1, 1}, py::arg("dilations") = std::array<std::int64_t, 2>{1, 1},
+      "NHWC x HWIO; spatially tiled inputs exchange halos by collective-permute (misaligned strides gather).");
   m.def(
       "halo_exchange",
       [](SpmdContext& c, const ShardedTensor& x, int dim, std::int64_t before, std::int64_t after) {
@@ -246,13 +254,35 @@ void bind_ops(py::module_& m) {
         return nogil([&] { return spmd::sparse_softmax_cross_entropy_grad(c, logits, labels, dloss); });
       },
       py::arg("ctx"), py::arg("logits"), py::arg("labels"), py::arg("dloss"));
+  for (const char* name : {"conv2d_filter_grad", "conv2d_input_grad"}) {
+    const bool filter = std::string_view(name) == "conv2d_filter_grad";
+    m.def(
+        name,
+        [filter](SpmdContext& c, const ShardedTensor& x, const ShardedTensor& f, const ShardedTensor& dy,
+                 const std::string& padding, std::array<std::int64_t, 2> strides,
+                 std::array<std::int64_t, 2> dilations) {
+          const spmd::ConvWindow window{padding, strides, dilations};
+          return nogil([&] {
+            return filter ? spmd::conv2d_filter_grad(c, x, f, dy, window) : spmd::conv2d_input_grad(c, x, f, dy, window);
+          });
+        },
+        py::arg("ctx"), py::arg("x"), py::arg("filter"), py::arg("dy"), py::arg("padding") = "SAME", py::kw_only(),
+        py::arg("strides") = std::array<std::int64_t, 2>{1, 1},
+        py::arg("dilations") = std::array<std::int64_t, 2>{1, 1},
+        filter ? "d filter of a partitioned conv2d, replicated." : "d input of a partitioned conv2d, in x's sharding.");
+  }
   m.def(
-      "conv2d_filter_grad",
-      [](SpmdContext& c, const ShardedTensor& x, const ShardedTensor& filter, const ShardedTensor& dy,
-         const std::string& padding) {
-        return nogil([&] { return spmd::conv2d_filter_grad(c, x, filter, dy, padding); });
+      "slice_grad",
+      [](SpmdContext& c, const ShardedTensor& x, const std::vector<std::int64_t>& begin, const ShardedTensor& dy) {
+        return nogil([&] { return spmd::slice_grad(c, x, begin, dy); });
       },
-      py::arg("ctx"), py::arg("x"), py::arg("filter"), py::arg("dy"), py::arg("padding") = "SAME");
+      py::arg("ctx"), py::arg("x"), py::arg("begin"), py::arg("dy"));
+  m.def(
+      "gather_grad",
+      [](SpmdContext& c, const ShardedTensor& table, const ShardedTensor& ids, const ShardedTensor& dy) {
+        return nogil([&] { return spmd::gather_table_grad(c, table, ids, dy); });
+      },
+      py::arg("ctx"), py::arg("table"), py::arg("ids"), py::arg("dy"), "d table of a partitioned gather (axis 0).");
 }
 
 }  // namespace

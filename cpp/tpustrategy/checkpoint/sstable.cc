@@ -90,7 +90,7 @@ std::string encode_handle(std::uint64_t offset, std::uint64_t size) {
 
 // Appends `contents` + trailer to `out`; returns the block's handle.
 std::string write_block(std::string& out, const std::string& contents) {
-  const std::string handle = encode_handle(out.size(), contents.size());
+  std::string handle = encode_handle(out.size(), contents.size());
   out.append(contents);
   const char type = 0;  // kNoCompression
   std::uint32_t crc = data::crc32c(contents);

@@ -91,37 +91,28 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
 }  // namespace
 
 std::size_t tf_dtype_size(int dtype) {
+  // Grouped by element size (TF DataType enum values).
   switch (dtype) {
-    case 1:
-      return 4;  // DT_FLOAT
-    case 2:
-      return 8;  // DT_DOUBLE
-    case 3:
-      return 4;  // DT_INT32
-    case 4:
-      return 1;  // DT_UINT8
-    case 5:
-      return 2;  // DT_INT16
-    case 6:
-      return 1;  // DT_INT8
-    case 8:
-      return 8;  // DT_COMPLEX64
-    case 9:
-      return 8;  // DT_INT64
-    case 10:
-      return 1;  // DT_BOOL
-    case 14:
-      return 2;  // DT_BFLOAT16
-    case 17:
-      return 2;  // DT_UINT16
-    case 18:
-      return 16;  // DT_COMPLEX128
-    case 19:
-      return 2;  // DT_HALF
-    case 22:
-      return 4;  // DT_UINT32
-    case 23:
-      return 8;  // DT_UINT64
+    case 4:   // DT_UINT8
+    case 6:   // DT_INT8
+    case 10:  // DT_BOOL
+      return 1;
+    case 5:   // DT_INT16
+    case 14:  // DT_BFLOAT16
+    case 17:  // DT_UINT16
+    case 19:  // DT_HALF
+      return 2;
+    case 1:   // DT_FLOAT
+    case 3:   // DT_INT32
+    case 22:  // DT_UINT32
+      return 4;
+    case 2:   // DT_DOUBLE
+    case 8:   // DT_COMPLEX64
+    case 9:   // DT_INT64
+    case 23:  // DT_UINT64
+      return 8;
+    case 18:  // DT_COMPLEX128
+      return 16;
     default:
       return 0;
   }
@@ -198,7 +189,7 @@ BundleWriter::BundleWriter(std::string prefix) : prefix_(std::move(prefix)) {
 void BundleWriter::add(const std::string& key, int dtype, const std::vector<std::int64_t>& shape,
                        std::string_view bytes) {
   if (key.empty()) fail<InvalidArgumentError>("BundleWriter", "the empty key is reserved for the header");
-  if (entries_.count(key)) fail<InvalidArgumentError>("BundleWriter", "duplicate tensor key \"{}\"", key);
+  if (entries_.contains(key)) fail<InvalidArgumentError>("BundleWriter", "duplicate tensor key \"{}\"", key);
   const std::size_t element = tf_dtype_size(dtype);
   const std::int64_t n = num_elements(shape);
   if (element == 0 || n < 0 || static_cast<std::uint64_t>(n) * element != bytes.size()) {
@@ -219,7 +210,7 @@ void BundleWriter::add(const std::string& key, int dtype, const std::vector<std:
 void BundleWriter::add_strings(const std::string& key, const std::vector<std::int64_t>& shape,
                                const std::vector<std::string>& strings) {
   if (key.empty()) fail<InvalidArgumentError>("BundleWriter", "the empty key is reserved for the header");
-  if (entries_.count(key)) fail<InvalidArgumentError>("BundleWriter", "duplicate tensor key \"{}\"", key);
+  if (entries_.contains(key)) fail<InvalidArgumentError>("BundleWriter", "duplicate tensor key \"{}\"", key);
   if (num_elements(shape) != static_cast<std::int64_t>(strings.size())) {
     fail<InvalidArgumentError>("BundleWriter", "tensor \"{}\": {} strings do not fit shape {}", key, strings.size(),
                                shape_text(shape));

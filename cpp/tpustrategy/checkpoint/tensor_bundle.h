@@ -69,7 +69,7 @@ class BundleReader {
   explicit BundleReader(std::string prefix);
 
   const std::map<std::string, BundleEntry>& entries() const { return entries_; }
-  bool contains(const std::string& key) const { return entries_.count(key) != 0; }
+  bool contains(const std::string& key) const { return entries_.contains(key); }
   // Throws NotFoundError naming the key when absent.
   const BundleEntry& entry(const std::string& key) const;
   // The bytes of a numeric tensor (CRC checked). Throws DataLossError on a mismatch or a short

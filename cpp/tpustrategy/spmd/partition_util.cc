@@ -18,7 +18,7 @@ std::vector<Tensor> per_core(SpmdContext& ctx, const Sharding& sharding, const s
 Tensor shared_on(const Tensor& t, const DevicePtr& device) {
   if (t.device() == device) return t;
   auto buffer = std::make_shared<Buffer>(t.buffer()->data(), t.buffer()->nbytes(), device, t.buffer());
-  return Tensor(t.dtype(), t.shape(), std::move(buffer));
+  return {t.dtype(), t.shape(), std::move(buffer)};
 }
 
 Tensor box(const Tensor& t, const std::vector<std::int64_t>& offset, const Shape& extent, const DevicePtr& device) {
@@ -65,6 +65,41 @@ std::vector<std::int64_t> shard_elements(const ShardedTensor& x) {
   std::vector<std::int64_t> out;
   for (const auto& s : x.shards()) out.push_back(s.valid() ? s.num_elements() : 0);
   return out;
+}
+
+std::vector<Tensor> collective_permute_blocks(SpmdContext& ctx, const std::vector<Tensor>& blocks, DType dtype,
+                                              const Shape& edge, const Sharding& sharding,
+                                              const std::vector<std::pair<int, int>>& pairs, int dim,
+                                              const std::string& rule) {
+  const int cores = ctx.num_cores();
+  std::vector<Tensor> inputs(static_cast<std::size_t>(cores)), received(static_cast<std::size_t>(cores));
+  std::vector<const void*> in;
+  std::vector<void*> out;
+  for (int k = 0; k < cores; ++k) {
+    inputs[k] = blocks[k].valid() ? blocks[k] : Tensor::zeros(dtype, edge, ctx.device(k));
+    received[k] = Tensor::empty(dtype, edge, ctx.device(k));
+    in.push_back(inputs[k].raw_data());
+    out.push_back(received[k].mutable_raw_data());
+  }
+  ctx.communicator().collective_permute(dtype, in, num_elements(edge), pairs, out);
+  SpmdEntry e;
+  e.kind = SpmdEntryKind::kCollective;
+  e.name = "collective-permute";
+  e.rule = rule;
+  e.dtype = dtype;
+  e.sharding = sharding.to_string();
+  for (int k = 0; k < cores; ++k) {
+    e.holds.push_back(blocks[k].valid());
+    e.shard_shapes.push_back(blocks[k].valid() ? edge : Shape{});
+  }
+  e.operand_shape = edge;
+  e.pairs = pairs;
+  e.dimension = dim;
+  e.flops.assign(static_cast<std::size_t>(cores), 0);
+  e.bytes.assign(static_cast<std::size_t>(cores), 0);
+  for (auto [s, t] : pairs) e.bytes[s] = s == t ? 0 : received[t].nbytes();
+  ctx.record().entries.push_back(std::move(e));
+  return received;
 }
 
 }  // namespace tpustrategy::spmd

@@ -24,6 +24,12 @@ std::vector<Tensor> all_reduce_groups(SpmdContext& ctx, const std::vector<Tensor
 // Appends an all-reduce entry for `result` (whose shards are the reduced values).
 void record_all_reduce(SpmdContext& ctx, const ShardedTensor& result, const Shape& operand_shape,
                        const std::vector<std::vector<int>>& groups, CollectiveOp op, const std::string& rule);
+// One collective-permute of the per-core `blocks` (all of shape `edge`; an invalid block sends zeros) along
+// (source, target) `pairs`, recorded with `rule` and `dim` (-1 for none); cores no pair targets receive zeros.
+std::vector<Tensor> collective_permute_blocks(SpmdContext& ctx, const std::vector<Tensor>& blocks, DType dtype,
+                                              const Shape& edge, const Sharding& sharding,
+                                              const std::vector<std::pair<int, int>>& pairs, int dim,
+                                              const std::string& rule);
 // Per-core bytes read + written by a local op over `inputs` producing `output`.
 std::vector<std::int64_t> local_bytes(const std::vector<const ShardedTensor*>& inputs, const ShardedTensor& output);
 // Per-core element counts of `x`'s shards (the FLOPs of a one-flop-per-element op).

@@ -1,15 +1,24 @@
 #pragma once
-// Partitioned 2-D convolution (NHWC input, HWIO filter, stride 1, no dilation). The filter is replicated;
-// the input may be tiled on batch, height and width (a tiled channel axis is gathered first). A spatially
-// tiled input exchanges halos with its neighbours — one collective-permute per direction and dimension,
-// height first, so corner elements travel through the height halo (XLA's windowed-op partitioning); the
-// tiles at the border receive zeros, which is exactly SAME padding. Each core then runs a VALID convolution
-// on its haloed tile (im2col + matmul on the core). The output keeps the input's tiling.
+// Partitioned 2-D convolution (NHWC input, HWIO filter; any strides and dilations; SAME or VALID padding as
+// TF resolves them). The filter is replicated; the input may be tiled on batch, height and width (a tiled
+// channel axis is gathered first).
 //
-// VALID padding with a tiled spatial dimension gathers that dimension first (the output tiles would not line
-// up with the input tiles). The filter gradient sums each core's im2colᵀ · dy and all-reduces it over the
-// cores holding distinct tiles; the input gradient of a convolution is not built (the seed model convolves
-// the input images, which need none).
+// A spatially tiled dimension of length n in P tiles of T = n / P stays tiled when the output tiles line up
+// with the input tiles: the output has n / s elements (s the stride, dividing T) — every stride-1 SAME
+// convolution, a strided SAME one, a "patchify" VALID one whose window does not exceed its stride. Output
+// tile t then reads input [t·T − before, t·T + T − s − before + K) (K = dilation·(k − 1) + 1 the window
+// span, `before` TF's leading padding): each core receives a halo of `before` elements from the previous
+// tile and of K − s − before from the next (XLA's windowed-op partitioning: one collective-permute per
+// direction and dimension, height first, so corners travel through the height halo; border tiles receive
+// zeros, which is exactly the zero padding). A negative trailing halo (the stride skips the tile's last
+// elements) trims the tile instead. Otherwise that dimension is gathered first, as XLA does when the
+// window does not align with the tiling. Each core then runs a VALID convolution of its haloed tile.
+//
+// Gradients: the filter gradient is each core's filter backprop over its haloed tile, all-reduced over the
+// cores holding distinct tiles. The input gradient is XLA's transposed convolution: dy, tiled as x, exchanges
+// the halos its windows need — the forward's reversed (for stride 1 the sizes swap; strided, fewer) — and each
+// core backprops its haloed dy tile, keeping the gradient of exactly its own input tile.
+#include <array>
 #include <string>
 #include <vector>
 
@@ -24,10 +33,20 @@ namespace tpustrategy::spmd {
 std::vector<Tensor> halo_exchange(SpmdContext& ctx, const ShardedTensor& x, int dim, std::int64_t before,
                                   std::int64_t after);
 
+// The window of a partitioned convolution: TF's padding string, strides and dilations (height, width).
+struct ConvWindow {
+  std::string padding = "SAME";
+  std::array<std::int64_t, 2> strides{1, 1};
+  std::array<std::int64_t, 2> dilations{1, 1};
+};
+
 ShardedTensor conv2d(SpmdContext& ctx, const ShardedTensor& x, const ShardedTensor& filter,
-                     const std::string& padding = "SAME");
-// d loss / d filter for y = conv2d(x, filter, padding) and dy = d loss / d y, replicated.
+                     const ConvWindow& window = {});
+// d loss / d filter for y = conv2d(x, filter, window) and dy = d loss / d y, replicated.
 ShardedTensor conv2d_filter_grad(SpmdContext& ctx, const ShardedTensor& x, const ShardedTensor& filter,
-                                 const ShardedTensor& dy, const std::string& padding = "SAME");
+                                 const ShardedTensor& dy, const ConvWindow& window = {});
+// d loss / d x for y = conv2d(x, filter, window) and dy = d loss / d y, in x's sharding.
+ShardedTensor conv2d_input_grad(SpmdContext& ctx, const ShardedTensor& x, const ShardedTensor& filter,
+                                const ShardedTensor& dy, const ConvWindow& window = {});
 
 }  // namespace tpustrategy::spmd

@@ -8,6 +8,7 @@
 #include "tpustrategy/core/errors.h"
 #include "tpustrategy/ops/matmul.h"
 #include "tpustrategy/spmd/partition_util.h"
+#include "tpustrategy/spmd/partitioned_windowed_dot.h"
 #include "tpustrategy/spmd/reshard.h"
 #include "tpustrategy/spmd/tile_grid.h"
 
@@ -58,8 +59,12 @@ Sharding follow(const TileGrid& grid, int free, int contracting, int rank, int c
   return transpose_grid(merge_into_replication(grid, free), perm).to_sharding(cores);
 }
 
-Sharding follow_lhs(const DotDims& dd, const TileGrid& ga, int cores) { return follow(ga, dd.m, dd.ak, dd.rank, cores); }
-Sharding follow_rhs(const DotDims& dd, const TileGrid& gb, int cores) { return follow(gb, dd.n, dd.bk, dd.rank, cores); }
+Sharding follow_lhs(const DotDims& dd, const TileGrid& ga, int cores) {
+  return follow(ga, dd.m, dd.ak, dd.rank, cores);
+}
+Sharding follow_rhs(const DotDims& dd, const TileGrid& gb, int cores) {
+  return follow(gb, dd.n, dd.bk, dd.rank, cores);
+}
 
 std::string shapes(const ShardedTensor& a, const ShardedTensor& b) {
   return fmt::format("{} x {}", a.sharding().to_string(), b.sharding().to_string());
@@ -71,7 +76,8 @@ ShardedTensor matmul(SpmdContext& ctx, const ShardedTensor& a_in, const ShardedT
                      const std::optional<Sharding>& out) {
   const int rank = static_cast<int>(a_in.shape().size());
   if (rank < 2 || rank > 3 || b_in.shape().size() != a_in.shape().size()) {
-    fail<InvalidArgumentError>("spmd::matmul", "partitioned matmul takes two rank-2 or two rank-3 operands, got {} and {}",
+    fail<InvalidArgumentError>("spmd::matmul",
+                               "partitioned matmul takes two rank-2 or two rank-3 operands, got {} and {}",
                                shape_to_string(a_in.shape()), shape_to_string(b_in.shape()));
   }
   const DotDims dd{rank, rank - 2, rank - 1, rank - 2, rank - 1, rank == 3};
@@ -90,9 +96,14 @@ ShardedTensor matmul(SpmdContext& ctx, const ShardedTensor& a_in, const ShardedT
   std::string rule;
   auto tiles = dot_tiles(dd, ga, gb, a.sharding(), b.sharding(), cores);
   if (tiles) {
-    rule = ga.dims[dd.ak] > 1 ? "contracting dimension partitioned on both operands alike: local dot"
+    rule = ga.dims[dd.ak] > 1             ? "contracting dimension partitioned on both operands alike: local dot"
            : dd.batched && ga.dims[0] > 1 ? "batch dimension partitioned alike: local dot"
                                           : "operands consistent: local dot";
+  } else if (auto windowed = dd.batched ? std::optional<ShardedTensor>{} : windowed_matmul(ctx, a, b)) {
+    // XLA's windowed einsum loop (a large operand that would be all-gathered): the output keeps the kept
+    // operand's tiling, so it only needs resharding to a requested output sharding.
+    return out && !(normalized(*out, rank, cores) == windowed->sharding()) ? reshard(ctx, *windowed, *out, "dot output")
+                                                                           : *windowed;
   } else if (ga.dims[dd.ak] > 1) {
     b = reshard(ctx, b, follow_lhs(dd, ga, cores), "dot rhs to the lhs's contracting tiling");
     rule = "contracting dimension partitioned (rhs resharded to match): local dot";
@@ -100,10 +111,12 @@ ShardedTensor matmul(SpmdContext& ctx, const ShardedTensor& a_in, const ShardedT
     a = reshard(ctx, a, follow_rhs(dd, gb, cores), "dot lhs to the rhs's contracting tiling");
     rule = "contracting dimension partitioned (lhs resharded to match): local dot";
   } else if (ga.dims[dd.m] > 1 || (dd.batched && ga.dims[0] > 1)) {
-    b = reshard(ctx, b, follow_lhs(dd, ga, cores), "dot: lhs non-contracting dimension shared with the output, all-gather rhs");
+    b = reshard(ctx, b, follow_lhs(dd, ga, cores),
+                "dot: lhs non-contracting dimension shared with the output, all-gather rhs");
     rule = "lhs non-contracting dimension shared with the output: local dot";
   } else if (gb.dims[dd.n] > 1 || (dd.batched && gb.dims[0] > 1)) {
-    a = reshard(ctx, a, follow_rhs(dd, gb, cores), "dot: rhs non-contracting dimension shared with the output, all-gather lhs");
+    a = reshard(ctx, a, follow_rhs(dd, gb, cores),
+                "dot: rhs non-contracting dimension shared with the output, all-gather lhs");
     rule = "rhs non-contracting dimension shared with the output: local dot";
   }
   if (!tiles) {
@@ -126,8 +139,10 @@ ShardedTensor matmul(SpmdContext& ctx, const ShardedTensor& a_in, const ShardedT
     holders[{tb, tm, tn}].push_back({tk, core});
   }
   TileGrid out_grid;
-  if (dd.batched) out_grid.dims = {nb, nm, nn};
-  else out_grid.dims = {nm, nn};
+  if (dd.batched)
+    out_grid.dims = {nb, nm, nn};
+  else
+    out_grid.dims = {nm, nn};
   const std::int64_t copies = static_cast<std::int64_t>(holders.begin()->second.size());
   out_grid.dims.push_back(copies);
   std::vector<std::vector<int>> k_groups;
@@ -155,7 +170,8 @@ ShardedTensor matmul(SpmdContext& ctx, const ShardedTensor& a_in, const ShardedT
   }
   ShardedTensor local(out_shape, partials[tiles->begin()->first].dtype(), out_sharding, ctx.devices(), partials);
   record_op(ctx, "dot", rule + " (" + shapes(a, b) + ")", local, flops, local_bytes({&a, &b}, local));
-  if (nk == 1) return out && !(normalized(*out, rank, cores) == out_sharding) ? reshard(ctx, local, *out, "dot output") : local;
+  if (nk == 1)
+    return out && !(normalized(*out, rank, cores) == out_sharding) ? reshard(ctx, local, *out, "dot output") : local;
   // Reduce-scatter when the requested output tiles one dimension across exactly the contracting groups.
   if (out) {
     const Sharding want = normalized(*out, rank, cores);
@@ -167,7 +183,8 @@ ShardedTensor matmul(SpmdContext& ctx, const ShardedTensor& a_in, const ShardedT
         bool ok = true;
         for (const auto& g : k_groups)
           for (std::size_t j = 0; j < g.size(); ++j)
-            ok = ok && tile_bounds_for_device(out_shape, want, g[j]).offset[d] == static_cast<std::int64_t>(j) * (out_shape[d] / nk);
+            ok = ok && tile_bounds_for_device(out_shape, want, g[j]).offset[d] ==
+                           static_cast<std::int64_t>(j) * (out_shape[d] / nk);
         if (!ok || !contained_locally(out_shape, out_sharding, want, cores)) continue;
         const auto comms = ctx.subgroups(k_groups);
         std::vector<Tensor> shards(static_cast<std::size_t>(cores));
@@ -188,9 +205,10 @@ ShardedTensor matmul(SpmdContext& ctx, const ShardedTensor& a_in, const ShardedT
           comms[g]->reduce_scatter(local.dtype(), in, nk * num_elements(chunk), CollectiveOp::kSum, outs);
         }
         ShardedTensor result(out_shape, local.dtype(), want, ctx.devices(), std::move(shards));
-        auto entry = collective_entry(ctx, "reduce-scatter",
-                                      "dot: contracting dimension partitioned, output sharded: reduce-scatter of the partial results",
-                                      result, full, k_groups, d);
+        auto entry = collective_entry(
+            ctx, "reduce-scatter",
+            "dot: contracting dimension partitioned, output sharded: reduce-scatter of the partial results", result,
+            full, k_groups, d);
         entry.reduction = "SUM";
         ctx.record().entries.push_back(std::move(entry));
         return result;

@@ -3,7 +3,9 @@
 // collectives are the ones XLA inserts for the transposed computation (the gradient of a dot with a
 // partitioned contracting dimension all-gathers or all-reduces in the other direction, the gradient of an
 // all-reduced reduction is a local broadcast). Covered: matmul, elementwise (add, subtract, multiply, relu,
-// tanh, exp), reductions (sum, mean), softmax cross-entropy.
+// tanh, exp), reductions (sum, mean), softmax cross-entropy, slice (a local pad), gather (a local scatter-add
+// per vocabulary tile). The convolution's gradients are in partitioned_conv.h; transpose, reshape, concat and
+// softmax are differentiated with partitioned ops by the tape (python/tpustrategy/tpu/spmd_partitioner.py).
 #include <optional>
 
 #include "tpustrategy/ops/elementwise.h"
@@ -34,5 +36,16 @@ ShardedTensor reduce_grad(SpmdContext& ctx, ReduceKind kind, const ShardedTensor
 // loss = sparse_softmax_cross_entropy(logits, labels): dlogits = (softmax(logits) - onehot(labels)) · dloss.
 ShardedTensor sparse_softmax_cross_entropy_grad(SpmdContext& ctx, const ShardedTensor& logits,
                                                 const ShardedTensor& labels, const ShardedTensor& dloss);
+
+// y = slice(x, begin, size): dy placed into zeros of x's shape. Each core pads its tile of dy into its tile of
+// x under the forward's output sharding (the sliced axes untiled, so the pad is local, as XLA partitions a
+// pad of untiled axes); then x's own sharding (a local slice when the forward gathered).
+ShardedTensor slice_grad(SpmdContext& ctx, const ShardedTensor& x, const std::vector<std::int64_t>& begin,
+                         const ShardedTensor& dy);
+// y = gather(table, ids) along axis 0: d table, in the table's sharding. With the vocabulary tiled each core
+// scatter-adds the rows of dy whose ids fall in its vocabulary range (the others are dropped) — local, no
+// collective: dy is replicated across the vocabulary tiles, as the forward's all-reduce left it.
+ShardedTensor gather_table_grad(SpmdContext& ctx, const ShardedTensor& table, const ShardedTensor& ids,
+                                const ShardedTensor& dy);
 
 }  // namespace tpustrategy::spmd

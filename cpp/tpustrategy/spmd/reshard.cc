@@ -11,7 +11,11 @@ namespace tpustrategy::spmd {
 
 namespace {
 
-std::vector<std::int64_t> zeros_like_shape(const Shape& shape) { return std::vector<std::int64_t>(shape.size(), 0); }
+std::vector<std::int64_t> zeros_like_shape(const Shape& shape) {
+  // Not `return {shape.size(), 0}`: braces would pick the initializer-list constructor (two elements).
+  std::vector<std::int64_t> zeros(shape.size(), 0);
+  return zeros;
+}
 
 std::size_t esize(const ShardedTensor& x) { return dtype_size(x.dtype()); }
 
@@ -25,7 +29,7 @@ void check_cores(SpmdContext& ctx, const ShardedTensor& x) {
 }
 
 ShardedTensor with_sharding(SpmdContext& ctx, const ShardedTensor& x, const Sharding& sharding) {
-  return ShardedTensor(x.shape(), x.dtype(), sharding, ctx.devices(), x.shards());
+  return {x.shape(), x.dtype(), sharding, ctx.devices(), x.shards()};
 }
 
 std::int64_t nbytes_of(const Shape& shape, DType dtype) {
@@ -49,7 +53,8 @@ ShardedTensor broadcast_from(SpmdContext& ctx, const ShardedTensor& x, int root,
   ShardedTensor result(x.shape(), x.dtype(), Sharding::replicated(), ctx.devices(), std::move(shards));
   std::vector<int> all(static_cast<std::size_t>(n));
   for (int k = 0; k < n; ++k) all[k] = k;
-  auto entry = collective_entry(ctx, "broadcast", why + ": whole tensor on one core → replicated", result, x.shape(), {all}, -1);
+  auto entry =
+      collective_entry(ctx, "broadcast", why + ": whole tensor on one core → replicated", result, x.shape(), {all}, -1);
   for (int k = 0; k < n; ++k) entry.bytes[k] = k == root ? nbytes_of(x.shape(), x.dtype()) * (n - 1) : 0;
   ctx.record().entries.push_back(std::move(entry));
   return result;
@@ -58,8 +63,7 @@ ShardedTensor broadcast_from(SpmdContext& ctx, const ShardedTensor& x, int root,
 ShardedTensor keep_only(SpmdContext& ctx, const ShardedTensor& replicated, int device) {
   std::vector<Tensor> shards(static_cast<std::size_t>(ctx.num_cores()));
   shards[device] = replicated.shards()[device];
-  return ShardedTensor(replicated.shape(), replicated.dtype(), Sharding::maximal(device), ctx.devices(),
-                       std::move(shards));
+  return {replicated.shape(), replicated.dtype(), Sharding::maximal(device), ctx.devices(), std::move(shards)};
 }
 
 // The tensor dims whose tile counts are a (n → 1) and b (1 → n) for an all-to-all, or {-1, -1}.
@@ -80,6 +84,36 @@ std::pair<int, int> all_to_all_dims(const TileGrid& from, const TileGrid& to, co
   const auto n = from.dims[a];
   if (shape[a] % n != 0 || shape[b] % n != 0) return {-1, -1};
   return {a, b};
+}
+
+struct SubAxisMove {
+  int from_dim = -1, to_dim = -1;
+  std::int64_t factor = 0;
+};
+
+// Two dims whose tile counts trade a factor f (from: m·f → m, to: k → k·f; the rest and the replication equal):
+// XLA moves the minor sub-axis of size f with one all-to-all over it, then fixes the device order with a
+// collective-permute ([a, b] → [b, a] on a 2x4 mesh). {-1, -1, 0} when the grids do not differ so.
+SubAxisMove sub_axis_move(const TileGrid& from, const TileGrid& to, const Shape& shape) {
+  if (from.replication() != to.replication()) return {};
+  SubAxisMove move;
+  for (int d = 0; d < from.rank(); ++d) {
+    if (from.dims[d] == to.dims[d]) continue;
+    if (from.dims[d] > to.dims[d] && from.dims[d] % to.dims[d] == 0 && move.from_dim < 0) {
+      move.from_dim = d;
+    } else if (to.dims[d] > from.dims[d] && to.dims[d] % from.dims[d] == 0 && move.to_dim < 0) {
+      move.to_dim = d;
+    } else {
+      return {};
+    }
+  }
+  if (move.from_dim < 0 || move.to_dim < 0) return {};
+  move.factor = from.dims[move.from_dim] / to.dims[move.from_dim];
+  if (move.factor != to.dims[move.to_dim] / from.dims[move.to_dim] || shape[move.from_dim] % from.dims[move.from_dim] ||
+      shape[move.to_dim] % to.dims[move.to_dim]) {
+    return {};
+  }
+  return move;
 }
 
 }  // namespace
@@ -150,11 +184,14 @@ SpmdEntry collective_entry(SpmdContext& ctx, const std::string& name, const std:
   // (n-1)/n of the buffer, all-reduce 2(n-1)/n of it.
   const std::int64_t b = nbytes_of(operand_shape, result.dtype());
   for (const auto& g : e.groups) {
-    const std::int64_t n = static_cast<std::int64_t>(g.size());
+    const auto n = static_cast<std::int64_t>(g.size());
     for (int core : g) {
-      if (name == "all-gather") e.bytes[core] = (n - 1) * b;
-      else if (name == "all-reduce") e.bytes[core] = 2 * (n - 1) * b / n;
-      else e.bytes[core] = (n - 1) * b / n;
+      if (name == "all-gather")
+        e.bytes[core] = (n - 1) * b;
+      else if (name == "all-reduce")
+        e.bytes[core] = 2 * (n - 1) * b / n;
+      else
+        e.bytes[core] = (n - 1) * b / n;
     }
   }
   return e;
@@ -199,8 +236,8 @@ ShardedTensor local_slice(SpmdContext& ctx, const ShardedTensor& x, const Shardi
     bytes[k] = 2 * shards[k].nbytes();
   }
   ShardedTensor result(x.shape(), x.dtype(), target, ctx.devices(), std::move(shards));
-  record_op(ctx, "dynamic-slice", why + ": local slice (each core cuts its target tile from what it holds)", result,
-            {}, bytes);
+  record_op(ctx, "dynamic-slice", why + ": local slice (each core cuts its target tile from what it holds)", result, {},
+            bytes);
   return result;
 }
 
@@ -238,8 +275,8 @@ ShardedTensor all_gather_dim(SpmdContext& ctx, const ShardedTensor& x, int dim, 
         if (num_elements(extent) == 0) continue;
         auto dst_offset = zeros_like_shape(extent);
         dst_offset[dim] = start;
-        const char* chunk = static_cast<const char*>(gathered.raw_data()) +
-                            i * tile_count * static_cast<std::int64_t>(esize(x));
+        const char* chunk =
+            static_cast<const char*>(gathered.raw_data()) + i * tile_count * static_cast<std::int64_t>(esize(x));
         copy_box(chunk, tile, zeros_like_shape(tile), shard.mutable_raw_data(), bounds.extent(), dst_offset, extent,
                  esize(x));
       }
@@ -251,26 +288,30 @@ ShardedTensor all_gather_dim(SpmdContext& ctx, const ShardedTensor& x, int dim, 
   return result;
 }
 
-ShardedTensor all_to_all_dim(SpmdContext& ctx, const ShardedTensor& x, int from_dim, int to_dim,
-                             const std::string& why) {
+ShardedTensor all_to_all_dim(SpmdContext& ctx, const ShardedTensor& x, int from_dim, int to_dim, const std::string& why,
+                             std::int64_t factor) {
   check_cores(ctx, x);
   const int rank = rank_of(x), n_cores = ctx.num_cores();
   const TileGrid grid = TileGrid::from(x.sharding(), rank, n_cores);
-  const std::int64_t n = grid.dims[from_dim];
-  if (grid.dims[to_dim] != 1 || x.shape()[from_dim] % n != 0 || x.shape()[to_dim] % n != 0) {
+  const bool whole = factor <= 0;
+  const std::int64_t n = whole ? grid.dims[from_dim] : factor;
+  if ((whole && grid.dims[to_dim] != 1) || grid.dims[from_dim] % n != 0 ||
+      x.shape()[from_dim] % grid.dims[from_dim] != 0 || x.shape()[to_dim] % (grid.dims[to_dim] * n) != 0) {
     fail<ValueError>("spmd::all_to_all_dim", "cannot move {} tiles of dimension {} of {} to dimension {}", n, from_dim,
                      shape_to_string(x.shape()), to_dim);
   }
-  // Target grid: the position along from_dim becomes the position along to_dim.
+  // Target grid: the minor factor n of the position along from_dim becomes the minor part of the position along
+  // to_dim (the whole position when the sub-axis is the whole dimension).
   TileGrid out_grid = grid;
-  out_grid.dims[from_dim] = 1;
-  out_grid.dims[to_dim] = n;
+  out_grid.dims[from_dim] /= n;
+  out_grid.dims[to_dim] *= n;
   for (std::size_t p = 0; p < out_grid.devices.size(); ++p) {
     std::vector<std::int64_t> c(out_grid.dims.size());
-    std::int64_t rest = static_cast<std::int64_t>(p);
+    auto rest = static_cast<std::int64_t>(p);
     for (int d = static_cast<int>(c.size()) - 1; d >= 0; --d) c[d] = rest % out_grid.dims[d], rest /= out_grid.dims[d];
-    c[from_dim] = c[to_dim];
-    c[to_dim] = 0;
+    const std::int64_t minor = c[to_dim] % n;
+    c[to_dim] /= n;
+    c[from_dim] = c[from_dim] * n + minor;
     out_grid.devices[p] = grid.device_at(c);
   }
   const Sharding out_sharding = out_grid.to_sharding(n_cores);
@@ -278,7 +319,21 @@ ShardedTensor all_to_all_dim(SpmdContext& ctx, const ShardedTensor& x, int from_
   Shape chunk = in_tile;
   chunk[to_dim] /= n;
   const std::int64_t chunk_count = num_elements(chunk);
-  const auto groups = groups_along(grid, from_dim);
+  // The groups: the cores that differ only in the minor factor n of their position along from_dim.
+  std::vector<std::vector<int>> groups;
+  if (whole) {
+    groups = groups_along(grid, from_dim);
+  } else {
+    for (std::size_t p = 0; p < grid.devices.size(); ++p) {
+      std::vector<std::int64_t> c(grid.dims.size());
+      auto rest = static_cast<std::int64_t>(p);
+      for (int d = static_cast<int>(c.size()) - 1; d >= 0; --d) c[d] = rest % grid.dims[d], rest /= grid.dims[d];
+      if (c[from_dim] % n != 0) continue;
+      std::vector<int> group;
+      for (std::int64_t r = 0; r < n; ++r, ++c[from_dim]) group.push_back(grid.device_at(c));
+      groups.push_back(std::move(group));
+    }
+  }
   const auto comms = ctx.subgroups(groups);
   std::vector<Tensor> shards(static_cast<std::size_t>(n_cores));
   const auto es = static_cast<std::int64_t>(esize(x));
@@ -391,6 +446,13 @@ ShardedTensor reshard(SpmdContext& ctx, const ShardedTensor& x_in, const Shardin
   if (from.dims == to.dims) return permute_to(ctx, x, target, why + ": same tiles, other device order");
   if (auto [a, b] = all_to_all_dims(from, to, x.shape()); a >= 0) {
     x = all_to_all_dim(ctx, x, a, b, why + fmt::format(": sharded dimension moves {} -> {}", a, b));
+    return reshard(ctx, x, target, why);
+  }
+  if (const auto move = sub_axis_move(from, to, x.shape()); move.factor > 1) {
+    x = all_to_all_dim(
+        ctx, x, move.from_dim, move.to_dim,
+        why + fmt::format(": a sub-axis of {} tiles moves {} -> {}", move.factor, move.from_dim, move.to_dim),
+        move.factor);
     return reshard(ctx, x, target, why);
   }
   // Gather the dimensions tiled differently from the target, last first (XLA's order).

@@ -8,6 +8,8 @@
 //   same tile grid, other device order              collective-permute
 //   the sharded dimension moves (n tiles a → b)     all-to-all over the groups along a (then a permute if the
 //                                                   device order differs)
+//   a factor f of a's tiles moves to b              all-to-all over the minor sub-axis of f cores of a, then a
+//                                                   permute if the device order differs ([a,b] → [b,a])
 //   dimensions tiled finer than the target          all-gather per dimension, last dimension first, over the
 //                                                   groups along it (tiled → replicated, → partially tiled),
 //                                                   then a local slice / permute
@@ -30,9 +32,11 @@ ShardedTensor reshard(SpmdContext& ctx, const ShardedTensor& x, const Sharding& 
 ShardedTensor local_slice(SpmdContext& ctx, const ShardedTensor& x, const Sharding& target, const std::string& why);
 // All-gather along tensor dimension `dim` over the groups of cores that differ only along it.
 ShardedTensor all_gather_dim(SpmdContext& ctx, const ShardedTensor& x, int dim, const std::string& why);
-// The n tiles along `from_dim` become n tiles along `to_dim` (which must be untiled), by one all-to-all.
-ShardedTensor all_to_all_dim(SpmdContext& ctx, const ShardedTensor& x, int from_dim, int to_dim,
-                             const std::string& why);
+// The n tiles along `from_dim` become n tiles along `to_dim` (which must be untiled), by one all-to-all. With
+// `factor` > 0 only the minor sub-axis of that many tiles moves (from_dim keeps dims / factor tiles, to_dim's
+// tiles are split factor ways), by one all-to-all over the groups of `factor` cores along that sub-axis.
+ShardedTensor all_to_all_dim(SpmdContext& ctx, const ShardedTensor& x, int from_dim, int to_dim, const std::string& why,
+                             std::int64_t factor = 0);
 // Same tile grid, other devices: one collective-permute over all cores.
 ShardedTensor permute_to(SpmdContext& ctx, const ShardedTensor& x, const Sharding& target, const std::string& why);
 // Whether every core holding a tile of `target` holds a superset of it under `source`.

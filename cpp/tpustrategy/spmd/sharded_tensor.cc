@@ -91,7 +91,7 @@ ShardedTensor ShardedTensor::shard(const Tensor& global, const Sharding& shardin
              std::vector<std::int64_t>(extent.size(), 0), extent, dtype_size(global.dtype()));
     shards[k] = std::move(tile);
   }
-  return ShardedTensor(global.shape(), global.dtype(), sharding, logical_devices, std::move(shards));
+  return {global.shape(), global.dtype(), sharding, logical_devices, std::move(shards)};
 }
 
 Tensor ShardedTensor::assemble(DevicePtr device) const {

@@ -2,6 +2,7 @@
 // SpmdContext: one replica's logical cores as the partitioner sees them — the devices shards are allocated
 // on, a Communicator over the L cores (collectives over device groups use its split subgroups, cached per
 // grouping), and the SpmdRecord the step appends to.
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <vector>
@@ -29,6 +30,11 @@ class SpmdContext {
 
   SpmdRecord& record() { return record_; }
   const SpmdRecord& record() const { return record_; }
+  // XLA's SpmdPartitionerOptions::threshold_for_windowed_einsum_mib (256 MiB): a dot whose all-gathered
+  // operand is at least this large runs as a windowed einsum loop instead (partitioned_windowed_dot.h).
+  std::int64_t windowed_einsum_threshold_bytes() const { return windowed_einsum_threshold_bytes_; }
+  void set_windowed_einsum_threshold_bytes(std::int64_t bytes) { windowed_einsum_threshold_bytes_ = bytes; }
+
   // Hands the record over and starts a new one.
   SpmdRecord take_record();
   void note(std::string text);
@@ -38,6 +44,7 @@ class SpmdContext {
   std::shared_ptr<Communicator> communicator_;
   std::map<std::vector<std::vector<int>>, std::vector<std::shared_ptr<Communicator>>> subgroup_cache_;
   SpmdRecord record_;
+  std::int64_t windowed_einsum_threshold_bytes_ = std::int64_t{256} << 20;
 };
 
 // Runs `fn` with new tensors placed on `device` (restores the previous placement, also on error).

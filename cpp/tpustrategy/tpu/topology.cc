@@ -33,7 +33,8 @@ std::string cpu_device_name(const std::optional<std::string>& job, int task) {
   return fmt::format("/job:{}/task:{}/device:CPU:0", *job, task);
 }
 
-Topology::Topology(std::vector<std::int32_t> mesh_shape, const std::vector<std::int64_t>& device_coordinates_shape,
+Topology::Topology(const std::vector<std::int32_t>& mesh_shape,
+                   const std::vector<std::int64_t>& device_coordinates_shape,
                    std::vector<std::int32_t> device_coordinates) {
   set_mesh_shape(mesh_shape,
                  "`mesh_shape` must be a sequence of 4 positive "
@@ -83,12 +84,13 @@ std::pair<std::vector<std::int64_t>, std::vector<std::int32_t>> detail::flatten_
   return {std::move(shape), std::move(flat)};
 }
 
-Topology::Topology(std::vector<std::int32_t> mesh_shape, const std::vector<std::vector<Coordinate>>& device_coordinates)
-    : Topology(std::move(mesh_shape), detail::flatten_coordinates(device_coordinates, "device_coordinates")) {}
+Topology::Topology(const std::vector<std::int32_t>& mesh_shape,
+                   const std::vector<std::vector<Coordinate>>& device_coordinates)
+    : Topology(mesh_shape, detail::flatten_coordinates(device_coordinates, "device_coordinates")) {}
 
-Topology::Topology(std::vector<std::int32_t> mesh_shape,
+Topology::Topology(const std::vector<std::int32_t>& mesh_shape,
                    std::pair<std::vector<std::int64_t>, std::vector<std::int32_t>> shape_and_values)
-    : Topology(std::move(mesh_shape), shape_and_values.first, std::move(shape_and_values.second)) {}
+    : Topology(mesh_shape, shape_and_values.first, std::move(shape_and_values.second)) {}
 
 Topology::Topology(std::string serialized) {
   const detail::TopologyProto proto = detail::parse_topology_proto(serialized);

@@ -48,9 +48,9 @@ class Topology {
   // a few thousand chips).
   static constexpr std::int64_t kMaxMeshPositions = std::int64_t{1} << 22;
 
-  Topology(std::vector<std::int32_t> mesh_shape, const std::vector<std::int64_t>& device_coordinates_shape,
+  Topology(const std::vector<std::int32_t>& mesh_shape, const std::vector<std::int64_t>& device_coordinates_shape,
            std::vector<std::int32_t> device_coordinates);
-  Topology(std::vector<std::int32_t> mesh_shape, const std::vector<std::vector<Coordinate>>& device_coordinates);
+  Topology(const std::vector<std::int32_t>& mesh_shape, const std::vector<std::vector<Coordinate>>& device_coordinates);
   explicit Topology(std::string serialized);
 
   const std::array<std::int32_t, 4>& mesh_shape() const { return mesh_shape_; }
@@ -80,7 +80,7 @@ class Topology {
   }
 
  private:
-  Topology(std::vector<std::int32_t> mesh_shape,
+  Topology(const std::vector<std::int32_t>& mesh_shape,
            std::pair<std::vector<std::int64_t>, std::vector<std::int32_t>> shape_and_values);
   void set_mesh_shape(const std::vector<std::int32_t>& mesh_shape, const char* message);
   void index_devices();

@@ -86,6 +86,8 @@ def broadcast_to(input, shape, name=None):  # noqa: A002
 
 def slice(input_, begin, size, name=None):  # noqa: A001
     """Extracts `size` elements starting at `begin`; size -1 means to the end (tf.slice)."""
+    if _spmd_hook.active and _spmd_hook.sharded(input_):
+        return _spmd_hook.partitioner.slice(input_, int_list(begin, "begin"), int_list(size, "size"))
     return _ops.slice(input_, int_list(begin, "begin"), int_list(size, "size"))
 
 

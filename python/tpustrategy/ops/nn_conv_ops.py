@@ -99,10 +99,9 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
     stride = _sequence(strides, 2, "strides", cf)
     dilation = _sequence(dilations, 2, "dilations", cf)
     mode, pads = _padding(padding, 2, cf)
-    if (_spmd_hook.active and _spmd_hook.sharded(input, filters) and not cf and mode in ("SAME", "VALID")
-            and list(stride) == [1, 1] and list(dilation) == [1, 1]):
-        # SPMD: spatially split inputs exchange halos (collective-permutes); stride 1, no dilation only.
-        return _spmd_hook.partitioner.conv2d(input, filters, mode)
+    if _spmd_hook.active and _spmd_hook.sharded(input, filters) and mode in ("SAME", "VALID"):
+        # SPMD: spatially split inputs exchange halos (collective-permutes), sized by the strides and dilations.
+        return _spmd_hook.partitioner.conv2d(input, filters, mode, stride, dilation, channels_first=cf)
     x = _tensor(input)
     y = _ops.conv2d(_to_last(x, cf), _tensor(filters, x), strides=stride, dilations=dilation,
                     padding=mode, explicit_paddings=pads)

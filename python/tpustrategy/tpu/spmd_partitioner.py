@@ -8,8 +8,8 @@ the sharding XLA's forward propagation gives. Un-annotated operands (tensors, va
 as XLA treats them. Annotating an intermediate reshards it.
 
 Gradients: ``GradientTape.gradient`` of a partitioned target runs the backward partitioned too, over the
-partitioned ops of the step (matmul, elementwise, reductions, reshape / transpose, softmax, sparse cross-entropy,
-conv2d's filter; not built: the input gradient of conv2d and the table gradient of gather).
+partitioned ops of the step (matmul, elementwise, reductions, reshape, transpose, concat, slice, softmax, sparse
+cross-entropy, conv2d's input and filter, gather's table).
 
 Every step's partitioned ops and inserted collectives are kept per replica: ``tpustrategy.experimental.spmd_plan()``.
 """
@@ -48,6 +48,9 @@ class _Step:
         self.ctx = _spmd.SpmdContext(self.devices)
         self.nodes: list[_Node] = []
         self.variable_reads: dict[int, object] = {}  # id(ShardedTensor) -> the variable component it reads
+        # id(ShardedTensor) -> the plain tensor it replicates: computed outside the partitioner (say tf.slice of a
+        # variable), its gradient continues on the ordinary tape.
+        self.plain_operands: dict[int, object] = {}
 
 
 def activate() -> None:
@@ -106,8 +109,10 @@ def _operand(step: _Step, value):
         return out
     if isinstance(value, ShardedTensor):  # annotated outside SPMD: its global value
         value = value._as_tensor()
-    tensor = _core.tensor.convert_to_tensor(value)
-    return wrap(_core.spmd.ShardedTensor.shard(tensor, _REPLICATED, step.devices))
+    tensor = _core.convert_to_tensor(value)
+    out = wrap(_core.ShardedTensor.shard(tensor, _REPLICATED, step.devices))
+    step.plain_operands[id(out)] = (tensor, out)
+    return out
 
 
 def _operands(*values):
@@ -211,9 +216,26 @@ def gather(params, indices):
     return _record(step, "gather", [table, ids], _spmd.gather(step.ctx, table._impl, ids._impl))
 
 
-def conv2d(x, filters, padding="SAME"):
+def conv2d(x, filters, padding="SAME", strides=(1, 1), dilations=(1, 1), channels_first=False):
+    """NHWC (or NCHW through two local transposes, which keep the collectives the same) partitioned conv2d."""
     step, (a, f) = _operands(x, filters)
-    return _record(step, "conv2d", [a, f], _spmd.conv2d(step.ctx, a._impl, f._impl, padding), padding=padding)
+    if channels_first:
+        a = transpose(a, [0, 2, 3, 1])
+    window = {"padding": padding, "strides": [int(v) for v in strides], "dilations": [int(v) for v in dilations]}
+    y = _record(
+        step,
+        "conv2d",
+        [a, f],
+        _spmd.conv2d(step.ctx, a._impl, f._impl, padding, strides=window["strides"], dilations=window["dilations"]),
+        **window,
+    )
+    return transpose(y, [0, 3, 1, 2]) if channels_first else y
+
+
+def slice(x, begin, size):  # noqa: A001 - tf.slice
+    step, (a,) = _operands(x)
+    begin = [int(v) for v in begin]
+    return _record(step, "slice", [a], _spmd.slice(step.ctx, a._impl, begin, [int(v) for v in size]), begin=begin)
 
 
 def reshard(x, sharding, devices, why="annotation"):
@@ -283,7 +305,15 @@ def _backward(step, node, g, wanted):
     if kind == "xent":
         return [wrap(_spmd.sparse_softmax_cross_entropy_grad(ctx, ins[0]._impl, ins[1]._impl, g._impl)), None]
     if kind == "conv2d":
-        return [None, wrap(_spmd.conv2d_filter_grad(ctx, ins[0]._impl, ins[1]._impl, g._impl, attrs["padding"]))]
+        window = {"strides": attrs["strides"], "dilations": attrs["dilations"]}
+        x, f = ins[0]._impl, ins[1]._impl
+        dx = _spmd.conv2d_input_grad(ctx, x, f, g._impl, attrs["padding"], **window) if wanted[0] else None
+        df = _spmd.conv2d_filter_grad(ctx, x, f, g._impl, attrs["padding"], **window) if wanted[1] else None
+        return [None if dx is None else wrap(dx), None if df is None else wrap(df)]
+    if kind == "slice":
+        return [wrap(_spmd.slice_grad(ctx, ins[0]._impl, attrs["begin"], g._impl))]
+    if kind == "gather":
+        return [wrap(_spmd.gather_grad(ctx, ins[0]._impl, ins[1]._impl, g._impl)), None]
     if kind == "concat":
         axis, offset, out = attrs["axis"] % len(g._shape_tuple), 0, []
         for part in ins:
@@ -293,7 +323,7 @@ def _backward(step, node, g, wanted):
             offset += part._shape_tuple[axis]
             out.append(wrap(_spmd.slice(ctx, g._impl, begin, size)))
         return out
-    return [None] * len(ins)  # gather: the table gradient is not built
+    raise NotImplementedError(f"no partitioned gradient for {kind}")
 
 
 def gradient(tape, target, sources, output_gradients=None):
@@ -315,6 +345,13 @@ def gradient(tape, target, sources, output_gradients=None):
             key for key, component in step.variable_reads.items() if any(component is c for c in source_components)
         }
         needed |= {id(source) for source in flat_sources}
+        core_tape = tape._tape
+        bridged = {
+            key: tensor
+            for key, (tensor, _) in step.plain_operands.items()
+            if core_tape is not None and core_tape.is_tracked(tensor)
+        }
+        needed |= set(bridged)
         for node in step.nodes:
             if any(id(i) in needed for i in node.inputs):
                 needed.add(id(node.output))
@@ -329,15 +366,30 @@ def gradient(tape, target, sources, output_gradients=None):
                 if gi is not None and id(inp) in needed and inp._impl.dtype.is_floating:
                     grads[id(inp)] = _add(step, grads.get(id(inp)), gi)
                     keep[id(inp)] = inp
+        # Operands computed outside the partitioner from a source: their gradients go on through the ordinary
+        # tape (the unpartitioned ops that made them), then join the partitioned ones.
+        through_tape = [None] * len(flat_sources)
+        pending = [(tensor, grads[key]) for key, tensor in bridged.items() if key in grads]
+        if pending:
+            expanded = [tape._source_tensors(source) for source in flat_sources]
+            raw = core_tape.gradient(
+                [t for t, _ in pending], [t for group in expanded for t in group], [g._as_tensor() for _, g in pending]
+            )
+            k = 0
+            for i, group in enumerate(expanded):
+                for g in raw[k : k + len(group)]:
+                    if g is not None:
+                        through_tape[i] = _add(step, through_tape[i], _operand(step, g))
+                k += len(group)
         out = []
-        for source in flat_sources:
+        for i, source in enumerate(flat_sources):
             components = list(getattr(source, "_values", None) or [source])
-            total = None
+            total = through_tape[i]
             for key, component in step.variable_reads.items():
                 if any(component is c for c in components) and key in grads:
                     total = _add(step, total, grads[key])
-            if total is None and id(source) in grads:
-                total = grads[id(source)]
+            if id(source) in grads:
+                total = _add(step, total, grads[id(source)])
             out.append(total)
         return nest.pack_sequence_as(sources, out)
     finally:
