@@ -132,7 +132,7 @@ def test_hbm_peak_per_core_during_the_step_and_what_does_not_fit():
     assert empty.max_hbm_peak is None and empty.hbm_fits is None and "not recorded" in empty._repr_html_()
     # what-if on v5e: the capacity is one v5e core's; the step's few MiB fit; a peak above it is flagged.
     v5e = report.what_if("v5e-8")
-    assert v5e.hbm_capacity == _core.find_slice_preset("v5e-8").chip.hbm_bytes_per_device
+    assert v5e.hbm_capacity == _core.slice.find_slice_preset("v5e-8").chip.hbm_bytes_per_device
     assert v5e.hbm_fits and v5e.hbm_peak == report.hbm_peak
     v5e.hbm_peak[3] = v5e.hbm_capacity + 1
     assert not v5e.hbm_fits and "does not fit" in v5e._repr_html_()

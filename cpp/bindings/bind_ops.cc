@@ -56,7 +56,8 @@ std::pair<Tensor, Tensor> operands(py::handle x, py::handle y) {
 // Values a reflected / forward operator accepts; others make the operator return NotImplemented.
 bool is_operand(py::handle v) {
   if (is_tensor_like(v) || py::isinstance<py::bool_>(v) || py::isinstance<py::int_>(v) ||
-      py::isinstance<py::float_>(v) || py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v)) {
+      py::isinstance<py::float_>(v) || PyComplex_Check(v.ptr()) || py::isinstance<py::list>(v) ||
+      py::isinstance<py::tuple>(v)) {
     return true;
   }
   return py::isinstance(v, numpy_ndarray_type()) || py::isinstance(v, numpy_generic_type());

@@ -172,7 +172,7 @@ class Variable(TensorOperators, metaclass=_VariableMetaclass):
         """``self.assign_sub(gradient * learning_rate)`` in one C++ pass when both are floating tensors of the
         variable's dtype and shape (bit-identical); False (nothing done) otherwise."""
         value = self._value
-        if not (isinstance(gradient, _core.Tensor) and isinstance(learning_rate, _core.Tensor)
+        if not (isinstance(gradient, _core.tensor.Tensor) and isinstance(learning_rate, _core.tensor.Tensor)
                 and value.dtype.is_floating and gradient.dtype == value.dtype == learning_rate.dtype
                 and gradient._shape_tuple == value._shape_tuple and learning_rate._shape_tuple == ()):
             return False

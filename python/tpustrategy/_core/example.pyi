@@ -4,6 +4,11 @@ tf.train.Example protos (private; use tpustrategy.io).
 from __future__ import annotations
 import collections.abc
 __all__: list[str] = ['example_parse', 'example_serialize', 'parse_examples', 'sequence_example_parse', 'sequence_example_serialize']
+def _parse_sequence_feature_lists(serialized: collections.abc.Sequence, configs: collections.abc.Sequence) -> list:
+    """
+    Parses the feature_lists of serialized SequenceExamples: one (values, steps per example, values per step,
+    present per example) per config (key, kind, var_len, shape, default).
+    """
 def example_parse(serialized: bytes) -> dict:
     """
     Parses a tf.train.Example into {key: (kind, values)}; InvalidArgumentError if malformed.

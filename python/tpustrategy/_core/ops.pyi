@@ -3,18 +3,18 @@ Tensor kernels (private; use the tpustrategy facade).
 """
 from __future__ import annotations
 import collections.abc
-import tpustrategy._core
+import tpustrategy._core.tensor
 import typing
-__all__: list[str] = ['abs', 'add', 'argmax', 'argmin', 'avg_pool2d', 'broadcast_to', 'cast', 'ceil', 'concat', 'conv2d', 'conv2d_backprop_input', 'depthwise_conv2d', 'divide', 'equal', 'exp', 'expand_dims', 'fill', 'floor', 'floordiv', 'floormod', 'gather', 'greater', 'greater_equal', 'identity', 'less', 'less_equal', 'log', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'matmul', 'max_pool2d', 'maximum', 'minimum', 'multiply', 'negative', 'not_equal', 'one_hot', 'ones', 'pad', 'pow', 'random_float', 'random_int', 'range', 'reduce_all', 'reduce_any', 'reduce_max', 'reduce_mean', 'reduce_min', 'reduce_prod', 'reduce_sum', 'relu', 'reshape', 'rsqrt', 'sigmoid', 'sign', 'slice', 'softmax', 'split', 'split_sizes', 'sqrt', 'square', 'squeeze', 'stack', 'stop_gradient', 'subtract', 'tanh', 'tile', 'top_k', 'transpose', 'unsorted_segment_sum', 'unstack', 'where', 'zeros']
-def _apply_gradient_descent(var: tpustrategy._core.Tensor, grad: tpustrategy._core.Tensor, lr: tpustrategy._core.Tensor) -> tpustrategy._core.Tensor:
+__all__: list[str] = ['abs', 'add', 'angle', 'argmax', 'argmin', 'avg_pool2d', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'broadcast_to', 'cast', 'ceil', 'complex', 'concat', 'conj', 'conv2d', 'conv2d_backprop_input', 'depthwise_conv2d', 'divide', 'equal', 'exp', 'expand_dims', 'fill', 'floor', 'floordiv', 'floormod', 'gather', 'greater', 'greater_equal', 'identity', 'imag', 'invert', 'left_shift', 'less', 'less_equal', 'log', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'matmul', 'max_pool2d', 'maximum', 'minimum', 'multiply', 'negative', 'not_equal', 'one_hot', 'ones', 'pad', 'pow', 'random_float', 'random_int', 'range', 'real', 'reduce_all', 'reduce_any', 'reduce_max', 'reduce_mean', 'reduce_min', 'reduce_prod', 'reduce_sum', 'relu', 'reshape', 'right_shift', 'rsqrt', 'sigmoid', 'sign', 'slice', 'softmax', 'split', 'split_sizes', 'sqrt', 'square', 'squeeze', 'stack', 'stop_gradient', 'subtract', 'tanh', 'tile', 'top_k', 'transpose', 'unsorted_segment_sum', 'unstack', 'where', 'zeros']
+def _apply_gradient_descent(var: tpustrategy._core.tensor.Tensor, grad: tpustrategy._core.tensor.Tensor, lr: tpustrategy._core.tensor.Tensor) -> tpustrategy._core.tensor.Tensor:
     """
     var - grad * lr in one pass (TF's ResourceApplyGradientDescent), bit-identical to the two ops.
     """
-def _assign_update(value: tpustrategy._core.Tensor, delta: tpustrategy._core.Tensor, subtract: bool) -> tpustrategy._core.Tensor:
+def _assign_update(value: tpustrategy._core.tensor.Tensor, delta: tpustrategy._core.tensor.Tensor, subtract: bool) -> tpustrategy._core.tensor.Tensor:
     """
     value - delta (subtract) or value + delta, same dtype and shape: the new value of Variable.assign_add/_sub.
     """
-def abs(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+def abs(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
     """
     Applies the op elementwise.
     
@@ -28,7 +28,7 @@ def abs(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
     Raises:
       TypeError: the op does not support `x`'s dtype (e.g. exp/log/sqrt of integers).
     """
-def add(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+def add(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
     """
     Applies the op elementwise with NumPy broadcasting.
     
@@ -44,23 +44,39 @@ def add(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._c
       InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
       TypeError: the op does not support the dtype, or a Python operand is not representable in it.
     """
-def argmax(input: typing.Any, axis: typing.SupportsInt | typing.SupportsIndex = 0, output_type: tpustrategy._core.DType = ...) -> tpustrategy._core.Tensor:
+def angle(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
+    """
+    Elementwise part of a complex64 tensor (real / imag / angle give float32), or tf.bitwise.invert.
+    """
+def argmax(input: typing.Any, axis: typing.SupportsInt | typing.SupportsIndex = 0, output_type: tpustrategy._core.tensor.DType = ...) -> tpustrategy._core.tensor.Tensor:
     """
     Index of the first maximum along `axis` (tf.math.argmax).
     """
-def argmin(input: typing.Any, axis: typing.SupportsInt | typing.SupportsIndex = 0, output_type: tpustrategy._core.DType = ...) -> tpustrategy._core.Tensor:
+def argmin(input: typing.Any, axis: typing.SupportsInt | typing.SupportsIndex = 0, output_type: tpustrategy._core.tensor.DType = ...) -> tpustrategy._core.tensor.Tensor:
     """
     Index of the first minimum along `axis` (tf.math.argmin).
     """
-def avg_pool2d(input: typing.Any, *, ksize: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], strides: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], padding: str, explicit_paddings: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"] = [0, 0, 0, 0]) -> tpustrategy._core.Tensor:
+def avg_pool2d(input: typing.Any, *, ksize: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], strides: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], padding: str, explicit_paddings: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"] = [0, 0, 0, 0]) -> tpustrategy._core.tensor.Tensor:
     """
     2-D average pooling over NHWC (tf.nn.avg_pool2d); padding is not counted.
     """
-def broadcast_to(input: typing.Any, shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> tpustrategy._core.Tensor:
+def bitwise_and(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
+    """
+    tf.bitwise op with broadcasting; integer tensors of one dtype. Shift amounts clamp to [0, bits - 1].
+    """
+def bitwise_or(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
+    """
+    tf.bitwise op with broadcasting; integer tensors of one dtype. Shift amounts clamp to [0, bits - 1].
+    """
+def bitwise_xor(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
+    """
+    tf.bitwise op with broadcasting; integer tensors of one dtype. Shift amounts clamp to [0, bits - 1].
+    """
+def broadcast_to(input: typing.Any, shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> tpustrategy._core.tensor.Tensor:
     """
     Broadcasts `input` to `shape` (NumPy rules).
     """
-def cast(x: typing.Any, dtype: tpustrategy._core.DType) -> tpustrategy._core.Tensor:
+def cast(x: typing.Any, dtype: tpustrategy._core.tensor.DType) -> tpustrategy._core.tensor.Tensor:
     """
     Converts `x` to `dtype` (tf.cast).
     
@@ -73,7 +89,7 @@ def cast(x: typing.Any, dtype: tpustrategy._core.DType) -> tpustrategy._core.Ten
     Returns:
       `x` itself when it already has `dtype`, else a new Tensor.
     """
-def ceil(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+def ceil(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
     """
     Applies the op elementwise.
     
@@ -87,11 +103,27 @@ def ceil(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
     Raises:
       TypeError: the op does not support `x`'s dtype (e.g. exp/log/sqrt of integers).
     """
-def concat(values: collections.abc.Sequence[tpustrategy._core.Tensor], axis: typing.SupportsInt | typing.SupportsIndex) -> tpustrategy._core.Tensor:
+def complex(real: typing.Any, imag: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
+    """
+    complex64 tensor real + 1j * imag.
+    
+    Args:
+      real: float32 Tensor.
+      imag: float32 Tensor, broadcastable against `real`.
+    
+    Raises:
+      TypeError: the parts differ in dtype or are not float32 / float64.
+      UnimplementedError: float64 parts (complex128 is not supported).
+    """
+def concat(values: collections.abc.Sequence[tpustrategy._core.tensor.Tensor], axis: typing.SupportsInt | typing.SupportsIndex) -> tpustrategy._core.tensor.Tensor:
     """
     Concatenates tensors of one dtype along `axis`.
     """
-def conv2d(input: typing.Any, filter: typing.Any, *, strides: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], dilations: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], padding: str, explicit_paddings: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"] = [0, 0, 0, 0]) -> tpustrategy._core.Tensor:
+def conj(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
+    """
+    Elementwise part of a complex64 tensor (real / imag / angle give float32), or tf.bitwise.invert.
+    """
+def conv2d(input: typing.Any, filter: typing.Any, *, strides: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], dilations: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], padding: str, explicit_paddings: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"] = [0, 0, 0, 0]) -> tpustrategy._core.tensor.Tensor:
     """
     2-D convolution over NHWC (tf.nn.conv2d); input depth may be a multiple of the filter's (groups).
     Args:
@@ -106,14 +138,14 @@ def conv2d(input: typing.Any, filter: typing.Any, *, strides: typing.Annotated[c
       InvalidArgumentError: ranks other than 4, mismatched depths or dtypes, non-positive strides /
         dilations, negative explicit paddings, an unknown padding string.
     """
-def conv2d_backprop_input(input_sizes: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], filter: typing.Any, out_backprop: typing.Any, *, strides: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], dilations: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], padding: str, explicit_paddings: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"] = [0, 0, 0, 0]) -> tpustrategy._core.Tensor:
+def conv2d_backprop_input(input_sizes: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], filter: typing.Any, out_backprop: typing.Any, *, strides: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], dilations: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], padding: str, explicit_paddings: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"] = [0, 0, 0, 0]) -> tpustrategy._core.tensor.Tensor:
     """
     The gradient of conv2d with respect to an input of `input_sizes` (tf.nn.conv2d_transpose).
     
     Raises:
       InvalidArgumentError: out_backprop's shape is not the convolution's output shape, or as conv2d.
     """
-def depthwise_conv2d(input: typing.Any, filter: typing.Any, *, strides: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], dilations: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], padding: str, explicit_paddings: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"] = [0, 0, 0, 0]) -> tpustrategy._core.Tensor:
+def depthwise_conv2d(input: typing.Any, filter: typing.Any, *, strides: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], dilations: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], padding: str, explicit_paddings: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"] = [0, 0, 0, 0]) -> tpustrategy._core.tensor.Tensor:
     """
     Depthwise 2-D convolution over NHWC (tf.nn.depthwise_conv2d_native).
     Args:
@@ -128,7 +160,7 @@ def depthwise_conv2d(input: typing.Any, filter: typing.Any, *, strides: typing.A
       InvalidArgumentError: ranks other than 4, mismatched depths or dtypes, non-positive strides /
         dilations, negative explicit paddings, an unknown padding string.
     """
-def divide(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+def divide(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
     """
     Applies the op elementwise with NumPy broadcasting.
     
@@ -144,7 +176,7 @@ def divide(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy
       InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
       TypeError: the op does not support the dtype, or a Python operand is not representable in it.
     """
-def equal(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+def equal(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
     """
     Applies the op elementwise with NumPy broadcasting.
     
@@ -160,7 +192,7 @@ def equal(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy.
       InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
       TypeError: the op does not support the dtype, or a Python operand is not representable in it.
     """
-def exp(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+def exp(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
     """
     Applies the op elementwise.
     
@@ -174,15 +206,15 @@ def exp(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
     Raises:
       TypeError: the op does not support `x`'s dtype (e.g. exp/log/sqrt of integers).
     """
-def expand_dims(input: typing.Any, axis: typing.SupportsInt | typing.SupportsIndex) -> tpustrategy._core.Tensor:
+def expand_dims(input: typing.Any, axis: typing.SupportsInt | typing.SupportsIndex) -> tpustrategy._core.tensor.Tensor:
     """
     Inserts a length-1 axis at `axis`.
     """
-def fill(dims: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], value: typing.Any) -> tpustrategy._core.Tensor:
+def fill(dims: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], value: typing.Any) -> tpustrategy._core.tensor.Tensor:
     """
     A tensor of shape `dims` filled with the scalar `value`.
     """
-def floor(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+def floor(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
     """
     Applies the op elementwise.
     
@@ -196,7 +228,7 @@ def floor(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
     Raises:
       TypeError: the op does not support `x`'s dtype (e.g. exp/log/sqrt of integers).
     """
-def floordiv(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+def floordiv(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
     """
     Applies the op elementwise with NumPy broadcasting.
     
@@ -212,7 +244,7 @@ def floordiv(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrate
       InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
       TypeError: the op does not support the dtype, or a Python operand is not representable in it.
     """
-def floormod(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+def floormod(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
     """
     Applies the op elementwise with NumPy broadcasting.
     
@@ -228,11 +260,11 @@ def floormod(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrate
       InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
       TypeError: the op does not support the dtype, or a Python operand is not representable in it.
     """
-def gather(params: typing.Any, indices: typing.Any, axis: typing.SupportsInt | typing.SupportsIndex = 0) -> tpustrategy._core.Tensor:
+def gather(params: typing.Any, indices: typing.Any, axis: typing.SupportsInt | typing.SupportsIndex = 0) -> tpustrategy._core.tensor.Tensor:
     """
     Gathers slices along `axis` (indices in range).
     """
-def greater(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+def greater(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
     """
     Applies the op elementwise with NumPy broadcasting.
     
@@ -248,7 +280,7 @@ def greater(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrateg
       InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
       TypeError: the op does not support the dtype, or a Python operand is not representable in it.
     """
-def greater_equal(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+def greater_equal(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
     """
     Applies the op elementwise with NumPy broadcasting.
     
@@ -264,11 +296,23 @@ def greater_equal(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpus
       InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
       TypeError: the op does not support the dtype, or a Python operand is not representable in it.
     """
-def identity(input: typing.Any) -> tpustrategy._core.Tensor:
+def identity(input: typing.Any) -> tpustrategy._core.tensor.Tensor:
     """
     The same values on the current device.
     """
-def less(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+def imag(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
+    """
+    Elementwise part of a complex64 tensor (real / imag / angle give float32), or tf.bitwise.invert.
+    """
+def invert(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
+    """
+    Elementwise part of a complex64 tensor (real / imag / angle give float32), or tf.bitwise.invert.
+    """
+def left_shift(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
+    """
+    tf.bitwise op with broadcasting; integer tensors of one dtype. Shift amounts clamp to [0, bits - 1].
+    """
+def less(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
     """
     Applies the op elementwise with NumPy broadcasting.
     
@@ -284,7 +328,7 @@ def less(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._
       InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
       TypeError: the op does not support the dtype, or a Python operand is not representable in it.
     """
-def less_equal(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+def less_equal(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
     """
     Applies the op elementwise with NumPy broadcasting.
     
@@ -300,7 +344,7 @@ def less_equal(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustra
       InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
       TypeError: the op does not support the dtype, or a Python operand is not representable in it.
     """
-def log(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+def log(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
     """
     Applies the op elementwise.
     
@@ -314,11 +358,11 @@ def log(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
     Raises:
       TypeError: the op does not support `x`'s dtype (e.g. exp/log/sqrt of integers).
     """
-def log_softmax(logits: typing.Any, axis: typing.SupportsInt | typing.SupportsIndex = -1) -> tpustrategy._core.Tensor:
+def log_softmax(logits: typing.Any, axis: typing.SupportsInt | typing.SupportsIndex = -1) -> tpustrategy._core.tensor.Tensor:
     """
     Numerically stable log-softmax over `axis`.
     """
-def logical_and(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+def logical_and(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
     """
     Applies the op elementwise with NumPy broadcasting.
     
@@ -334,7 +378,7 @@ def logical_and(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustr
       InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
       TypeError: the op does not support the dtype, or a Python operand is not representable in it.
     """
-def logical_not(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+def logical_not(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
     """
     Applies the op elementwise.
     
@@ -348,7 +392,7 @@ def logical_not(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Ten
     Raises:
       TypeError: the op does not support `x`'s dtype (e.g. exp/log/sqrt of integers).
     """
-def logical_or(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+def logical_or(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
     """
     Applies the op elementwise with NumPy broadcasting.
     
@@ -364,18 +408,18 @@ def logical_or(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustra
       InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
       TypeError: the op does not support the dtype, or a Python operand is not representable in it.
     """
-def matmul(a: typing.Any, b: typing.Any, transpose_a: bool = False, transpose_b: bool = False) -> tpustrategy._core.Tensor:
+def matmul(a: typing.Any, b: typing.Any, transpose_a: bool = False, transpose_b: bool = False) -> tpustrategy._core.tensor.Tensor:
     """
     Matrix product of the last two axes, batch axes broadcast (tf.linalg.matmul).
     
     Raises:
       InvalidArgumentError: rank < 2, mismatched inner dimensions, batch shapes that do not broadcast.
     """
-def max_pool2d(input: typing.Any, *, ksize: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], strides: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], padding: str, explicit_paddings: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"] = [0, 0, 0, 0]) -> tpustrategy._core.Tensor:
+def max_pool2d(input: typing.Any, *, ksize: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], strides: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], padding: str, explicit_paddings: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"] = [0, 0, 0, 0]) -> tpustrategy._core.tensor.Tensor:
     """
     2-D max pooling over NHWC (tf.nn.max_pool2d); padding never wins.
     """
-def maximum(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+def maximum(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
     """
     Applies the op elementwise with NumPy broadcasting.
     
@@ -391,7 +435,7 @@ def maximum(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrateg
       InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
       TypeError: the op does not support the dtype, or a Python operand is not representable in it.
     """
-def minimum(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+def minimum(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
     """
     Applies the op elementwise with NumPy broadcasting.
     
@@ -407,7 +451,7 @@ def minimum(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrateg
       InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
       TypeError: the op does not support the dtype, or a Python operand is not representable in it.
     """
-def multiply(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+def multiply(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
     """
     Applies the op elementwise with NumPy broadcasting.
     
@@ -423,7 +467,7 @@ def multiply(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrate
       InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
       TypeError: the op does not support the dtype, or a Python operand is not representable in it.
     """
-def negative(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+def negative(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
     """
     Applies the op elementwise.
     
@@ -437,7 +481,7 @@ def negative(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor
     Raises:
       TypeError: the op does not support `x`'s dtype (e.g. exp/log/sqrt of integers).
     """
-def not_equal(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+def not_equal(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
     """
     Applies the op elementwise with NumPy broadcasting.
     
@@ -453,19 +497,19 @@ def not_equal(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrat
       InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
       TypeError: the op does not support the dtype, or a Python operand is not representable in it.
     """
-def one_hot(indices: typing.Any, depth: typing.SupportsInt | typing.SupportsIndex, on_value: typing.Any = None, off_value: typing.Any = None, axis: typing.SupportsInt | typing.SupportsIndex = -1, dtype: tpustrategy._core.DType | None = None) -> tpustrategy._core.Tensor:
+def one_hot(indices: typing.Any, depth: typing.SupportsInt | typing.SupportsIndex, on_value: typing.Any = None, off_value: typing.Any = None, axis: typing.SupportsInt | typing.SupportsIndex = -1, dtype: tpustrategy._core.tensor.DType | None = None) -> tpustrategy._core.tensor.Tensor:
     """
     One-hot encoding (tf.one_hot); out-of-range indices give all off_value.
     """
-def ones(shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], dtype: tpustrategy._core.DType = ...) -> tpustrategy._core.Tensor:
+def ones(shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], dtype: tpustrategy._core.tensor.DType = ...) -> tpustrategy._core.tensor.Tensor:
     """
     A tensor of ones.
     """
-def pad(tensor: typing.Any, paddings: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> tpustrategy._core.Tensor:
+def pad(tensor: typing.Any, paddings: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> tpustrategy._core.tensor.Tensor:
     """
     Zero padding; `paddings` is the flattened [rank, 2] (before, after).
     """
-def pow(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+def pow(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
     """
     Applies the op elementwise with NumPy broadcasting.
     
@@ -481,20 +525,24 @@ def pow(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._c
       InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
       TypeError: the op does not support the dtype, or a Python operand is not representable in it.
     """
-def random_float(shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], dtype: tpustrategy._core.DType, distribution: str, seed: typing.SupportsInt | typing.SupportsIndex, stream: typing.SupportsInt | typing.SupportsIndex) -> tpustrategy._core.Tensor:
+def random_float(shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], dtype: tpustrategy._core.tensor.DType, distribution: str, seed: typing.SupportsInt | typing.SupportsIndex, stream: typing.SupportsInt | typing.SupportsIndex) -> tpustrategy._core.tensor.Tensor:
     """
     Standard samples ("uniform" [0, 1), "normal", "truncated_normal" within 2 stddev) that are a pure
     function of (seed, stream, element index): Philox4x32-10, not TF's bit stream.
     """
-def random_int(shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], dtype: tpustrategy._core.DType, minval: typing.SupportsInt | typing.SupportsIndex, maxval: typing.SupportsInt | typing.SupportsIndex, seed: typing.SupportsInt | typing.SupportsIndex, stream: typing.SupportsInt | typing.SupportsIndex) -> tpustrategy._core.Tensor:
+def random_int(shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], dtype: tpustrategy._core.tensor.DType, minval: typing.SupportsInt | typing.SupportsIndex, maxval: typing.SupportsInt | typing.SupportsIndex, seed: typing.SupportsInt | typing.SupportsIndex, stream: typing.SupportsInt | typing.SupportsIndex) -> tpustrategy._core.tensor.Tensor:
     """
     Integers uniform in [minval, maxval) (int32 / int64), a pure function of (seed, stream, index).
     """
-def range(start: typing.Any, limit: typing.Any, delta: typing.Any, dtype: tpustrategy._core.DType | None = None) -> tpustrategy._core.Tensor:
+def range(start: typing.Any, limit: typing.Any, delta: typing.Any, dtype: tpustrategy._core.tensor.DType | None = None) -> tpustrategy._core.tensor.Tensor:
     """
     tf.range(start, limit, delta): the dtype is inferred from the arguments unless given.
     """
-def reduce_all(input_tensor: typing.Any, axis: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] | None = None, keepdims: bool = False) -> tpustrategy._core.Tensor:
+def real(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
+    """
+    Elementwise part of a complex64 tensor (real / imag / angle give float32), or tf.bitwise.invert.
+    """
+def reduce_all(input_tensor: typing.Any, axis: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] | None = None, keepdims: bool = False) -> tpustrategy._core.tensor.Tensor:
     """
     Reduces `input_tensor` over `axis` (tf.reduce_*).
     
@@ -510,7 +558,7 @@ def reduce_all(input_tensor: typing.Any, axis: collections.abc.Sequence[typing.S
       InvalidArgumentError: an axis is out of range.
       TypeError: unsupported dtype (bool for arithmetic reductions, non-bool for any/all).
     """
-def reduce_any(input_tensor: typing.Any, axis: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] | None = None, keepdims: bool = False) -> tpustrategy._core.Tensor:
+def reduce_any(input_tensor: typing.Any, axis: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] | None = None, keepdims: bool = False) -> tpustrategy._core.tensor.Tensor:
     """
     Reduces `input_tensor` over `axis` (tf.reduce_*).
     
@@ -526,7 +574,7 @@ def reduce_any(input_tensor: typing.Any, axis: collections.abc.Sequence[typing.S
       InvalidArgumentError: an axis is out of range.
       TypeError: unsupported dtype (bool for arithmetic reductions, non-bool for any/all).
     """
-def reduce_max(input_tensor: typing.Any, axis: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] | None = None, keepdims: bool = False) -> tpustrategy._core.Tensor:
+def reduce_max(input_tensor: typing.Any, axis: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] | None = None, keepdims: bool = False) -> tpustrategy._core.tensor.Tensor:
     """
     Reduces `input_tensor` over `axis` (tf.reduce_*).
     
@@ -542,7 +590,7 @@ def reduce_max(input_tensor: typing.Any, axis: collections.abc.Sequence[typing.S
       InvalidArgumentError: an axis is out of range.
       TypeError: unsupported dtype (bool for arithmetic reductions, non-bool for any/all).
     """
-def reduce_mean(input_tensor: typing.Any, axis: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] | None = None, keepdims: bool = False) -> tpustrategy._core.Tensor:
+def reduce_mean(input_tensor: typing.Any, axis: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] | None = None, keepdims: bool = False) -> tpustrategy._core.tensor.Tensor:
     """
     Reduces `input_tensor` over `axis` (tf.reduce_*).
     
@@ -558,7 +606,7 @@ def reduce_mean(input_tensor: typing.Any, axis: collections.abc.Sequence[typing.
       InvalidArgumentError: an axis is out of range.
       TypeError: unsupported dtype (bool for arithmetic reductions, non-bool for any/all).
     """
-def reduce_min(input_tensor: typing.Any, axis: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] | None = None, keepdims: bool = False) -> tpustrategy._core.Tensor:
+def reduce_min(input_tensor: typing.Any, axis: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] | None = None, keepdims: bool = False) -> tpustrategy._core.tensor.Tensor:
     """
     Reduces `input_tensor` over `axis` (tf.reduce_*).
     
@@ -574,7 +622,7 @@ def reduce_min(input_tensor: typing.Any, axis: collections.abc.Sequence[typing.S
       InvalidArgumentError: an axis is out of range.
       TypeError: unsupported dtype (bool for arithmetic reductions, non-bool for any/all).
     """
-def reduce_prod(input_tensor: typing.Any, axis: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] | None = None, keepdims: bool = False) -> tpustrategy._core.Tensor:
+def reduce_prod(input_tensor: typing.Any, axis: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] | None = None, keepdims: bool = False) -> tpustrategy._core.tensor.Tensor:
     """
     Reduces `input_tensor` over `axis` (tf.reduce_*).
     
@@ -590,7 +638,7 @@ def reduce_prod(input_tensor: typing.Any, axis: collections.abc.Sequence[typing.
       InvalidArgumentError: an axis is out of range.
       TypeError: unsupported dtype (bool for arithmetic reductions, non-bool for any/all).
     """
-def reduce_sum(input_tensor: typing.Any, axis: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] | None = None, keepdims: bool = False) -> tpustrategy._core.Tensor:
+def reduce_sum(input_tensor: typing.Any, axis: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] | None = None, keepdims: bool = False) -> tpustrategy._core.tensor.Tensor:
     """
     Reduces `input_tensor` over `axis` (tf.reduce_*).
     
@@ -606,7 +654,7 @@ def reduce_sum(input_tensor: typing.Any, axis: collections.abc.Sequence[typing.S
       InvalidArgumentError: an axis is out of range.
       TypeError: unsupported dtype (bool for arithmetic reductions, non-bool for any/all).
     """
-def relu(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+def relu(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
     """
     Applies the op elementwise.
     
@@ -620,11 +668,15 @@ def relu(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
     Raises:
       TypeError: the op does not support `x`'s dtype (e.g. exp/log/sqrt of integers).
     """
-def reshape(tensor: typing.Any, shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> tpustrategy._core.Tensor:
+def reshape(tensor: typing.Any, shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> tpustrategy._core.tensor.Tensor:
     """
     Reshapes (one dimension may be -1); shares the buffer.
     """
-def rsqrt(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+def right_shift(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
+    """
+    tf.bitwise op with broadcasting; integer tensors of one dtype. Shift amounts clamp to [0, bits - 1].
+    """
+def rsqrt(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
     """
     Applies the op elementwise.
     
@@ -638,7 +690,7 @@ def rsqrt(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
     Raises:
       TypeError: the op does not support `x`'s dtype (e.g. exp/log/sqrt of integers).
     """
-def sigmoid(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+def sigmoid(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
     """
     Applies the op elementwise.
     
@@ -652,7 +704,7 @@ def sigmoid(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
     Raises:
       TypeError: the op does not support `x`'s dtype (e.g. exp/log/sqrt of integers).
     """
-def sign(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+def sign(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
     """
     Applies the op elementwise.
     
@@ -666,23 +718,23 @@ def sign(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
     Raises:
       TypeError: the op does not support `x`'s dtype (e.g. exp/log/sqrt of integers).
     """
-def slice(input_: typing.Any, begin: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], size: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> tpustrategy._core.Tensor:
+def slice(input_: typing.Any, begin: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], size: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> tpustrategy._core.tensor.Tensor:
     """
     tf.slice: size -1 means to the end.
     """
-def softmax(logits: typing.Any, axis: typing.SupportsInt | typing.SupportsIndex = -1) -> tpustrategy._core.Tensor:
+def softmax(logits: typing.Any, axis: typing.SupportsInt | typing.SupportsIndex = -1) -> tpustrategy._core.tensor.Tensor:
     """
     Numerically stable softmax over `axis`.
     """
-def split(value: typing.Any, num: typing.SupportsInt | typing.SupportsIndex, axis: typing.SupportsInt | typing.SupportsIndex = 0) -> list[tpustrategy._core.Tensor]:
+def split(value: typing.Any, num: typing.SupportsInt | typing.SupportsIndex, axis: typing.SupportsInt | typing.SupportsIndex = 0) -> list[tpustrategy._core.tensor.Tensor]:
     """
     Splits into `num` equal parts.
     """
-def split_sizes(value: typing.Any, sizes: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], axis: typing.SupportsInt | typing.SupportsIndex = 0) -> list[tpustrategy._core.Tensor]:
+def split_sizes(value: typing.Any, sizes: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], axis: typing.SupportsInt | typing.SupportsIndex = 0) -> list[tpustrategy._core.tensor.Tensor]:
     """
     Splits into parts of `sizes` (one may be -1).
     """
-def sqrt(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+def sqrt(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
     """
     Applies the op elementwise.
     
@@ -696,7 +748,7 @@ def sqrt(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
     Raises:
       TypeError: the op does not support `x`'s dtype (e.g. exp/log/sqrt of integers).
     """
-def square(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+def square(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
     """
     Applies the op elementwise.
     
@@ -710,19 +762,19 @@ def square(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
     Raises:
       TypeError: the op does not support `x`'s dtype (e.g. exp/log/sqrt of integers).
     """
-def squeeze(input: typing.Any, axis: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] = []) -> tpustrategy._core.Tensor:
+def squeeze(input: typing.Any, axis: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] = []) -> tpustrategy._core.tensor.Tensor:
     """
     Removes length-1 axes (all when empty).
     """
-def stack(values: collections.abc.Sequence[tpustrategy._core.Tensor], axis: typing.SupportsInt | typing.SupportsIndex = 0) -> tpustrategy._core.Tensor:
+def stack(values: collections.abc.Sequence[tpustrategy._core.tensor.Tensor], axis: typing.SupportsInt | typing.SupportsIndex = 0) -> tpustrategy._core.tensor.Tensor:
     """
     Stacks same-shaped tensors along a new axis.
     """
-def stop_gradient(input: typing.Any) -> tpustrategy._core.Tensor:
+def stop_gradient(input: typing.Any) -> tpustrategy._core.tensor.Tensor:
     """
     The same values; no gradient flows back through the result (tf.stop_gradient).
     """
-def subtract(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+def subtract(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
     """
     Applies the op elementwise with NumPy broadcasting.
     
@@ -738,7 +790,7 @@ def subtract(x: typing.Any, y: typing.Any, name: typing.Any = None) -> tpustrate
       InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
       TypeError: the op does not support the dtype, or a Python operand is not representable in it.
     """
-def tanh(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
+def tanh(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
     """
     Applies the op elementwise.
     
@@ -752,34 +804,34 @@ def tanh(x: typing.Any, name: typing.Any = None) -> tpustrategy._core.Tensor:
     Raises:
       TypeError: the op does not support `x`'s dtype (e.g. exp/log/sqrt of integers).
     """
-def tile(input: typing.Any, multiples: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> tpustrategy._core.Tensor:
+def tile(input: typing.Any, multiples: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> tpustrategy._core.tensor.Tensor:
     """
     Repeats `input` `multiples[i]` times along axis i.
     """
-def top_k(input: typing.Any, k: typing.SupportsInt | typing.SupportsIndex, index_type: tpustrategy._core.DType = ...) -> tuple[tpustrategy._core.Tensor, tpustrategy._core.Tensor]:
+def top_k(input: typing.Any, k: typing.SupportsInt | typing.SupportsIndex, index_type: tpustrategy._core.tensor.DType = ...) -> tuple[tpustrategy._core.tensor.Tensor, tpustrategy._core.tensor.Tensor]:
     """
     (values, indices) of the k largest entries of the last axis, descending, ties by lower index.
     
     Raises:
       InvalidArgumentError: a scalar input, k < 0, or k > the last dimension.
     """
-def transpose(a: typing.Any, perm: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] = []) -> tpustrategy._core.Tensor:
+def transpose(a: typing.Any, perm: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] = []) -> tpustrategy._core.tensor.Tensor:
     """
     Permutes axes (reverses them when perm is empty).
     """
-def unsorted_segment_sum(data: typing.Any, segment_ids: typing.Any, num_segments: typing.SupportsInt | typing.SupportsIndex) -> tpustrategy._core.Tensor:
+def unsorted_segment_sum(data: typing.Any, segment_ids: typing.Any, num_segments: typing.SupportsInt | typing.SupportsIndex) -> tpustrategy._core.tensor.Tensor:
     """
     Sums rows of `data` per segment id (ids: one per row; negative ids dropped).
     """
-def unstack(value: typing.Any, axis: typing.SupportsInt | typing.SupportsIndex = 0) -> list[tpustrategy._core.Tensor]:
+def unstack(value: typing.Any, axis: typing.SupportsInt | typing.SupportsIndex = 0) -> list[tpustrategy._core.tensor.Tensor]:
     """
     The slices of `value` along `axis`.
     """
-def where(condition: typing.Any, x: typing.Any = None, y: typing.Any = None) -> tpustrategy._core.Tensor:
+def where(condition: typing.Any, x: typing.Any = None, y: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
     """
     Selects x where condition else y (broadcasting); with only condition, the int64 coordinates of true elements.
     """
-def zeros(shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], dtype: tpustrategy._core.DType = ...) -> tpustrategy._core.Tensor:
+def zeros(shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], dtype: tpustrategy._core.tensor.DType = ...) -> tpustrategy._core.tensor.Tensor:
     """
     A tensor of zeros.
     """

@@ -6,7 +6,7 @@ import collections.abc
 import tpustrategy._core.devices
 import tpustrategy._core.tensor
 import typing
-__all__: list[str] = ['CollectiveCounter', 'ExecutionContext', 'ReplicaRendezvous', 'current_context', 'current_mode', 'pop_mode', 'push_mode', 'set_current_context', 'unwind_mode']
+__all__: list[str] = ['CollectiveCounter', 'ExecutionContext', 'ReplicaRendezvous', 'current_context', 'current_mode', 'pop_mode', 'push_mode', 'set_current_context', 'switch_round', 'unwind_mode']
 class CollectiveCounter:
     """
     While entered, counts every collective that passes the Communicator hook point, by kind.
@@ -114,6 +114,10 @@ def push_mode(frame: typing.Any) -> None:
 def set_current_context(context: ExecutionContext) -> None:
     """
     Makes `context` this thread's current context (None: the thread's default).
+    """
+def switch_round(workers: list, contexts: list, values: list, fresh: bool, parked: typing.Any, done: typing.Any) -> tuple:
+    """
+    One round of the replica scheduler: switches into each worker with its context current (scheduler.py).
     """
 def unwind_mode(frame: typing.Any) -> None:
     """

@@ -6,7 +6,7 @@ import collections.abc
 import tpustrategy._core.devices
 import tpustrategy._core.tensor
 import typing
-__all__: list[str] = ['ShardedTensor', 'Sharding', 'SpmdContext', 'SpmdEntry', 'SpmdRecord', 'binary', 'binary_grad', 'concat', 'conv2d', 'conv2d_filter_grad', 'gather', 'halo_exchange', 'matmul', 'matmul_grad', 'reduce', 'reduce_grad', 'reshape', 'reshard', 'slice', 'softmax', 'sparse_softmax_cross_entropy', 'sparse_softmax_cross_entropy_grad', 'transpose', 'unary', 'unary_grad']
+__all__: list[str] = ['ShardedTensor', 'Sharding', 'SpmdContext', 'SpmdEntry', 'SpmdRecord', 'binary', 'binary_grad', 'concat', 'conv2d', 'conv2d_filter_grad', 'conv2d_input_grad', 'gather', 'gather_grad', 'halo_exchange', 'matmul', 'matmul_grad', 'reduce', 'reduce_grad', 'reshape', 'reshard', 'slice', 'slice_grad', 'softmax', 'sparse_softmax_cross_entropy', 'sparse_softmax_cross_entropy_grad', 'transpose', 'unary', 'unary_grad']
 class Sharding:
     """
     How a tensor is laid out over a replica's logical devices (modelled on XLA's HloSharding): replicated,
@@ -223,20 +223,38 @@ class SpmdContext:
     @property
     def record(self) -> SpmdRecord:
         ...
+    @property
+    def windowed_einsum_threshold_bytes(self) -> int:
+        """
+        A dot whose all-gathered operand reaches this size runs as XLA's windowed einsum loop (default 256 MiB, XLA's threshold_for_windowed_einsum_mib).
+        """
+    @windowed_einsum_threshold_bytes.setter
+    def windowed_einsum_threshold_bytes(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
 def binary(ctx: SpmdContext, op: str, a: ShardedTensor, b: ShardedTensor) -> ShardedTensor:
     ...
 def binary_grad(ctx: SpmdContext, op: str, a: ShardedTensor, b: ShardedTensor, dy: ShardedTensor) -> tuple[ShardedTensor, ShardedTensor]:
     ...
 def concat(ctx: SpmdContext, values: collections.abc.Sequence[ShardedTensor], axis: typing.SupportsInt | typing.SupportsIndex) -> ShardedTensor:
     ...
-def conv2d(ctx: SpmdContext, x: ShardedTensor, filter: ShardedTensor, padding: str = 'SAME') -> ShardedTensor:
+def conv2d(ctx: SpmdContext, x: ShardedTensor, filter: ShardedTensor, padding: str = 'SAME', *, strides: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"] = [1, 1], dilations: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"] = [1, 1]) -> ShardedTensor:
     """
-    NHWC x HWIO, stride 1; spatially tiled inputs exchange halos by collective-permute.
+    NHWC x HWIO; spatially tiled inputs exchange halos by collective-permute (misaligned strides gather).
     """
-def conv2d_filter_grad(ctx: SpmdContext, x: ShardedTensor, filter: ShardedTensor, dy: ShardedTensor, padding: str = 'SAME') -> ShardedTensor:
-    ...
+def conv2d_filter_grad(ctx: SpmdContext, x: ShardedTensor, filter: ShardedTensor, dy: ShardedTensor, padding: str = 'SAME', *, strides: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"] = [1, 1], dilations: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"] = [1, 1]) -> ShardedTensor:
+    """
+    d filter of a partitioned conv2d, replicated.
+    """
+def conv2d_input_grad(ctx: SpmdContext, x: ShardedTensor, filter: ShardedTensor, dy: ShardedTensor, padding: str = 'SAME', *, strides: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"] = [1, 1], dilations: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"] = [1, 1]) -> ShardedTensor:
+    """
+    d input of a partitioned conv2d, in x's sharding.
+    """
 def gather(ctx: SpmdContext, table: ShardedTensor, ids: ShardedTensor) -> ShardedTensor:
     ...
+def gather_grad(ctx: SpmdContext, table: ShardedTensor, ids: ShardedTensor, dy: ShardedTensor) -> ShardedTensor:
+    """
+    d table of a partitioned gather (axis 0).
+    """
 def halo_exchange(ctx: SpmdContext, x: ShardedTensor, dim: typing.SupportsInt | typing.SupportsIndex, before: typing.SupportsInt | typing.SupportsIndex, after: typing.SupportsInt | typing.SupportsIndex) -> list[tpustrategy._core.tensor.Tensor]:
     ...
 def matmul(ctx: SpmdContext, a: ShardedTensor, b: ShardedTensor, *, out_sharding: Sharding | None = None) -> ShardedTensor:
@@ -256,6 +274,8 @@ def reshard(ctx: SpmdContext, x: ShardedTensor, sharding: Sharding, *, why: str 
     Moves `x` to `sharding` with XLA's collectives (recorded in ctx).
     """
 def slice(ctx: SpmdContext, x: ShardedTensor, begin: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], size: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> ShardedTensor:
+    ...
+def slice_grad(ctx: SpmdContext, x: ShardedTensor, begin: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], dy: ShardedTensor) -> ShardedTensor:
     ...
 def softmax(ctx: SpmdContext, logits: ShardedTensor, axis: typing.SupportsInt | typing.SupportsIndex = -1) -> ShardedTensor:
     ...

@@ -4,7 +4,7 @@ DType and Tensor (private; use the tpustrategy facade).
 from __future__ import annotations
 from tpustrategy import Tensor
 import typing
-__all__: list[str] = ['DType', 'Tensor', 'bfloat16', 'bool', 'constant', 'convert_to_tensor', 'copy_to_device', 'float16', 'float32', 'float64', 'int32', 'int64']
+__all__: list[str] = ['DType', 'Tensor', 'bfloat16', 'bool', 'complex64', 'constant', 'convert_to_tensor', 'copy_to_device', 'float16', 'float32', 'float64', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8']
 class DType:
     """
     A tensor element type (mirrors tf.DType).
@@ -35,13 +35,31 @@ class DType:
     def is_bool(self) -> bool:
         ...
     @property
+    def is_complex(self) -> bool:
+        ...
+    @property
     def is_floating(self) -> bool:
         ...
     @property
     def is_integer(self) -> bool:
         ...
     @property
+    def is_quantized(self) -> bool:
+        ...
+    @property
+    def is_unsigned(self) -> bool:
+        ...
+    @property
+    def max(self) -> typing.Any:
+        ...
+    @property
+    def min(self) -> typing.Any:
+        ...
+    @property
     def name(self) -> str:
+        ...
+    @property
+    def real_dtype(self) -> DType:
         ...
     @property
     def size(self) -> int:
@@ -58,8 +76,15 @@ def copy_to_device(tensor: Tensor, device: str) -> Tensor:
     ...
 bfloat16: DType
 bool: DType
+complex64: DType
 float16: DType
 float32: DType
 float64: DType
+int16: DType
 int32: DType
 int64: DType
+int8: DType
+uint16: DType
+uint32: DType
+uint64: DType
+uint8: DType

@@ -86,7 +86,7 @@ class TensorSliceDataset(Dataset):
         leaves = _structure.flatten(self._element)
         for begin, count in self._batch_bounds(batch_size, drop_remainder):
             yield _structure.pack_as(self._element, [
-                _core._data_slice_rows(leaf, begin, count) if isinstance(leaf, _core.Tensor)
+                _core.data.slice_rows(leaf, begin, count) if isinstance(leaf, _core.tensor.Tensor)
                 else _structure.slice_leaf_rows(leaf, begin, count) if isinstance(leaf, (SparseTensor, RaggedTensor))
                 else leaf[begin:begin + count].copy() for leaf in leaves])
 

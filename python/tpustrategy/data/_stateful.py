@@ -119,7 +119,7 @@ class UniqueDataset(_UnaryDataset):
             raise TypeError("`tf.data.Dataset.unique` does not support datasets with nested or multiple "
                             f"components, got {spec}.")
         leaf = leaves[0]
-        if not _structure.is_string_spec(leaf) and leaf.dtype not in (_core.int32, _core.int64):
+        if not _structure.is_string_spec(leaf) and leaf.dtype not in (_core.tensor.int32, _core.tensor.int64):
             raise TypeError(f"`tf.data.Dataset.unique` does not support type {leaf.dtype!r} -- only `tf.int32`, "
                             f"`tf.int64`, and `tf.string` are supported.")
 

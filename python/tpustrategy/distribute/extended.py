@@ -145,7 +145,7 @@ class StrategyExtendedV2:
                 # One replica runs in the caller's C++ context; while a step is recorded, that context names the
                 # replica so its ops and SPMD partitioned calls are the replica's, not host code.
                 recorded = _core.sim.record_active()
-                caller = _core.current_context() if recorded else None
+                caller = _core.runtime.current_context() if recorded else None
                 outer_id = caller.replica_id if caller is not None else -1
                 if caller is not None:
                     caller.replica_id = execution_contexts[0].replica_id

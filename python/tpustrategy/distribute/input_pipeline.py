@@ -133,7 +133,7 @@ def place(element, device):
     if device is None:
         return element
     name = device.name
-    leaves = [_core._copy_to_device(leaf, name) if isinstance(leaf, Tensor) else
+    leaves = [_core.tensor.copy_to_device(leaf, name) if isinstance(leaf, Tensor) else
               _place_sparse(leaf, name) if isinstance(leaf, SparseTensor) else
               _place_ragged(leaf, device) if isinstance(leaf, RaggedTensor) else leaf
               for leaf in _structure.flatten(element)]
@@ -144,12 +144,13 @@ def _place_ragged(rt, device):
     """`rt` with its flat values on `device` (strings and the row partition stay on the host, as in TF)."""
     if device is None or not isinstance(rt.flat_values, Tensor):
         return rt
-    return rt.with_flat_values(_core._copy_to_device(rt.flat_values, device.name))
+    return rt.with_flat_values(_core.tensor.copy_to_device(rt.flat_values, device.name))
 
 
 def _place_sparse(sp, name: str):
-    values = sp._values if not isinstance(sp._values, Tensor) else _core._copy_to_device(sp._values, name)
-    return SparseTensor(_core._copy_to_device(sp.indices, name), values, _core._copy_to_device(sp.dense_shape, name))
+    values = sp._values if not isinstance(sp._values, Tensor) else _core.tensor.copy_to_device(sp._values, name)
+    copy = _core.tensor.copy_to_device
+    return SparseTensor(copy(sp.indices, name), values, copy(sp.dense_shape, name))
 
 
 class StreamPipeline:

@@ -35,7 +35,7 @@ def _structure_of(value, count: int) -> str:
 
 _OP_NAMES = {op: op.value for op in ReduceOp}  # a dict lookup: an enum's .value is a descriptor call
 _MEAN = ReduceOp.MEAN
-_Tensor = _core.Tensor
+_Tensor = _core.tensor.Tensor
 _recording = _core.autodiff.recording
 
 

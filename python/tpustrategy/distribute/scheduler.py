@@ -4,7 +4,7 @@ It only parks and resumes greenlets; the C++ runtime does the rest. Each replica
 own greenlet on the calling thread (taken from a per-thread pool of workers: creating a greenlet costs
 more than a whole run's switches), in a copy of the caller's contextvars, started in replica order, with
 its own C++ execution context (device, mode, replica id) made current exactly once per switch into it. A
-round of switches into every replica is one C++ call (``_core.switch_round``): it runs once per replica per
+round of switches into every replica is one C++ call (``_core.runtime.switch_round``): it runs once per replica per
 synchronisation point, the hottest loop of a step.
 A replica that reaches a synchronisation point (an all-reduce, all-gather, ``merge_call``) arrives at the
 run's C++ Rendezvous (``_core.runtime.ReplicaRendezvous``), which checks it against the replicas already there —

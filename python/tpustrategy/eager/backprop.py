@@ -163,7 +163,7 @@ class GradientTape:
         for t in nest.flatten(tensor):
             if _is_variable(t):
                 self._watch_variable(t)
-            elif isinstance(t, _core.Tensor):
+            elif isinstance(t, _core.tensor.Tensor):
                 if not (t.dtype.is_floating or t.dtype.is_complex):
                     _logger.warning("The dtype of the watched tensor must be floating (e.g. tf.float32), got %r",
                                     t.dtype)

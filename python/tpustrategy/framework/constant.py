@@ -24,7 +24,7 @@ def constant(value, dtype=None, shape=None, name=None):
     """
     if string_tensor.is_string_dtype(dtype) or (dtype is None and string_tensor.is_string_value(value)):
         return _string_constant(value, dtype, shape)
-    tensor = _core.constant(value, dtype)
+    tensor = _core.tensor.constant(value, dtype)
     if shape is None:
         return tensor
     shape = tuple(int(d) for d in shape)
@@ -70,11 +70,12 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     if isinstance(value, string_tensor.StringTensor):
         if dtype is None or string_tensor.is_string_dtype(dtype):
             return value
-        raise ValueError(f"Tensor conversion requested dtype {_core.DType(dtype).name} for Tensor with dtype "
+        raise ValueError(f"Tensor conversion requested dtype {_core.tensor.DType(dtype).name} for Tensor with dtype "
                          f"string: {value!r}")
     if string_tensor.is_string_dtype(dtype) or (dtype is None and string_tensor.is_string_value(value)):
         return _string_constant(value, dtype, None)
-    if dtype is None and dtype_hint is not None and not isinstance(value, (_core.Tensor, np.ndarray, np.generic)):
+    if dtype is None and dtype_hint is not None and not isinstance(value,
+                                                                   (_core.tensor.Tensor, np.ndarray, np.generic)):
         try:
             return _core.tensor.convert_to_tensor(value, dtype_hint)
         except (TypeError, ValueError):

@@ -83,7 +83,7 @@ def to_dense(sp_input, default_value=None, validate_indices=True, name=None):
                                        f"dense_shape={list(shape)}")
     if len(indices):
         out[tuple(indices.T)] = array_values
-    return StringTensor(out) if is_string else _core.constant(out, values.dtype)
+    return StringTensor(out) if is_string else _core.tensor.constant(out, values.dtype)
 
 
 class SparseTensorSpec:
@@ -94,7 +94,7 @@ class SparseTensorSpec:
     def __init__(self, shape=None, dtype="float32"):
         self._shape = TensorShape(shape)
         self._dtype = string if dtype == "string" or dtype is string else (
-            dtype if not isinstance(dtype, str) else _core.DType(dtype))
+            dtype if not isinstance(dtype, str) else _core.tensor.DType(dtype))
 
     shape = property(lambda self: self._shape)
     dtype = property(lambda self: self._dtype)

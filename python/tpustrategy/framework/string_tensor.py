@@ -66,7 +66,7 @@ def to_bytes_array(value) -> np.ndarray:
     """Any string value (bytes, str, nested lists, object / bytes / str arrays) as an object array of bytes."""
     if isinstance(value, StringTensor):
         return value._array
-    if isinstance(value, _core.Tensor):
+    if isinstance(value, _core.tensor.Tensor):
         raise TypeError(f"expected a string tensor, got a {value.dtype.name} tensor")
     if isinstance(value, (list, tuple)) and any(isinstance(v, StringTensor) for v in value):
         value = [np.asarray(v._array) if isinstance(v, StringTensor) else v for v in value]
@@ -133,7 +133,7 @@ class StringTensor:
         return (StringTensor(self._array[i]) for i in range(len(self._array)))
 
     def __getitem__(self, key):
-        if isinstance(key, _core.Tensor):
+        if isinstance(key, _core.tensor.Tensor):
             key = np.asarray(key)
         try:
             picked = self._array[key]
@@ -159,8 +159,8 @@ class StringTensor:
             other_array = to_bytes_array(other)
         except TypeError:
             if op is np.equal:
-                return _core.constant(np.zeros(self._array.shape, bool))
-            return _core.constant(np.ones(self._array.shape, bool))
+                return _core.tensor.constant(np.zeros(self._array.shape, bool))
+            return _core.tensor.constant(np.ones(self._array.shape, bool))
         try:
             left, right = np.broadcast_arrays(self._array, other_array)
         except ValueError:
@@ -169,7 +169,7 @@ class StringTensor:
         out = np.empty(left.shape, bool)
         for index in np.ndindex(left.shape):
             out[index] = op(left[index] == right[index], True)
-        return _core.constant(out)
+        return _core.tensor.constant(out)
 
     def __eq__(self, other):
         return self._compare(other, np.equal)
@@ -199,18 +199,18 @@ def _all_bytes(array: np.ndarray) -> bool:
 def _host_device_name() -> str:
     """Where a new string tensor lives: the current CPU device, else the host CPU of the current core's task
     (TF keeps strings on the host CPU, also inside a TPU replica)."""
-    current = _core.current_device()
+    current = _core.devices.current_device()
     if current is None:
-        return _core.host_cpu(0).name
+        return _core.devices.host_cpu(0).name
     if current.device_type == "CPU":
         return current.name
-    return _core.host_cpu(current.task).name
+    return _core.devices.host_cpu(current.task).name
 
 
 def add(x, y) -> StringTensor:
     """String ``+``: element-wise concatenation (broadcast); a numeric operand is TF's InvalidArgumentError."""
     for operand in (x, y):
-        if isinstance(operand, (_core.Tensor, int, float, np.number)) or (
+        if isinstance(operand, (_core.tensor.Tensor, int, float, np.number)) or (
                 isinstance(operand, np.ndarray) and operand.dtype.kind in "biuf"):
             kind = operand.dtype.name if hasattr(operand, "dtype") else \
                 {int: "int32", float: "float32", bool: "bool"}.get(type(operand), type(operand).__name__)

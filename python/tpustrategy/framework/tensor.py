@@ -56,7 +56,7 @@ class TensorSpec:
 
     def __init__(self, shape, dtype=_core.tensor.float32, name=None):
         self._shape = as_shape(shape)
-        self._dtype = string if is_string_dtype(dtype) else _core.DType(dtype)
+        self._dtype = string if is_string_dtype(dtype) else _core.tensor.DType(dtype)
         self._name = name
 
     @classmethod

@@ -27,7 +27,7 @@ def convert_image_dtype(image, dtype, saturate=False, name=None):
       AttributeError / TypeError: `dtype` or the image's dtype is neither integer nor floating.
     """
     image = math_ops._tensor(image)
-    dtype = _core.DType(dtype)
+    dtype = _core.tensor.DType(dtype)
     for d in (image.dtype, dtype):
         if not (d.is_integer or d.is_floating):
             raise AttributeError(f"{d!r} is not a floating-point or integer type for convert_image_dtype")
@@ -38,14 +38,14 @@ def convert_image_dtype(image, dtype, saturate=False, name=None):
         shift = _bits(src) - _bits(dtype)
         if shift > 0:  # narrowing: drop low bits before the cast
             return _ops.cast(_ops.floordiv(image, 2**shift), dtype)
-        return _ops.multiply(_ops.cast(image, dtype), _core.constant(2**-shift, dtype))
+        return _ops.multiply(_ops.cast(image, dtype), _core.tensor.constant(2**-shift, dtype))
     if src.is_floating and dtype.is_floating:
         return _ops.cast(image, dtype)
     if src.is_integer:  # integer -> float: x * (1 / MAX) computed in float
-        return _ops.multiply(_ops.cast(image, dtype), _core.constant(1.0 / src.max, dtype))
-    scale = _core.constant(dtype.max + 0.5, src)  # float -> integer
+        return _ops.multiply(_ops.cast(image, dtype), _core.tensor.constant(1.0 / src.max, dtype))
+    scale = _core.tensor.constant(dtype.max + 0.5, src)  # float -> integer
     scaled = _ops.multiply(image, scale)
     if saturate:
-        scaled = _ops.minimum(_ops.maximum(scaled, _core.constant(float(dtype.min), src)),
-                              _core.constant(float(dtype.max), src))
+        scaled = _ops.minimum(_ops.maximum(scaled, _core.tensor.constant(float(dtype.min), src)),
+                              _core.tensor.constant(float(dtype.max), src))
     return _ops.cast(scaled, dtype)

@@ -135,7 +135,7 @@ def parse_features(serialized: list, features: dict, batched: bool):
             continue
         shape = ([n] if batched else []) + [int(d) for d in TensorShape(feature.shape).as_list()]
         values = values.reshape(shape)
-        out[key] = StringTensor(values) if is_string else _core.constant(values)
+        out[key] = StringTensor(values) if is_string else _core.tensor.constant(values)
     return out
 
 
@@ -157,7 +157,7 @@ def _dense_sequences(key, feature, values, lengths, batched: bool):
     items = lengths // stride
     if not batched:
         array = values.reshape([int(items[0]), *item_shape])
-        return StringTensor(array) if is_string else _core.constant(array)
+        return StringTensor(array) if is_string else _core.tensor.constant(array)
     width = int(items.max()) if len(items) else 0
     default = feature.default_value
     if default is None:
@@ -167,7 +167,7 @@ def _dense_sequences(key, feature, values, lengths, batched: bool):
     for row, (start, length) in enumerate(zip(starts.tolist(), lengths.tolist(), strict=True)):
         out[row, :length] = values[start:start + length]
     out = out.reshape([len(items), width, *item_shape])
-    return StringTensor(out) if is_string else _core.constant(out)
+    return StringTensor(out) if is_string else _core.tensor.constant(out)
 
 
 def parse_example(serialized, features, example_names=None, name=None):

@@ -49,14 +49,14 @@ def _parse(serialized: list, context_features, sequence_features, batched: bool)
     if sequence_features:
         keys = sorted(sequence_features)
         configs = [_config(key, sequence_features[key]) for key in keys]
-        columns = _core._parse_sequence_feature_lists(serialized, configs)
+        columns = _core.example._parse_sequence_feature_lists(serialized, configs)
         for key, column in zip(keys, columns, strict=True):
             feature = sequence_features[key]
             if isinstance(feature, VarLenFeature):
                 lists[key] = _sparse(column, batched)
             else:
                 lists[key], steps = _dense(key, feature, column, batched)
-                lengths[key] = _core.constant(steps, _core.int64)
+                lengths[key] = _core.tensor.constant(steps, _core.tensor.int64)
     return context, lists, lengths
 
 
@@ -70,7 +70,7 @@ def _config(key, feature):
 
 
 def _values(values: np.ndarray):
-    return StringTensor(values) if values.dtype == object else _core.constant(values)
+    return StringTensor(values) if values.dtype == object else _core.tensor.constant(values)
 
 
 def _dense(key, feature, column, batched: bool):
@@ -119,6 +119,6 @@ def _sparse(column, batched: bool):
         indices = np.stack([t, j], axis=1)
         shape = [width_t, width_j]
     sparse = SparseTensor(indices.reshape(-1, len(shape)), values if values.dtype == object else
-                          _core.constant(values), shape)
+                          _core.tensor.constant(values), shape)
     sparse._static_shape = [len(steps), None, None] if batched else [None, None]
     return sparse

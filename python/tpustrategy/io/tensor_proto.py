@@ -74,7 +74,7 @@ def _fields(data: bytes):
 def _as_array(tensor) -> tuple[np.ndarray, str]:
     if isinstance(tensor, StringTensor):
         return tensor._array, "string"
-    if isinstance(tensor, _core.Tensor):
+    if isinstance(tensor, _core.tensor.Tensor):
         return np.asarray(tensor.numpy()), tensor.dtype.name
     if isinstance(tensor, (bytes, str)) or (isinstance(tensor, np.ndarray) and tensor.dtype == object):
         array = np.asarray(tensor, dtype=object)
@@ -150,8 +150,9 @@ def parse_tensor(serialized, out_type, name=None):
         array = np.empty(size, dtype=object)
         array[:] = (values * size)[:size] if len(values) == 1 else values
         return StringTensor(array.reshape(shape))
-    np_dtype = np.dtype(_core.DType(want).as_numpy_dtype) if hasattr(_core.DType(want), "as_numpy_dtype") else None
-    np_dtype = np_dtype or np.asarray(_core.constant(0, want).numpy()).dtype
+    want_dtype = _core.tensor.DType(want)
+    np_dtype = np.dtype(want_dtype.as_numpy_dtype) if hasattr(want_dtype, "as_numpy_dtype") else None
+    np_dtype = np_dtype or np.asarray(_core.tensor.constant(0, want).numpy()).dtype
     if content is not None:
         array = np.frombuffer(content, np_dtype.newbyteorder("<")).astype(np_dtype)
     elif want in ("int64", "uint64", "int32", "int16", "int8", "uint8", "uint16", "uint32"):

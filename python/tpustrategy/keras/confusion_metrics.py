@@ -23,13 +23,13 @@ def _select(y_true, y_pred, top_k, class_id):
     """Keras 3's ``top_k`` (predictions outside each row's k largest become -1e10, never positive; the default
     threshold is then -1e10, so every kept prediction is positive) then
     ``class_id`` (one column of labels and predictions)."""
-    y_true, y_pred = _tensor(y_true), _tensor(y_pred, _core.float32)
+    y_true, y_pred = _tensor(y_true), _tensor(y_pred, _core.tensor.float32)
     if top_k is not None:
         values = np.asarray(y_pred.numpy(), np.float32)
         order = np.argsort(-values, axis=-1, kind="stable")[..., :top_k]  # ties: the first index, as top_k
         keep = np.zeros(values.shape, bool)
         np.put_along_axis(keep, order, True, axis=-1)
-        y_pred = _core.convert_to_tensor(np.where(keep, values, np.float32(_NEG_INF)).astype(np.float32))
+        y_pred = _core.tensor.convert_to_tensor(np.where(keep, values, np.float32(_NEG_INF)).astype(np.float32))
     if class_id is not None:
         y_true = _core.ops.gather(y_true, [int(class_id)], axis=-1)
         y_pred = _core.ops.gather(y_pred, [int(class_id)], axis=-1)
@@ -41,14 +41,15 @@ def _counts(y_true, y_pred, thresholds, sample_weight, num_labels=None, label_we
     label (len(thresholds) x num_labels), the last axis of the inputs being the labels."""
     ops = _core.ops
     labels_last = num_labels if num_labels is not None else 1
-    y_pred = ops.reshape(_tensor(y_pred, _core.float32), [-1, 1, labels_last])
-    labels = ops.reshape(ops.cast(ops.cast(_tensor(y_true), _core.bool), _core.float32), [-1, 1, labels_last])
-    thr = _core.convert_to_tensor(np.asarray(thresholds, np.float32).reshape(1, -1, 1))
-    predicted = ops.cast(ops.greater(y_pred, thr), _core.float32)
+    y_pred = ops.reshape(_tensor(y_pred, _core.tensor.float32), [-1, 1, labels_last])
+    labels = ops.reshape(ops.cast(ops.cast(_tensor(y_true), _core.tensor.bool), _core.tensor.float32),
+                         [-1, 1, labels_last])
+    thr = _core.tensor.convert_to_tensor(np.asarray(thresholds, np.float32).reshape(1, -1, 1))
+    predicted = ops.cast(ops.greater(y_pred, thr), _core.tensor.float32)
     size = int(np.prod(_tensor(y_true)._shape_tuple))
-    weight = ops.ones([1, 1, 1], _core.float32)
+    weight = ops.ones([1, 1, 1], _core.tensor.float32)
     if sample_weight is not None:
-        sw = _tensor(sample_weight, _core.float32)
+        sw = _tensor(sample_weight, _core.tensor.float32)
         if len(sw._shape_tuple) < len(_tensor(y_true)._shape_tuple):  # per example: broadcast over the last axis
             missing = len(_tensor(y_true)._shape_tuple) - len(sw._shape_tuple)
             sw = ops.reshape(sw, list(sw._shape_tuple) + [1] * missing)
@@ -56,8 +57,8 @@ def _counts(y_true, y_pred, thresholds, sample_weight, num_labels=None, label_we
     if label_weights is not None:
         per_label = np.asarray(label_weights, np.float32)
         full = np.broadcast_to(per_label, (size // per_label.size, per_label.size)).reshape(-1, 1, labels_last)
-        weight = weight * _core.convert_to_tensor(np.ascontiguousarray(full))
-    one = ops.ones([], _core.float32)
+        weight = weight * _core.tensor.convert_to_tensor(np.ascontiguousarray(full))
+    one = ops.ones([], _core.tensor.float32)
     counts = [ops.reduce_sum(a * b * weight, [0]) for a, b in (
         (predicted, labels), (predicted, one - labels), (one - predicted, one - labels), (one - predicted, labels))]
     if num_labels is None:
@@ -166,7 +167,7 @@ class AUC(Metric):
 
     def update_state(self, y_true, y_pred, sample_weight=None):
         if self.from_logits:
-            y_pred = _core.ops.sigmoid(_tensor(y_pred, _core.float32))
+            y_pred = _core.ops.sigmoid(_tensor(y_pred, _core.tensor.float32))
         labels = None
         if self.multi_label:
             labels = int(_tensor(y_pred)._shape_tuple[-1])
@@ -184,14 +185,14 @@ class AUC(Metric):
 
     def result(self):
         if self.true_positives is None:
-            return _core.constant(0.0, _core.float32)
+            return _core.tensor.constant(0.0, _core.tensor.float32)
         per_label = self._areas()
         if not self.multi_label:
-            return _core.constant(float(per_label), _core.float32)
+            return _core.tensor.constant(float(per_label), _core.tensor.float32)
         if self.label_weights is None:
-            return _core.constant(float(np.mean(per_label)), _core.float32)
+            return _core.tensor.constant(float(np.mean(per_label)), _core.tensor.float32)
         weights = np.asarray(self.label_weights, np.float64)
-        return _core.constant(float(np.sum(per_label * weights) / np.sum(weights)), _core.float32)
+        return _core.tensor.constant(float(np.sum(per_label * weights) / np.sum(weights)), _core.tensor.float32)
 
     def _areas(self):
         """The area (per label with ``multi_label``): sums over the threshold axis 0."""

@@ -16,7 +16,7 @@ _MASKS: dict = {}  # id(tensor) -> (weakref to the tensor, mask)
 
 
 def set_keras_mask(tensor, mask) -> None:
-    if mask is None or not isinstance(tensor, _core.Tensor):
+    if mask is None or not isinstance(tensor, _core.tensor.Tensor):
         return
     key = id(tensor)
     _MASKS[key] = (weakref.ref(tensor, lambda _ref, key=key: _MASKS.pop(key, None)), mask)
@@ -50,13 +50,14 @@ def apply_mask(sample_weight, mask):
     """Keras 3's ``apply_mask`` for the default reduction: masked entries weigh 0, the others
     total / valid, so the mean over every entry is the mean over the valid ones; times `sample_weight`."""
     ops = _core.ops
-    mask = ops.cast(mask, _core.float32)
+    mask = ops.cast(mask, _core.tensor.float32)
     total = float(max(1, int(_size(mask))))
     valid = ops.reduce_sum(mask)
-    mask = mask * (_core.constant(total, _core.float32) / (valid + _core.constant(1e-7, _core.float32)))
+    f32 = _core.tensor.float32
+    mask = mask * (_core.tensor.constant(total, f32) / (valid + _core.tensor.constant(1e-7, f32)))
     if sample_weight is None:
         return mask
-    sample_weight = ops.cast(_core.convert_to_tensor(sample_weight), _core.float32)
+    sample_weight = ops.cast(_core.tensor.convert_to_tensor(sample_weight), _core.tensor.float32)
     extra = len(mask._shape_tuple) - len(sample_weight._shape_tuple)
     if extra > 0:
         sample_weight = ops.reshape(sample_weight, list(sample_weight._shape_tuple) + [1] * extra)

@@ -146,9 +146,9 @@ def matmul(
     if (transpose_a and adjoint_a) or (transpose_b and adjoint_b):
         raise ValueError("Only one of transpose and adjoint may be True for each operand")
     # The kernel's flags are plain transposes; an adjoint of a complex64 operand also conjugates it.
-    if adjoint_a and _tensor(a).dtype == _core.complex64:
+    if adjoint_a and _tensor(a).dtype == _core.tensor.complex64:
         a = _ops.conj(a)
-    if adjoint_b and _tensor(b).dtype == _core.complex64:
+    if adjoint_b and _tensor(b).dtype == _core.tensor.complex64:
         b = _ops.conj(b)
     if _spmd_hook.active and _spmd_hook.sharded(a, b):
         return _spmd_hook.partitioner.matmul(a, b, bool(transpose_a or adjoint_a), bool(transpose_b or adjoint_b))

@@ -21,7 +21,7 @@ def _arr(value) -> np.ndarray:
 
 
 def _ints(value) -> np.ndarray:
-    return np.asarray(value.numpy() if isinstance(value, _core.Tensor) else value)
+    return np.asarray(value.numpy() if isinstance(value, _core.tensor.Tensor) else value)
 
 
 def _reshape(tensor, shape, name=None):
@@ -64,7 +64,7 @@ def _cast(x, dtype, name=None):
     if isinstance(x, StringTensor):
         if is_string_dtype(dtype):
             return x
-        raise errors.UnimplementedError(None, None, f"Cast string to {_core.DType(dtype).name} is not supported")
+        raise errors.UnimplementedError(None, None, f"Cast string to {_core.tensor.DType(dtype).name} is not supported")
     raise errors.UnimplementedError(None, None, f"Cast {x.dtype.name} to string is not supported")
 
 
@@ -92,11 +92,11 @@ _IMPLEMENTATIONS = {
     "reverse": lambda tensor, axis, name=None: StringTensor(np.flip(_arr(tensor), tuple(int_list(axis, "axis")))),
     "boolean_mask": lambda tensor, mask, axis=None, name="boolean_mask": StringTensor(
         _arr(tensor)[_ints(mask).astype(bool)]),
-    "shape": lambda input, out_type=_core.int32, name=None: _core.constant(  # noqa: A006
-        list(_arr(input).shape), _core.DType(out_type)),
-    "rank": lambda input, name=None: _core.constant(_arr(input).ndim, _core.int32),  # noqa: A006
-    "size": lambda input, out_type=_core.int32, name=None: _core.constant(  # noqa: A006
-        int(_arr(input).size), _core.DType(out_type)),
+    "shape": lambda input, out_type=_core.tensor.int32, name=None: _core.tensor.constant(  # noqa: A006
+        list(_arr(input).shape), _core.tensor.DType(out_type)),
+    "rank": lambda input, name=None: _core.tensor.constant(_arr(input).ndim, _core.tensor.int32),  # noqa: A006
+    "size": lambda input, out_type=_core.tensor.int32, name=None: _core.tensor.constant(  # noqa: A006
+        int(_arr(input).size), _core.tensor.DType(out_type)),
     "equal": lambda x, y, name=None: StringTensor(x) == y,
     "not_equal": lambda x, y, name=None: StringTensor(x) != y,
     "cast": _cast,

@@ -109,8 +109,8 @@ def _operand(step: _Step, value):
         return out
     if isinstance(value, ShardedTensor):  # annotated outside SPMD: its global value
         value = value._as_tensor()
-    tensor = _core.convert_to_tensor(value)
-    out = wrap(_core.ShardedTensor.shard(tensor, _REPLICATED, step.devices))
+    tensor = _core.tensor.convert_to_tensor(value)
+    out = wrap(_core.spmd.ShardedTensor.shard(tensor, _REPLICATED, step.devices))
     step.plain_operands[id(out)] = (tensor, out)
     return out
 

@@ -19,7 +19,7 @@ class Concatenate(Layer):
         for x, m in zip(inputs, mask, strict=True):
             shape = list(x._shape_tuple)
             if m is None:
-                full.append(ops.cast(ops.ones(shape, _core.float32), _core.bool))
+                full.append(ops.cast(ops.ones(shape, _core.tensor.float32), _core.tensor.bool))
                 continue
             while len(m._shape_tuple) < len(shape):
                 m = ops.expand_dims(m, -1)

@@ -33,4 +33,4 @@ class Dropout(Layer):
             s if n is None else n for n, s in zip(self.noise_shape, shape, strict=True))
         keep = self._seed_generator.next().random(noise_shape) >= self.rate
         scale = np.where(keep, 1.0 / (1.0 - self.rate), 0.0).astype(np.dtype(inputs.dtype.name))
-        return inputs * _core.convert_to_tensor(scale)
+        return inputs * _core.tensor.convert_to_tensor(scale)

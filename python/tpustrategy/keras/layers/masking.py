@@ -14,7 +14,7 @@ class Masking(Layer):
         self.mask_value = mask_value
 
     def _kept(self, inputs, keepdims):
-        value = _core.constant(self.mask_value, inputs.dtype)
+        value = _core.tensor.constant(self.mask_value, inputs.dtype)
         return _core.ops.reduce_any(_core.ops.not_equal(inputs, value), axis=[-1], keepdims=keepdims)
 
     def compute_mask(self, inputs, mask=None):

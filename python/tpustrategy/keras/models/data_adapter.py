@@ -26,7 +26,7 @@ def _structure_of_arrays(value):
     """A list of arrays is a structure (one per model input or output), as in Keras 3; a list of numbers
     stays one array."""
     if isinstance(value, list) and value and all(isinstance(a, np.ndarray) or hasattr(a, "_as_tensor") or
-                                                 isinstance(a, _core.Tensor) for a in value):
+                                                 isinstance(a, _core.tensor.Tensor) for a in value):
         return tuple(value)
     return value
 
@@ -85,7 +85,7 @@ def _class_weight_map_fn(class_weight):
         if nest.is_nested(y):
             raise ValueError("`class_weight` is only supported for Models with a single output.")
         weights = class_weight_to_sample_weights(np.asarray(y.numpy() if hasattr(y, "numpy") else y), class_weight)
-        return x, y, _core.convert_to_tensor(weights)
+        return x, y, _core.tensor.convert_to_tensor(weights)
 
     return add_weights
 

@@ -14,7 +14,7 @@ from tpustrategy import _core, errors
 from tpustrategy.framework.string_tensor import StringTensor, is_string_dtype, string
 from tpustrategy.framework.tensor_shape import TensorShape, as_shape
 
-_Tensor = _core.Tensor
+_Tensor = _core.tensor.Tensor
 
 
 def _invalid(message: str):
@@ -149,12 +149,12 @@ class RaggedTensor:
 
     # ---- what a tensor reports ----
     values = property(lambda self: self._values)
-    row_splits = property(lambda self: _core.constant(np.asarray(self._row_splits), _core.int64))
+    row_splits = property(lambda self: _core.tensor.constant(np.asarray(self._row_splits), _core.tensor.int64))
     ragged_rank = property(lambda self: 1 + (self._values.ragged_rank if isinstance(self._values, RaggedTensor)
                                              else 0))
-    row_splits_dtype = property(lambda self: _core.int64)
+    row_splits_dtype = property(lambda self: _core.tensor.int64)
     uniform_row_length = property(lambda self: None if self._uniform_row_length is None else
-                                  _core.constant(self._uniform_row_length, _core.int64))
+                                  _core.tensor.constant(self._uniform_row_length, _core.tensor.int64))
     _is_ragged = True
 
     @property
@@ -193,25 +193,25 @@ class RaggedTensor:
         return len(self._row_splits) - 1
 
     def nrows(self, out_type=None, name=None):
-        return _core.constant(self.nrows_int(), _core.int64 if out_type is None else out_type)
+        return _core.tensor.constant(self.nrows_int(), _core.tensor.int64 if out_type is None else out_type)
 
     def row_lengths(self, axis=1, name=None):
-        return _core.constant(np.diff(self._row_splits), _core.int64)
+        return _core.tensor.constant(np.diff(self._row_splits), _core.tensor.int64)
 
     def value_rowids(self, name=None):
-        return _core.constant(np.repeat(np.arange(self.nrows_int(), dtype=np.int64), np.diff(self._row_splits)),
-                              _core.int64)
+        return _core.tensor.constant(np.repeat(np.arange(self.nrows_int(), dtype=np.int64), np.diff(self._row_splits)),
+                              _core.tensor.int64)
 
     def row_starts(self, name=None):
-        return _core.constant(self._row_splits[:-1].copy(), _core.int64)
+        return _core.tensor.constant(self._row_splits[:-1].copy(), _core.tensor.int64)
 
     def row_limits(self, name=None):
-        return _core.constant(self._row_splits[1:].copy(), _core.int64)
+        return _core.tensor.constant(self._row_splits[1:].copy(), _core.tensor.int64)
 
     def bounding_shape(self, axis=None, name=None, out_type=None):
         shape = _bounding(self)
-        out = _core.constant(shape, _core.int64)
-        return out if axis is None else _core.constant(shape[int(axis)], _core.int64)
+        out = _core.tensor.constant(shape, _core.tensor.int64)
+        return out if axis is None else _core.tensor.constant(shape[int(axis)], _core.tensor.int64)
 
     def with_values(self, new_values):
         new_values = _as_values(new_values)
@@ -255,7 +255,7 @@ class RaggedTensor:
                                                        else default_value))
         out = np.full(bounding, fill, dtype=object if strings else np.dtype(self.dtype.as_numpy_dtype))
         _fill_dense(self, out)
-        return StringTensor(out) if strings else _core.constant(out, self.dtype)
+        return StringTensor(out) if strings else _core.tensor.constant(out, self.dtype)
 
     # ---- protocols ----
     def __iter__(self):
@@ -332,7 +332,7 @@ def _rows(values, lo: int, hi: int):
         return values[lo:hi]
     if isinstance(values, StringTensor):
         return StringTensor(values._array[lo:hi])
-    return _core._data_slice_rows(values, lo, hi - lo)
+    return _core.data.slice_rows(values, lo, hi - lo)
 
 
 def _all_splits(rt) -> list:
@@ -378,7 +378,7 @@ def _scalar_bytes(value) -> bytes:
 def _make_values(array: np.ndarray, dtype):
     if dtype is string or array.dtype == object or array.dtype.kind in "SU":
         return StringTensor(np.asarray(array, dtype=object))
-    return _core.constant(array, dtype) if dtype is not None else _core.convert_to_tensor(array)
+    return _core.tensor.constant(array, dtype) if dtype is not None else _core.tensor.convert_to_tensor(array)
 
 
 class RaggedTensorSpec:
@@ -386,10 +386,10 @@ class RaggedTensorSpec:
 
     __slots__ = ("_shape", "_dtype", "_ragged_rank", "_row_splits_dtype")
 
-    def __init__(self, shape=None, dtype=_core.float32, ragged_rank=None, row_splits_dtype=_core.int64,
+    def __init__(self, shape=None, dtype=_core.tensor.float32, ragged_rank=None, row_splits_dtype=_core.tensor.int64,
                  flat_values_spec=None):
         self._shape = as_shape(shape)
-        self._dtype = string if is_string_dtype(dtype) else _core.DType(dtype)
+        self._dtype = string if is_string_dtype(dtype) else _core.tensor.DType(dtype)
         rank = self._shape.rank
         if ragged_rank is None:
             if rank is None:
@@ -398,7 +398,7 @@ class RaggedTensorSpec:
         if rank is not None and not 0 <= ragged_rank < max(rank, 1):
             raise ValueError(f"ragged_rank must be non-negative and less than the rank ({rank}), got {ragged_rank}")
         self._ragged_rank = int(ragged_rank)
-        self._row_splits_dtype = _core.DType(row_splits_dtype)
+        self._row_splits_dtype = _core.tensor.DType(row_splits_dtype)
 
     shape = property(lambda self: self._shape)
     dtype = property(lambda self: self._dtype)
@@ -428,7 +428,7 @@ class RaggedTensorSpec:
                 f"{self._row_splits_dtype!r})")
 
 
-def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None, row_splits_dtype=_core.int64):
+def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None, row_splits_dtype=_core.tensor.int64):
     """``tf.ragged.constant``: a RaggedTensor from a nested Python list (ragged_rank = its depth - 1 unless
     given; the dims below it must be uniform)."""
     depth = _depth(pylist)
@@ -472,8 +472,8 @@ def _leaf_values(level: list, dtype, inner_shape):
         shape = (0, *(inner_shape or ()))
         if is_string_dtype(dtype):
             return StringTensor(np.empty(shape, dtype=object))
-        return _core.constant(np.zeros(shape, np.dtype(_core.DType(dtype or _core.float32).as_numpy_dtype)),
-                              _core.DType(dtype or _core.float32))
+        zeros = np.zeros(shape, np.dtype(_core.tensor.DType(dtype or _core.tensor.float32).as_numpy_dtype))
+        return _core.tensor.constant(zeros, _core.tensor.DType(dtype or _core.tensor.float32))
     try:
         return dense_constant(level, dtype)
     except (ValueError, TypeError) as e:
