@@ -229,4 +229,4 @@ def test_flat_per_replica_argument_missing_a_component_raises_in_that_replica():
 
 def test_switch_round_rejects_lists_of_different_lengths():
     with pytest.raises(tps.errors.InvalidArgumentError, match="2 workers, 1 contexts and 2 values"):
-        tps._core.switch_round([object(), object()], [None], [None, None], False, None, None)
+        tps._core.runtime.switch_round([object(), object()], [None], [None, None], False, None, None)

@@ -6,14 +6,14 @@ import types
 
 import tpustrategy as tps
 from tpustrategy import ops
-from tpustrategy.ops import array_ops, einsum_op, gather_scatter_ops, logging_ops, math_ops
+from tpustrategy.ops import array_ops, complex_ops, einsum_op, gather_scatter_ops, logging_ops, math_ops
 
 
 def test_ops_all_is_derived_from_the_imports():
     assert ops.__all__ == sorted(ops.__all__)
-    # 64 + pad, stop_gradient + einsum, gather_nd, scatter_nd, tensor_scatter_nd_add/sub/update, print
-    assert len(ops.__all__) == len(set(ops.__all__)) == 73
-    modules = (array_ops, math_ops, einsum_op, gather_scatter_ops, logging_ops)
+    # 64 + pad, stop_gradient + einsum, gather_nd, scatter_nd, tensor_scatter_nd_add/sub/update, print, complex
+    assert len(ops.__all__) == len(set(ops.__all__)) == 74
+    modules = (array_ops, math_ops, einsum_op, gather_scatter_ops, logging_ops, complex_ops)
     for name in ops.__all__:
         value = getattr(ops, name)
         assert callable(value) and not isinstance(value, types.ModuleType), name

@@ -131,13 +131,21 @@ class StrategyExtendedV2:
 
         if process_slice is None and not distributed_inputs:
             def replica_main(replica_id: int):  # noqa: F811 - the same, without the per-replica input selection
-                ds_context.push_mode(contexts[replica_id]._mode)
-                return fn(*args, **kwargs)
+                mode = contexts[replica_id]._mode
+                ds_context.push_mode(mode)
+                try:
+                    return fn(*args, **kwargs)
+                finally:
+                    ds_context.unwind_mode(mode)
         elif process_slice is None and flat_inputs is not None:
             def replica_main(replica_id: int):  # noqa: F811 - the same, inputs selected before the run
-                ds_context.push_mode(contexts[replica_id]._mode)
-                replica_args, replica_kwargs = flat_inputs[replica_id]
-                return fn(*replica_args, **replica_kwargs)
+                mode = contexts[replica_id]._mode
+                ds_context.push_mode(mode)
+                try:
+                    replica_args, replica_kwargs = flat_inputs[replica_id]
+                    return fn(*replica_args, **replica_kwargs)
+                finally:
+                    ds_context.unwind_mode(mode)
 
         try:
             if len(devices) == 1:
