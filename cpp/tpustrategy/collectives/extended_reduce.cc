@@ -43,7 +43,7 @@ void reduce_extended_segments(const char* where, DType dtype, CollectiveOp op, s
   dispatch_any_dtype(dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (kIsComplex<T> || (std::is_integral_v<T> && !std::is_same_v<T, bool>)) {
-      const std::int64_t n = static_cast<std::int64_t>(inputs.size());
+      const auto n = static_cast<std::int64_t>(inputs.size());
       const std::int64_t total = seg_count * static_cast<std::int64_t>(outputs.size());
       parallel_for(total, kGrain, [&](std::int64_t begin, std::int64_t end) {
         for (std::int64_t i = begin; i < end; ++i) {

@@ -156,6 +156,15 @@ MpiReduction mpi_reduction(DType dtype, CollectiveOp op) {
     case DType::kFloat16:
     case DType::kBFloat16:
       break;
+    case DType::kUInt8:
+    case DType::kInt8:
+    case DType::kInt16:
+    case DType::kUInt16:
+    case DType::kUInt32:
+    case DType::kUInt64:
+    case DType::kComplex64:
+      fail<UnimplementedError>("mpi_reduction", "collectives of {} across processes are not built yet",
+                               dtype_name(dtype));
   }
   fail<InternalError>("mpi_reduction", "{} partials are reduced as float32", dtype_name(dtype));
 }
