@@ -9,13 +9,16 @@
 # partitioned_elementwise checked clean; reshard and sharded_tensor fixed but not re-checked; eight unchecked).
 # Skipped too (TIDY_SKIP): collectives/kernels.cc (being rewritten elsewhere; its Eigen instantiations alone take
 # clang-tidy over ten minutes).
-# Knobs: BUILD_DIR (default build), JOBS (default nproc), TIDY_DIRS, TIDY_SKIP (a regex of sources to leave out),
-# TIDY_FILES (a regex searched in the absolute path: only matching sources, for iterating).
+# Knobs: CLANG_TIDY (default clang-tidy-14), BUILD_DIR (default build), JOBS (default nproc), TIDY_DIRS,
+# TIDY_SKIP (a regex of sources to leave out), TIDY_FILES (a regex searched in the absolute path: only matching sources, for iterating).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR="${BUILD_DIR:-build}"
 JOBS="${JOBS:-$(nproc)}"
 PYTHON="${PYTHON:-python3}"
+# The clang-tidy whose checks .clang-tidy was tuned for: the Debian clang-tidy-14 that bootstrap.sh installs, by its
+# versioned name, so that a different clang-tidy earlier on the PATH (a PyPI wheel, a newer LLVM) is never picked up.
+CLANG_TIDY="${CLANG_TIDY:-clang-tidy-14}"
 TIDY_SKIP="${TIDY_SKIP:-/collectives/kernels\.cc$}"
 TIDY_DIRS="${TIDY_DIRS:-cpp/tpustrategy/core cpp/tpustrategy/parallel cpp/tpustrategy/tpu cpp/tpustrategy/collectives cpp/tpustrategy/runtime cpp/tpustrategy/sim cpp/tpustrategy/distribute cpp/tpustrategy/data cpp/tpustrategy/checkpoint}"
 status=0
@@ -36,6 +39,10 @@ tidy() {
     echo "lint: $BUILD_DIR/compile_commands.json is missing (configure the build first)" >&2
     return 1
   fi
+  if ! command -v "$CLANG_TIDY" >/dev/null; then
+    echo "lint: $CLANG_TIDY is not installed (tools/bootstrap.sh installs it)" >&2
+    return 1
+  fi
   local sources
   sources=$("$PYTHON" - "$BUILD_DIR/compile_commands.json" "${TIDY_FILES:-}" "$TIDY_SKIP" $TIDY_DIRS <<'PY'
 import json, os, re, sys
@@ -48,10 +55,10 @@ print("\n".join(f for f in files if f.startswith(roots) and (only is None or onl
 PY
 )
   [[ -n $sources ]] || { echo "lint: no C++ sources of $TIDY_DIRS in the compile commands" >&2; return 1; }
-  echo "lint: clang-tidy over $(wc -l <<<"$sources") sources, $JOBS at a time"
+  echo "lint: $("$CLANG_TIDY" --version | grep -o 'version [0-9.]*') over $(wc -l <<<"$sources") sources, $JOBS at a time"
   # One clang-tidy per source; xargs exits non-zero if any of them reported a finding (WarningsAsErrors: '*').
   # The "N warnings generated" lines count matches in system headers, which are not reported.
-  xargs -P "$JOBS" -n 1 clang-tidy -p "$BUILD_DIR" --quiet <<<"$sources" 2>&1 | sed -u '/warnings\{0,1\} generated\.$/d'
+  xargs -P "$JOBS" -n 1 "$CLANG_TIDY" -p "$BUILD_DIR" --quiet <<<"$sources" 2>&1 | sed -u '/warnings\{0,1\} generated\.$/d'
 }
 
 timed "ruff" "$PYTHON" -m ruff check python tests_py tools benchmarks
