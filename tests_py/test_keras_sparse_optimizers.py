@@ -18,6 +18,10 @@ import tpustrategy as tf
 keras = tf.keras
 program, REFERENCE = load_program("keras_sparse_optimizers")
 TOLERANCE = dict(rtol=2e-6, atol=1e-7)
+# A fit runs several epochs, and RMSprop divides by sqrt(v): the last-bit differences of the matmuls' FMA kernels,
+# which OpenBLAS picks per CPU (AVX-512 where the reference was stored, AVX2 elsewhere), grow to about one ulp of
+# the order-1 weights (1.04e-7 seen on a Zen 3 where a weight cancels to -5.7e-4). Three ulp of 1.0 absolute.
+FIT_TOLERANCE = dict(rtol=2e-6, atol=3.6e-7)
 
 pytestmark = pytest.mark.usefixtures("fresh_keras_names")
 
@@ -36,10 +40,10 @@ def _tpu():
 STRATEGIES = {"mirrored": _mirrored, "tpu": _tpu}
 
 
-def _assert_close(ours, theirs, what):
+def _assert_close(ours, theirs, what, tolerance=TOLERANCE):
     assert len(ours) == len(theirs), what
     for k, (a, b) in enumerate(zip(ours, theirs, strict=True)):
-        np.testing.assert_allclose(a, b, err_msg=f"{what}[{k}]", **TOLERANCE)
+        np.testing.assert_allclose(a, b, err_msg=f"{what}[{k}]", **tolerance)
 
 
 @pytest.mark.parametrize("strategy", list(STRATEGIES))
@@ -66,8 +70,8 @@ def test_embedding_fit_as_keras(config, strategy):
     ours = program.fit_case(keras, s, config)
     theirs = REFERENCE["fit" if strategy is not None else "fit_local"][config]
     np.testing.assert_allclose(ours["history"]["loss"], theirs["history"]["loss"], rtol=1e-6)
-    _assert_close(ours["weights"], theirs["weights"], "weights")
-    _assert_close(ours["slots"], theirs["slots"], "slots")
+    _assert_close(ours["weights"], theirs["weights"], "weights", FIT_TOLERANCE)
+    _assert_close(ours["slots"], theirs["slots"], "slots", FIT_TOLERANCE)
 
 
 def _accumulator(optimizer):
