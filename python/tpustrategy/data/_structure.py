@@ -262,7 +262,7 @@ def stack_leaves(leaves: list, component: int):
     if isinstance(first, RaggedTensor):
         return ragged_tensor.stack(leaves)
     if isinstance(first, Tensor):
-        return _core.data.stack_batch(leaves, component)
+        return _core.data.stack_batch(leaves, component=component)
     shapes = {leaf_shape(leaf) for leaf in leaves}
     if len(shapes) != 1:
         raise _invalid_argument(f"Cannot batch tensors with different shapes in component {component}.")
