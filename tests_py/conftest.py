@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-import tpustrategy as tps
+import tpustrategy as tf
 from tpustrategy import _core
 
 
@@ -20,7 +20,7 @@ def default_slice():
 
 @pytest.fixture
 def tpu0():
-    return tps.config.list_logical_devices("TPU")[0].name
+    return tf.config.list_logical_devices("TPU")[0].name
 
 
 # Shared parameterisations with readable ids (``-k v4-32`` / ``-k 16-replicas`` select one), instead of copies of
@@ -41,8 +41,16 @@ def num_replicas(request) -> int:
 
 
 @pytest.fixture
+def two_logical_cpus():
+    """Host 0's CPU split into CPU:0 and CPU:1 for the test (as TF's side of a cross-check splits it)."""
+    _core.devices.set_logical_cpu_count(2)
+    yield
+    _core.devices.set_logical_cpu_count(1)
+
+
+@pytest.fixture
 def fresh_keras_names():
     """Keras' layer-name counters reset before and after a test that checks names ("dense", "dense_1" ...)."""
-    tps.keras.backend.clear_session()
+    tf.keras.backend.clear_session()
     yield
-    tps.keras.backend.clear_session()
+    tf.keras.backend.clear_session()

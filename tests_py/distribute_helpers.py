@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-import tpustrategy as tps
+import tpustrategy as tf
 
 
 def times(x, factor):
     """x * factor as a new tensor on the current device."""
-    return tps.constant(np.asarray(x) * factor)
+    return tf.constant(np.asarray(x) * factor)
 
 
 def values_of(distributed):
@@ -18,19 +18,19 @@ def values_of(distributed):
 
 
 def ms2():
-    return tps.distribute.MirroredStrategy(["GPU:0", "GPU:1"])
+    return tf.distribute.MirroredStrategy(["GPU:0", "GPU:1"])
 
 
 def tpu_v3_8():
     """A TPUStrategy over the default simulated slice (v3-8), its TPU system initialized."""
-    resolver = tps.distribute.cluster_resolver.TPUClusterResolver(tpu="")
-    tps.config.experimental_connect_to_cluster(resolver)
-    tps.tpu.experimental.initialize_tpu_system(resolver)
-    return tps.distribute.TPUStrategy(resolver)
+    resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu="")
+    tf.config.experimental_connect_to_cluster(resolver)
+    tf.tpu.experimental.initialize_tpu_system(resolver)
+    return tf.distribute.TPUStrategy(resolver)
 
 
 # Eight replicas on each engine path: MirroredStrategy over eight cores, and TPUStrategy on v3-8.
 EIGHT_REPLICA_STRATEGIES = {
-    "mirrored8": lambda: tps.distribute.MirroredStrategy([f"TPU:{i}" for i in range(8)]),
+    "mirrored8": lambda: tf.distribute.MirroredStrategy([f"TPU:{i}" for i in range(8)]),
     "tpu_v3_8": tpu_v3_8,
 }

@@ -1,10 +1,29 @@
-"""Helpers for the Keras layer tests: a layer's forward pass and gradients checked against numpy."""
+"""Helpers for the Keras tests: a layer's forward pass and gradients checked against numpy; a test run on one
+device and again under a MirroredStrategy."""
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
+import pytest
 
 import tpustrategy as tf
+
+
+def one_device_and_mirrored(n: int) -> pytest.MarkDecorator:
+    """Runs a test with `replicas` 0 (no strategy: one device) and `n` (MirroredStrategy over TPU:0 .. n-1)."""
+    return pytest.mark.parametrize("replicas", [0, n], ids=["one_device", f"mirrored{n}"])
+
+
+def mirrored_or_none(replicas: int):
+    """MirroredStrategy over TPU:0 .. replicas-1, or None for 0 (the test runs on one device)."""
+    return tf.distribute.MirroredStrategy([f"TPU:{i}" for i in range(replicas)]) if replicas else None
+
+
+def scope_of(strategy):
+    """`strategy.scope()`, or a no-op context for None."""
+    return strategy.scope() if strategy is not None else contextlib.nullcontext()
 
 RNG = np.random.default_rng(0)
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-import tpustrategy as tps
+import tpustrategy as tf
 from tpustrategy.distribute.cluster_resolver import (
     ClusterResolver,
     SimpleClusterResolver,
@@ -280,9 +280,9 @@ def test_tpu_resolver_connect_initializes(caplog):
 
     resolver = TPUClusterResolver.connect("v4-8")
     assert isinstance(resolver, TPUClusterResolver)
-    assert tps._core.slice.active_slice().name == "v4-8"
+    assert tf._core.slice.active_slice().name == "v4-8"
     assert "v4-8" in tpu_system.get_initialized_tpu_systems()
-    assert len(tps.config.list_logical_devices("TPU")) == 4
+    assert len(tf.config.list_logical_devices("TPU")) == 4
 
 
 def test_base_num_accelerators_counts_local_tpus(tf_config):

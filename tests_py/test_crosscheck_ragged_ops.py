@@ -5,33 +5,11 @@ through from_tensor_slices/batch/rebatch, local device names) against TF 2.21's 
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
-
 import pytest
+from crosscheck_helpers import assert_matches_tensorflow, cases_of, mirrored_over, reference
 
-import tpustrategy as tf
-from tpustrategy import _core
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-
-from crosscheck import cases_ragged_ops  # noqa: E402, F401  (registers the cases)
-from crosscheck.describe import describe  # noqa: E402
-from crosscheck.registry import CASES  # noqa: E402
-from crosscheck_tf import _without_messages, first_difference  # noqa: E402
-
-REFERENCE = json.loads((ROOT / "tests_py" / "data" / "crosscheck_ragged_ops_tf.json").read_text())
-RAGGED_CASES = {c.name: c for c in CASES if c.fn.__module__.endswith("cases_ragged_ops")}
-
-
-@pytest.fixture
-def two_logical_cpus():
-    # TF's side splits the host CPU into logical CPUs; here CPU:1 exists only for the case's lifetime.
-    _core.devices.set_logical_cpu_count(2)
-    yield
-    _core.devices.set_logical_cpu_count(1)
+REFERENCE = reference("crosscheck_ragged_ops_tf.json")
+RAGGED_CASES = cases_of("cases_ragged_ops")
 
 
 def test_every_case_has_a_reference():
@@ -40,10 +18,5 @@ def test_every_case_has_a_reference():
 
 @pytest.mark.parametrize("name", sorted(RAGGED_CASES))
 def test_matches_tensorflow(name, two_logical_cpus):
-    case = RAGGED_CASES[name]
-    def strategy(n):
-        return tf.distribute.MirroredStrategy([f"CPU:{i}" for i in range(n)])
-
-    args = (tf,) if case.kind is None else (tf, strategy)
-    ours = _without_messages(json.loads(json.dumps(describe(case.fn(*args)))))
-    assert ours == REFERENCE[name], first_difference(REFERENCE[name], ours)
+    # TF's side splits the host CPU into logical CPUs; here CPU:1 exists only for the case's lifetime.
+    assert_matches_tensorflow(RAGGED_CASES[name], REFERENCE[name], mirrored_over("CPU"))

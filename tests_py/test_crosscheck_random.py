@@ -6,24 +6,13 @@ types; test_random_ops.py checks the wording of the main ones."""
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
-
 import pytest
+from crosscheck_helpers import assert_matches_tensorflow, cases_of, reference
 
 import tpustrategy as tf
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-
-from crosscheck import cases_random  # noqa: E402, F401  (registers the cases)
-from crosscheck.describe import describe  # noqa: E402
-from crosscheck.registry import CASES  # noqa: E402
-from crosscheck_tf import _without_messages, first_difference  # noqa: E402
-
-REFERENCE = json.loads((ROOT / "tests_py" / "data" / "crosscheck_random_tf.json").read_text())
-RANDOM_CASES = {c.name: c for c in CASES if c.fn.__module__.endswith("cases_random")}
+REFERENCE = reference("crosscheck_random_tf.json")
+RANDOM_CASES = cases_of("cases_random")
 
 
 def test_every_case_has_a_reference():
@@ -33,5 +22,4 @@ def test_every_case_has_a_reference():
 @pytest.mark.parametrize("name", sorted(RANDOM_CASES))
 def test_matches_tensorflow(name):
     tf.random.set_seed(None)
-    ours = _without_messages(json.loads(json.dumps(describe(RANDOM_CASES[name].fn(tf)))))
-    assert ours == REFERENCE[name], first_difference(REFERENCE[name], ours)
+    assert_matches_tensorflow(RANDOM_CASES[name], REFERENCE[name])

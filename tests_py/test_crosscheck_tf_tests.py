@@ -8,34 +8,14 @@ pinned here instead."""
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
+from crosscheck_helpers import assert_matches_tensorflow, cases_of, mirrored_over, reference
 
 import tpustrategy as tf
-from tpustrategy import _core
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-
-from crosscheck import cases_tf_data_tests, cases_tf_distribute_tests  # noqa: E402, F401  (registers the cases)
-from crosscheck.describe import describe  # noqa: E402
-from crosscheck.registry import CASES  # noqa: E402
-from crosscheck_tf import _without_messages, first_difference  # noqa: E402
-
-REFERENCE = json.loads((ROOT / "tests_py" / "data" / "crosscheck_tf_tests_tf.json").read_text())
-TF_TEST_CASES = {c.name: c for c in CASES if c.fn.__module__.endswith(("cases_tf_data_tests",
-                                                                       "cases_tf_distribute_tests"))}
-
-
-@pytest.fixture
-def two_logical_cpus():
-    _core.devices.set_logical_cpu_count(2)
-    yield
-    _core.devices.set_logical_cpu_count(1)
+REFERENCE = reference("crosscheck_tf_tests_tf.json")
+TF_TEST_CASES = cases_of("cases_tf_data_tests", "cases_tf_distribute_tests")
 
 
 def test_every_case_has_a_reference():
@@ -44,14 +24,7 @@ def test_every_case_has_a_reference():
 
 @pytest.mark.parametrize("name", sorted(TF_TEST_CASES))
 def test_matches_tensorflow(name, two_logical_cpus):
-    case = TF_TEST_CASES[name]
-
-    def strategy(n):
-        return tf.distribute.MirroredStrategy([f"CPU:{i}" for i in range(n)])
-
-    args = (tf,) if case.kind is None else (tf, strategy)
-    ours = _without_messages(json.loads(json.dumps(describe(case.fn(*args)))))
-    assert ours == REFERENCE[name], first_difference(REFERENCE[name], ours)
+    assert_matches_tensorflow(TF_TEST_CASES[name], REFERENCE[name], mirrored_over("CPU"))
 
 
 # ---- where tpustrategy differs from TF on purpose (left out of the cases) ----

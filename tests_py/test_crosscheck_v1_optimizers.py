@@ -5,29 +5,18 @@ MirroredStrategy over logical CPUs). Values rounded to 9 decimals (float64); err
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
-
 import pytest
+from crosscheck_helpers import MIRRORED, assert_matches_tensorflow, cases_of, mirrored_over, reference
 
 import tpustrategy as tf
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-
-from crosscheck import cases_v1_optimizers  # noqa: E402, F401  (registers the cases)
-from crosscheck.describe import describe  # noqa: E402
-from crosscheck.registry import CASES, MIRRORED  # noqa: E402
-from crosscheck_tf import _without_messages, first_difference  # noqa: E402
-
-REFERENCE = json.loads((ROOT / "tests_py" / "data" / "crosscheck_v1_optimizers_tf.json").read_text())
-V1_CASES = {c.name: c for c in CASES if c.fn.__module__.endswith("cases_v1_optimizers")}
+REFERENCE = reference("crosscheck_v1_optimizers_tf.json")
+V1_CASES = cases_of("cases_v1_optimizers")
 
 
 def _strategy(kind):
     if kind == MIRRORED:
-        return lambda n: tf.distribute.MirroredStrategy([f"TPU:{i}" for i in range(n)])
+        return mirrored_over("TPU")(kind)
 
     def tpu(n):
         resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu="")
@@ -44,6 +33,4 @@ def test_every_case_has_a_reference():
 
 @pytest.mark.parametrize("name", sorted(V1_CASES))
 def test_matches_tensorflow(name):
-    case = V1_CASES[name]
-    ours = _without_messages(json.loads(json.dumps(describe(case.fn(tf, _strategy(case.kind))))))
-    assert ours == REFERENCE[name], first_difference(REFERENCE[name], ours)
+    assert_matches_tensorflow(V1_CASES[name], REFERENCE[name], _strategy)

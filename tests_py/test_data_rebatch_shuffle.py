@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import tpustrategy as tps
+import tpustrategy as tf
 from tpustrategy import errors
 from tpustrategy.data import Dataset, dataset_ops
 from tpustrategy.data.experimental import AutoShardPolicy, DistributeOptions
@@ -60,8 +60,8 @@ def test_rebatch_keeps_structure_and_dtypes():
 
 def test_rebatch_element_spec_and_validation():
     spec = Dataset.range(8).batch(4).rebatch([2, 2], drop_remainder=True).element_spec
-    assert spec == tps.TensorSpec([2], tps.int64)
-    assert Dataset.range(8).batch(4).rebatch([2, 1]).element_spec == tps.TensorSpec([None], tps.int64)
+    assert spec == tf.TensorSpec([2], tf.int64)
+    assert Dataset.range(8).batch(4).rebatch([2, 1]).element_spec == tf.TensorSpec([None], tf.int64)
     with pytest.raises(ValueError):
         Dataset.range(8).rebatch(2)
     with pytest.raises(errors.InvalidArgumentError):
@@ -84,11 +84,11 @@ def test_shuffle_is_a_seeded_permutation():
 
 def test_unseeded_shuffle_repeats_after_set_seed_as_tf():
     # TF: without an op seed the shuffle takes one from the global seed, so a program reruns the same order
-    tps.random.set_seed(11)
+    tf.random.set_seed(11)
     first = [values(Dataset.range(40).shuffle(40)), values(Dataset.range(40).shuffle(40))]
-    tps.random.set_seed(11)
+    tf.random.set_seed(11)
     again = [values(Dataset.range(40).shuffle(40)), values(Dataset.range(40).shuffle(40))]
-    tps.random.set_seed(None)
+    tf.random.set_seed(None)
     assert first == again and first[0] != first[1]  # each shuffle op takes the next op seed
 
 
@@ -113,7 +113,7 @@ def test_shuffle_reshuffles_each_iteration_unless_disabled():
 
 
 def test_options_defaults_merge_and_with_options():
-    options = tps.data.Options()
+    options = tf.data.Options()
     assert options.experimental_distribute.auto_shard_policy == AutoShardPolicy.AUTO
     assert options.experimental_distribute.num_devices is None
     assert isinstance(options.experimental_distribute, DistributeOptions)
@@ -124,23 +124,23 @@ def test_options_defaults_merge_and_with_options():
     ds = Dataset.range(4).with_options(options).map(lambda x: x)
     assert ds.options().experimental_distribute.auto_shard_policy == AutoShardPolicy.DATA
     assert ds.options().experimental_deterministic is False
-    later = tps.data.Options()
+    later = tf.data.Options()
     later.experimental_distribute.auto_shard_policy = AutoShardPolicy.OFF
     assert ds.with_options(later).options().experimental_distribute.auto_shard_policy == AutoShardPolicy.OFF
     assert ds.with_options(later).options().experimental_deterministic is False
-    assert Dataset.range(3).options() == tps.data.Options()
+    assert Dataset.range(3).options() == tf.data.Options()
     assert values(ds) == [0, 1, 2, 3]
 
 
 def test_enum_values_match_tf():
     assert [p.value for p in AutoShardPolicy] == [-1, 0, 1, 2, 3]
-    assert tps.data.experimental.SHARD_HINT == -1
-    assert tps.data.AUTOTUNE == tps.data.experimental.AUTOTUNE == -1
-    assert tps.data.INFINITE_CARDINALITY == -1 and tps.data.UNKNOWN_CARDINALITY == -2
+    assert tf.data.experimental.SHARD_HINT == -1
+    assert tf.data.AUTOTUNE == tf.data.experimental.AUTOTUNE == -1
+    assert tf.data.INFINITE_CARDINALITY == -1 and tf.data.UNKNOWN_CARDINALITY == -2
 
 
 def test_rewrite_hooks_replace_shard_hints_and_rebuild_pipelines():
-    hint = tps.data.experimental.SHARD_HINT
+    hint = tf.data.experimental.SHARD_HINT
     ds = Dataset.range(10).shard(hint, hint).map(lambda x: np.asarray(x) * 10).batch(2)
     assert dataset_ops.source_files(ds) is None
     worker1 = dataset_ops.replace_shard_hints(ds, 3, 1)

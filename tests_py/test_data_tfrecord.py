@@ -10,7 +10,7 @@ import struct
 import numpy as np
 import pytest
 
-import tpustrategy as tps
+import tpustrategy as tf
 from tpustrategy import _core, errors
 from tpustrategy.data import Dataset, TextLineDataset, TFRecordDataset, dataset_ops
 
@@ -52,14 +52,14 @@ def test_hand_built_file_reads_back_identically(tmp_path):
     ds = TFRecordDataset(str(path))
     assert list(ds) == records
     assert repr(ds.element_spec) == "TensorSpec(shape=(), dtype=tf.string, name=None)"
-    assert int(np.asarray(ds.cardinality())) == tps.data.UNKNOWN_CARDINALITY
+    assert int(np.asarray(ds.cardinality())) == tf.data.UNKNOWN_CARDINALITY
     assert list(ds) == records  # re-iterable
 
 
 def test_writer_output_equals_hand_built_bytes(tmp_path):
     path = tmp_path / "written.tfrecord"
     records = [b"first", b"", b"x" * 1000]
-    with tps.io.TFRecordWriter(str(path)) as writer:
+    with tf.io.TFRecordWriter(str(path)) as writer:
         for r in records:
             writer.write(r)
         writer.flush()
@@ -73,7 +73,7 @@ def test_several_files_are_read_in_order(tmp_path):
     paths = []
     for i in range(3):
         path = tmp_path / f"part-{i}.tfrecord"
-        with tps.io.TFRecordWriter(path) as w:
+        with tf.io.TFRecordWriter(path) as w:
             for j in range(2):
                 w.write(f"{i}-{j}".encode())
         paths.append(str(path))
@@ -147,14 +147,14 @@ def test_fuzz_random_files_and_mutations_only_raise_data_loss(tmp_path):
 @pytest.mark.parametrize("compression", ["GZIP", "ZLIB"])
 def test_compressed_round_trip(tmp_path, compression):
     path = tmp_path / f"c.{compression.lower()}"
-    options = tps.io.TFRecordOptions(compression_type=compression)
-    with tps.io.TFRecordWriter(str(path), options=options) as w:
+    options = tf.io.TFRecordOptions(compression_type=compression)
+    with tf.io.TFRecordWriter(str(path), options=options) as w:
         w.write(b"alpha")
         w.write(b"beta")
     if compression == "GZIP":
         assert gzip.decompress(path.read_bytes()) == frame(b"alpha") + frame(b"beta")
     assert list(TFRecordDataset(str(path), compression_type=compression)) == [b"alpha", b"beta"]
-    assert list(tps.io.tf_record_iterator(str(path), options)) == [b"alpha", b"beta"]
+    assert list(tf.io.tf_record_iterator(str(path), options)) == [b"alpha", b"beta"]
     with pytest.raises(errors.DataLossError):
         list(TFRecordDataset(str(path), compression_type="ZLIB" if compression == "GZIP" else "GZIP"))
 
@@ -166,14 +166,14 @@ def test_text_line_dataset(tmp_path):
     b.write_bytes(b"x\n")
     ds = TextLineDataset([str(a), str(b)])
     assert list(ds) == [b"first line", b"second", b"", b"last without newline", b"x"]
-    assert list(TextLineDataset(str(b)).map(lambda line: tps.strings.upper(line))) == [b"X"]
+    assert list(TextLineDataset(str(b)).map(lambda line: tf.strings.upper(line))) == [b"X"]
 
 
 def test_file_sources_are_visible_to_the_distribution_layer(tmp_path):
     paths = []
     for i in range(4):
         path = tmp_path / f"shard-{i}.tfrecord"
-        with tps.io.TFRecordWriter(path) as w:
+        with tf.io.TFRecordWriter(path) as w:
             w.write(str(i).encode())
         paths.append(str(path))
     ds = TFRecordDataset(paths).map(lambda r: r + b"!").batch(2)

@@ -7,9 +7,9 @@ import copy
 import pytest
 from distribute_helpers import ms2
 
-import tpustrategy as tps
+import tpustrategy as tf
 
-ds = tps.distribute
+ds = tf.distribute
 
 
 def test_default_mode_outside_any_scope():
@@ -85,7 +85,7 @@ def test_cross_replica_methods_inside_replica_fn(method):
         elif method == "reduce":
             strategy.reduce("SUM", 1.0, axis=None)
         elif method == "gather":
-            strategy.gather(tps.constant([1.0]), axis=0)
+            strategy.gather(tf.constant([1.0]), axis=0)
         else:
             strategy.extended.call_for_each_replica(lambda: None)
 
@@ -155,7 +155,7 @@ def test_replica_context_rejects_bad_replica_ids():
     with pytest.raises(ValueError):
         ds.ReplicaContext(ms2(), "0")
     assert ds.ReplicaContext(ms2(), None).replica_id_in_sync_group is None
-    assert ds.ReplicaContext(ms2(), tps.constant(1)).replica_id_in_sync_group is not None
+    assert ds.ReplicaContext(ms2(), tf.constant(1)).replica_id_in_sync_group is not None
 
 
 def test_scopes_are_per_replica_greenlet():

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-import tpustrategy as tps
+import tpustrategy as tf
 
-ds = tps.distribute
+ds = tf.distribute
 
 
 def test_case_d_input_context():
@@ -44,15 +44,15 @@ def test_options_and_enums():
 def test_nest_round_trips():
     Point = collections.namedtuple("Point", ["x", "y"])
     structure = {"b": [1, (2, 3)], "a": Point(4, None)}
-    flat = tps.nest.flatten(structure)
+    flat = tf.nest.flatten(structure)
     assert flat == [4, None, 1, 2, 3]  # dict keys sorted
-    rebuilt = tps.nest.pack_sequence_as(structure, [x * 10 if x else x for x in flat])
+    rebuilt = tf.nest.pack_sequence_as(structure, [x * 10 if x else x for x in flat])
     assert rebuilt == {"b": [10, (20, 30)], "a": Point(40, None)} and list(rebuilt) == ["b", "a"]
-    assert tps.nest.map_structure(lambda a, b: a + b, [1, (2,)], [10, (20,)]) == [11, (22,)]
+    assert tf.nest.map_structure(lambda a, b: a + b, [1, (2,)], [10, (20,)]) == [11, (22,)]
     with pytest.raises(ValueError):
-        tps.nest.map_structure(lambda a, b: a, [1], [1, 2])
+        tf.nest.map_structure(lambda a, b: a, [1], [1, 2])
     with pytest.raises(ValueError):
-        tps.nest.pack_sequence_as([1, 2], [1])
+        tf.nest.pack_sequence_as([1, 2], [1])
 
 
 def test_benchmark_tiny_smoke():

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from distribute_helpers import ms2, values_of
 
-import tpustrategy as tps
+import tpustrategy as tf
 
-ds = tps.distribute
-Sync, Agg = tps.VariableSynchronization, tps.VariableAggregation
+ds = tf.distribute
+Sync, Agg = tf.VariableSynchronization, tf.VariableAggregation
 
 
 def component_values(variable):
@@ -19,42 +19,42 @@ def component_values(variable):
 def test_seed_scope_example_reprs():
     strategy = ms2()
     with strategy.scope():
-        mirrored_variable = tps.Variable(1.0)
+        mirrored_variable = tf.Variable(1.0)
     assert repr(mirrored_variable) == (
         "MirroredVariable:{\n"
         "  0: <tf.Variable 'Variable:0' shape=() dtype=float32, numpy=1.0>,\n"
         "  1: <tf.Variable 'Variable/replica_1:0' shape=() dtype=float32, numpy=1.0>\n}")
-    regular_variable = tps.Variable(1.0)
+    regular_variable = tf.Variable(1.0)
     assert repr(regular_variable) == "<tf.Variable 'Variable:0' shape=() dtype=float32, numpy=1.0>"
     assert isinstance(mirrored_variable, ds.MirroredVariable)
     assert [c.device for c in mirrored_variable.values] == list(strategy.extended.worker_devices)
 
 
 def test_plain_variable_basics():
-    v = tps.Variable([1.0, 2.0], name="w")
-    assert v.name == "w:0" and v.dtype == tps.float32 and v.shape == (2,)
+    v = tf.Variable([1.0, 2.0], name="w")
+    assert v.name == "w:0" and v.dtype == tf.float32 and v.shape == (2,)
     v.assign_add([1.0, 1.0])
     v.assign_sub([0.5, 0.5])
     assert v.numpy().tolist() == [1.5, 2.5]
     v.assign([0.0, 0.0])
     assert np.asarray(v.read_value()).tolist() == [0.0, 0.0]
-    assert np.asarray(tps.convert_to_tensor(v)).tolist() == [0.0, 0.0]
+    assert np.asarray(tf.convert_to_tensor(v)).tolist() == [0.0, 0.0]
     with pytest.raises(ValueError):
         v.assign([1.0])
     with pytest.raises(ValueError):
-        tps.Variable(None)
+        tf.Variable(None)
 
 
 def test_creation_errors_in_scope():
     strategy = ms2()
     with strategy.scope():
         with pytest.raises(ValueError):
-            tps.Variable(1, aggregation=Agg.MEAN)
+            tf.Variable(1, aggregation=Agg.MEAN)
         with pytest.raises(ValueError):
-            tps.Variable(1.0, synchronization=Sync.NONE)
+            tf.Variable(1.0, synchronization=Sync.NONE)
         with pytest.raises(ValueError):
-            tps.Variable(1.0, aggregation=42)
-        named = tps.Variable(1.0, name="w")
+            tf.Variable(1.0, aggregation=42)
+        named = tf.Variable(1.0, name="w")
     assert [c.name for c in named.values] == ["w:0", "w/replica_1:0"]
 
 
@@ -62,16 +62,16 @@ def test_creation_errors_in_scope():
 def test_replica_assign_add_aggregates(aggregation, expected):
     strategy = ms2()
     with strategy.scope():
-        v = tps.Variable(1.0, aggregation=aggregation)
-    strategy.run(lambda: v.assign_add(tps.constant(1.0)))
+        v = tf.Variable(1.0, aggregation=aggregation)
+    strategy.run(lambda: v.assign_add(tf.constant(1.0)))
     assert component_values(v) == [expected, expected]
 
 
 def test_replica_assign_without_aggregation_touches_only_the_local_component():
     strategy = ms2()
     with strategy.scope():
-        v = tps.Variable(0.0)
-    strategy.run(lambda: v.assign(tps.constant(float(ds.get_replica_context().replica_id_in_sync_group + 5))))
+        v = tf.Variable(0.0)
+    strategy.run(lambda: v.assign(tf.constant(float(ds.get_replica_context().replica_id_in_sync_group + 5))))
     assert component_values(v) == [5.0, 6.0]
     reads = strategy.run(lambda: v.read_value())
     assert values_of(reads) == [5.0, 6.0]
@@ -80,7 +80,7 @@ def test_replica_assign_without_aggregation_touches_only_the_local_component():
 def test_replica_assign_literal_with_sum_is_an_error():
     strategy = ms2()
     with strategy.scope():
-        v = tps.Variable(1.0, aggregation=Agg.SUM)
+        v = tf.Variable(1.0, aggregation=Agg.SUM)
     with pytest.raises(ValueError, match="non-DistributedValues"):
         strategy.run(lambda: v.assign_add(1.0))
 
@@ -88,18 +88,18 @@ def test_replica_assign_literal_with_sum_is_an_error():
 def test_cross_replica_assign_updates_every_component():
     strategy = ms2()
     with strategy.scope():
-        v = tps.Variable(1.0, aggregation=Agg.SUM)
+        v = tf.Variable(1.0, aggregation=Agg.SUM)
         v.assign(4.0)
         assert component_values(v) == [4.0, 4.0]
         with pytest.raises(TypeError, match="mirrored"):
-            v.assign(ds.PerReplica([tps.constant(1.0), tps.constant(2.0)]))
+            v.assign(ds.PerReplica([tf.constant(1.0), tf.constant(2.0)]))
         assert np.asarray(v).tolist() == 4.0
 
 
 def test_run_returns_the_variable_itself():
     strategy = ms2()
     with strategy.scope():
-        v = tps.Variable(1.0)
+        v = tf.Variable(1.0)
     assert strategy.run(lambda: v) is v
     assert strategy.run(lambda: v.values[ds.get_replica_context().replica_id_in_sync_group]) is v
 
@@ -107,15 +107,15 @@ def test_run_returns_the_variable_itself():
 def test_sync_on_read_semantics():
     strategy = ms2()
     with strategy.scope():
-        total = tps.Variable(0.0, synchronization=Sync.ON_READ, aggregation=Agg.SUM)
-        mean = tps.Variable(0.0, synchronization=Sync.ON_READ, aggregation=Agg.MEAN)
-        first = tps.Variable(0.0, synchronization=Sync.ON_READ, aggregation=Agg.ONLY_FIRST_REPLICA)
+        total = tf.Variable(0.0, synchronization=Sync.ON_READ, aggregation=Agg.SUM)
+        mean = tf.Variable(0.0, synchronization=Sync.ON_READ, aggregation=Agg.MEAN)
+        first = tf.Variable(0.0, synchronization=Sync.ON_READ, aggregation=Agg.ONLY_FIRST_REPLICA)
     assert isinstance(total, ds.SyncOnReadVariable) and not total.trainable
 
     def fn():
         rid = float(ds.get_replica_context().replica_id_in_sync_group)
         for v in (total, mean, first):
-            v.assign_add(tps.constant(rid + 1.0))
+            v.assign_add(tf.constant(rid + 1.0))
         return total.read_value()
 
     local_reads = strategy.run(fn)
@@ -139,7 +139,7 @@ def test_sync_on_read_none_cross_replica_update_writes_every_component_then_rais
     # component, then raises ValueError from returning the (impossible) cross-replica read.
     strategy = ms2()
     with strategy.scope():
-        v = tps.Variable(0.0, synchronization=Sync.ON_READ, aggregation=Agg.NONE)
+        v = tf.Variable(0.0, synchronization=Sync.ON_READ, aggregation=Agg.NONE)
     with pytest.raises(ValueError):
         v.assign(6.0)
     assert component_values(v) == [6.0, 6.0]
@@ -153,22 +153,22 @@ def test_sync_on_read_none_cross_replica_update_writes_every_component_then_rais
 def test_extended_update_value_container_and_created_in_scope():
     strategy = ms2()
     with strategy.scope():
-        v = tps.Variable(1.0)
+        v = tf.Variable(1.0)
         result = strategy.extended.update(v, lambda component, delta: component.assign_add(delta),
-                                          args=(ds.PerReplica([tps.constant(1.0), tps.constant(2.0)]),))
+                                          args=(ds.PerReplica([tf.constant(1.0), tf.constant(2.0)]),))
     assert component_values(v) == [2.0, 3.0]
     assert result is v
     assert strategy.extended.value_container(v.values[1]) is v
     assert strategy.extended.variable_created_in_scope(v)
-    assert not strategy.extended.variable_created_in_scope(tps.Variable(1.0))
+    assert not strategy.extended.variable_created_in_scope(tf.Variable(1.0))
     with strategy.scope(), strategy.extended.colocate_vars_with(v):
-        w = tps.Variable(0.0)
+        w = tf.Variable(0.0)
     assert [c.device for c in w.values] == [c.device for c in v.values]
 
 
 def test_variable_created_inside_run_is_shared():
     strategy = ms2()
-    created = strategy.run(lambda: tps.Variable(tps.constant(float(ds.get_replica_context()
+    created = strategy.run(lambda: tf.Variable(tf.constant(float(ds.get_replica_context()
                                                                    .replica_id_in_sync_group))))
     assert isinstance(created, ds.MirroredVariable)
     assert component_values(created) == [0.0, 0.0]

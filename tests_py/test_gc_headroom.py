@@ -6,10 +6,10 @@ import gc
 
 import pytest
 
-import tpustrategy as tps
+import tpustrategy as tf
 from tpustrategy.distribute import _gc_headroom
 
-ds = tps.distribute
+ds = tf.distribute
 
 
 @pytest.fixture(autouse=True)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 
 import numpy as np
 import pytest
+from keras_helpers import mirrored_or_none, one_device_and_mirrored, scope_of
 
 import tpustrategy as tf
 
@@ -32,10 +32,10 @@ def test_constraint_values(constraint, expected):
     np.testing.assert_allclose(np.asarray(clone(tf.constant(W))), expected, rtol=1e-6, atol=1e-7)
 
 
-@pytest.mark.parametrize("replicas", [0, 4], ids=["one_device", "mirrored4"])
+@one_device_and_mirrored(4)
 def test_constraints_are_applied_after_each_update(replicas):
-    strategy = tf.distribute.MirroredStrategy([f"TPU:{i}" for i in range(replicas)]) if replicas else None
-    with strategy.scope() if strategy else contextlib.nullcontext():
+    strategy = mirrored_or_none(replicas)
+    with scope_of(strategy):
         model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(
             2, kernel_constraint=keras.constraints.MaxNorm(0.5), bias_constraint="non_neg")])
         model.compile(keras.optimizers.SGD(1.0), "mse")

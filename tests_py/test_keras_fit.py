@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 import pytest
+from keras_helpers import mirrored_or_none, one_device_and_mirrored, scope_of
 from training_programs import tpu_strategy
 
 import tpustrategy as tf
@@ -308,18 +309,16 @@ def test_progress_output_verbose_1_and_2(capsys):
     assert capsys.readouterr().out == ""
 
 
-@pytest.mark.parametrize("replicas", [0, 2], ids=["one_device", "mirrored2"])
+@one_device_and_mirrored(2)
 def test_class_weight_with_a_dataset_weights_as_with_arrays(replicas):
     """Keras 3 maps a Dataset's (x, y) to (x, y, class weights of y); the same training as with arrays."""
-    import contextlib
-
     x = np.random.default_rng(0).normal(size=(8, 3)).astype(np.float32)
     y = np.array([0, 1, 0, 1, 1, 0, 0, 1])
-    strategy = tf.distribute.MirroredStrategy([f"TPU:{i}" for i in range(replicas)]) if replicas else None
+    strategy = mirrored_or_none(replicas)
 
     def build():
         keras.utils.set_random_seed(1)
-        with strategy.scope() if strategy else contextlib.nullcontext():
+        with scope_of(strategy):
             model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
             model.compile("sgd", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
         return model

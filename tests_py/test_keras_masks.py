@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from keras_helpers import mirrored_or_none, one_device_and_mirrored
 
 import tpustrategy as tf
 from tpustrategy.keras.masking import get_keras_mask
@@ -26,11 +27,11 @@ def _embedding_model():
     return model
 
 
-@pytest.mark.parametrize("replicas", [0, 2], ids=["one_device", "mirrored2"])
+@one_device_and_mirrored(2)
 def test_embedding_mask_reaches_the_output_and_weights_the_loss(replicas):
     y = np.ones((2, 4, 1), np.float32)
     if replicas:
-        with tf.distribute.MirroredStrategy([f"TPU:{i}" for i in range(replicas)]).scope():
+        with mirrored_or_none(replicas).scope():
             model = _embedding_model()
         # each replica masks its own rows (total / valid per replica, as Keras): compare with one device
         loss = model.evaluate(X, y, batch_size=2, verbose=0)

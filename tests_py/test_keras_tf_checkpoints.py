@@ -10,6 +10,7 @@ import sys
 
 import numpy as np
 import pytest
+from keras_helpers import mirrored_or_none, one_device_and_mirrored, scope_of
 
 import tpustrategy as tf
 
@@ -22,14 +23,10 @@ from keras_models import build  # noqa: E402
 pytestmark = pytest.mark.usefixtures("fresh_keras_names")
 
 
-@pytest.mark.parametrize("replicas", [0, 4], ids=["one_device", "mirrored4"])
+@one_device_and_mirrored(4)
 @pytest.mark.parametrize("name", ["keras_cnn", "keras_functional"])
 def test_tf_written_keras_checkpoint_restores_here(name, replicas):
-    strategy = tf.distribute.MirroredStrategy([f"TPU:{i}" for i in range(replicas)]) if replicas else None
-    if strategy:
-        with strategy.scope():
-            model, _ = build(keras)[name]
-    else:
+    with scope_of(mirrored_or_none(replicas)):
         model, _ = build(keras)[name]
     status = tf.train.Checkpoint(model=model).restore(str(DATA / name / "ckpt-1"))
     status.assert_existing_objects_matched()

@@ -10,10 +10,10 @@ import weakref
 
 import pytest
 
-import tpustrategy as tps
+import tpustrategy as tf
 from tpustrategy import _core
 
-ds = tps.distribute
+ds = tf.distribute
 
 
 def two():

@@ -163,22 +163,22 @@ def test_round_trip_of_a_typical_run_argument():
 
 
 def test_callers_that_ignore_types_still_require_the_same_dict_keys():
-    import tpustrategy as tps
+    import tpustrategy as tf
 
     nest._assert_same_mapping_keys({"a": [1, {"x": 2}]}, {"a": (3, {"x": 4})})
     with pytest.raises(ValueError, match="don't have the same set of keys"):
         nest._assert_same_mapping_keys({"a": [1, {"x": 2}]}, {"a": (3, {"y": 4})})
 
-    strategy = tps.distribute.MirroredStrategy(["GPU:0", "GPU:1"])
+    strategy = tf.distribute.MirroredStrategy(["GPU:0", "GPU:1"])
 
     def keyed_by_replica():
-        replica = tps.distribute.get_replica_context().replica_id_in_sync_group
-        return {"a" if int(replica) == 0 else "b": tps.constant(1.0)}
+        replica = tf.distribute.get_replica_context().replica_id_in_sync_group
+        return {"a" if int(replica) == 0 else "b": tf.constant(1.0)}
 
     with pytest.raises(AssertionError, match="keys"):  # TF's regroup asserts
         strategy.run(keyed_by_replica)
 
-    @tps.function(input_signature=[{"a": tps.TensorSpec(shape=[], dtype=tps.float32)}])
+    @tf.function(input_signature=[{"a": tf.TensorSpec(shape=[], dtype=tf.float32)}])
     def identity(batch):
         return batch
 

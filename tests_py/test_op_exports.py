@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import types
 
-import tpustrategy as tps
+import tpustrategy as tf
 from tpustrategy import ops
 from tpustrategy.ops import array_ops, complex_ops, einsum_op, gather_scatter_ops, logging_ops, math_ops
 
@@ -24,12 +24,12 @@ def test_ops_all_is_derived_from_the_imports():
 
 
 def test_top_level_exports_every_op_once_as_the_same_object():
-    assert len(tps.__all__) == len(set(tps.__all__))
-    assert set(ops.__all__) <= set(tps.__all__)
+    assert len(tf.__all__) == len(set(tf.__all__))
+    assert set(ops.__all__) <= set(tf.__all__)
     for name in ops.__all__:
-        assert getattr(tps, name) is getattr(ops, name), name
-    for name in tps.__all__:
-        assert hasattr(tps, name), name
+        assert getattr(tf, name) is getattr(ops, name), name
+    for name in tf.__all__:
+        assert hasattr(tf, name), name
 
 
 def test_star_import_gives_the_public_names():
@@ -38,4 +38,4 @@ def test_star_import_gives_the_public_names():
     assert {"add", "reduce_sum", "zeros_like", "Variable", "distribute", "nest"} <= set(namespace)
     assert namespace["add"] is math_ops.add
     # math-only ops stay in tf.math, as in TensorFlow.
-    assert "reduce_logsumexp" not in namespace and tps.math.reduce_logsumexp is math_ops.reduce_logsumexp
+    assert "reduce_logsumexp" not in namespace and tf.math.reduce_logsumexp is math_ops.reduce_logsumexp

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 from distribute_helpers import ms2, values_of
 
-import tpustrategy as tps
+import tpustrategy as tf
 from tpustrategy import _core
 
-ds = tps.distribute
+ds = tf.distribute
 
 
 def four():
@@ -46,7 +46,7 @@ def test_each_replica_runs_in_its_own_cpp_context():
         assert device.endswith(f"GPU:{i}")
     assert _core.runtime.current_context().replica_id == outside.replica_id == -1
     assert _core.runtime.current_context().mode == "cross_replica"
-    assert tps.constant(1.0).device.endswith("CPU:0")
+    assert tf.constant(1.0).device.endswith("CPU:0")
 
 
 def test_merge_fn_runs_in_the_callers_context_in_merge_mode():
@@ -63,10 +63,10 @@ def test_merge_fn_runs_in_the_callers_context_in_merge_mode():
 
 def test_device_scope_inside_a_replica_is_that_replicas_only():
     def fn():
-        with tps.device("CPU:0"):
+        with tf.device("CPU:0"):
             ds.get_replica_context().merge_call(lambda s: None)  # others run while this scope is open
-            inside = tps.constant(1.0).device
-        return inside, tps.constant(1.0).device
+            inside = tf.constant(1.0).device
+        return inside, tf.constant(1.0).device
 
     inside, after = ms2().run(fn)
     assert all(d.endswith("CPU:0") for d in inside.values)
@@ -78,11 +78,11 @@ def test_set_current_context_binds_and_unbinds():
     context = _core.runtime.ExecutionContext(gpu, 3, 4, "merge")
     _core.runtime.set_current_context(context)
     try:
-        assert tps.constant(1.0).device.endswith("GPU:1")
+        assert tf.constant(1.0).device.endswith("GPU:1")
         assert _core.runtime.current_context().mode == "merge"
     finally:
         _core.runtime.set_current_context(None)
-    assert tps.constant(1.0).device.endswith("CPU:0")
+    assert tf.constant(1.0).device.endswith("CPU:0")
     with pytest.raises(ValueError, match="unknown mode 'sideways'"):
         _core.runtime.ExecutionContext(None, 0, 1, "sideways")
 
@@ -91,7 +91,7 @@ def test_set_current_context_binds_and_unbinds():
 
 def test_all_reduce_of_nests_with_different_keys_raises_value_error_naming_replicas():
     def fn():
-        x = tps.constant([1.0, 2.0])
+        x = tf.constant([1.0, 2.0])
         value = {"b": x} if replica_id() == 0 else {"a": x}
         return ds.get_replica_context().all_reduce("sum", value)
 
@@ -107,10 +107,10 @@ def test_all_reduce_of_nests_with_different_keys_raises_value_error_naming_repli
 ])
 def test_all_reduce_and_all_gather_of_mismatched_nests_raise(make):
     def reduce_fn():
-        return ds.get_replica_context().all_reduce("sum", make(replica_id(), tps.constant([1.0])))
+        return ds.get_replica_context().all_reduce("sum", make(replica_id(), tf.constant([1.0])))
 
     def gather_fn():
-        return ds.get_replica_context().all_gather(make(replica_id(), tps.constant([1.0])), 0)
+        return ds.get_replica_context().all_gather(make(replica_id(), tf.constant([1.0])), 0)
 
     for fn in (reduce_fn, gather_fn):
         with pytest.raises(ValueError, match="replica 1 issued.*replica 0 issued.*structure"):
@@ -119,7 +119,7 @@ def test_all_reduce_and_all_gather_of_mismatched_nests_raise(make):
 
 def test_matching_nests_still_reduce():
     def fn():
-        x = tps.constant([float(replica_id())])
+        x = tf.constant([float(replica_id())])
         return ds.get_replica_context().all_reduce("sum", {"a": x, "b": (x, x)})
 
     out = four().run(fn)
@@ -152,7 +152,7 @@ def test_tpu_all_gather_of_different_sizes_along_the_axis_concatenates():
     # TF's collectives pad to the longest and slice; on TPU, TF traces one program so sizes cannot differ there,
     # and the simulator gathers them as MirroredStrategy does (TF's tests skip the case on TPU).
     def fn():
-        return ds.get_replica_context().all_gather(tps.constant([float(replica_id())] * (1 + replica_id() % 2)), 0)
+        return ds.get_replica_context().all_gather(tf.constant([float(replica_id())] * (1 + replica_id() % 2)), 0)
 
     out = ds.TPUStrategy().run(fn)
     assert values_of(out) == [[0.0, 1.0, 1.0, 2.0, 3.0, 3.0, 4.0, 5.0, 5.0, 6.0, 7.0, 7.0]] * 8
@@ -162,18 +162,18 @@ def test_all_gather_of_different_non_axis_sizes_is_rejected_before_gathering():
     strategy = ds.TPUStrategy()
 
     def fn():
-        return ds.get_replica_context().all_gather(tps.constant([[1.0] * (1 + replica_id() % 2)]), 0)
+        return ds.get_replica_context().all_gather(tf.constant([[1.0] * (1 + replica_id() % 2)]), 0)
 
-    with pytest.raises(tps.errors.InvalidArgumentError,
+    with pytest.raises(tf.errors.InvalidArgumentError,
                        match="Shape mismatch in the collective: replica 1 issued all_gather.*differing: shape"):
         strategy.run(fn)
     gc.collect()  # the traceback held replica 1's frame (and its input) until the exception was collected
-    assert [tps.config.experimental.get_memory_info(f"TPU:{i}")["current"] for i in range(8)] == [0] * 8
+    assert [tf.config.experimental.get_memory_info(f"TPU:{i}")["current"] for i in range(8)] == [0] * 8
 
 
 def test_mirrored_all_gather_allows_different_sizes_along_the_axis():
     def fn():
-        return ds.get_replica_context().all_gather(tps.constant([[float(replica_id())]] * (1 + replica_id())), 0)
+        return ds.get_replica_context().all_gather(tf.constant([[float(replica_id())]] * (1 + replica_id())), 0)
 
     out = ms2().run(fn)
     assert values_of(out) == [[[0.0], [1.0], [1.0]]] * 2
@@ -184,7 +184,7 @@ def test_mirrored_all_gather_allows_different_sizes_along_the_axis():
 def test_one_strategy_from_two_threads_300_steps_each():
     strategy = ds.TPUStrategy()
     n = strategy.num_replicas_in_sync
-    before = [tps.config.experimental.get_memory_info(f"TPU:{i}")["current"] for i in range(n)]
+    before = [tf.config.experimental.get_memory_info(f"TPU:{i}")["current"] for i in range(n)]
     failures, checked = [], []
 
     def worker(tag: float):
@@ -192,7 +192,7 @@ def test_one_strategy_from_two_threads_300_steps_each():
             for step in range(300):
                 def fn():
                     ctx = ds.get_replica_context()
-                    x = tps.constant(np.full(16, tag + int(ctx.replica_id_in_sync_group), np.float32))
+                    x = tf.constant(np.full(16, tag + int(ctx.replica_id_in_sync_group), np.float32))
                     total = ctx.all_reduce("sum", x)
                     merged = ctx.merge_call(lambda s, v: len(v.values), args=(ctx.replica_id_in_sync_group,))
                     return total, merged
@@ -207,7 +207,7 @@ def test_one_strategy_from_two_threads_300_steps_each():
 
     # Issue 10's defect 1 (a cold first numpy conversion on two threads at once deadlocks in the bindings'
     # lazy imports) is fixed separately: warm up on this thread so that this test checks the scheduler only.
-    tps.constant(np.ones(3, np.float32))
+    tf.constant(np.ones(3, np.float32))
     threads = [threading.Thread(target=worker, args=(tag,)) for tag in (100.0, 200.0)]
     for t in threads:
         t.start()
@@ -216,7 +216,7 @@ def test_one_strategy_from_two_threads_300_steps_each():
     assert not failures, failures[:3]
     assert len(checked) == 600
     gc.collect()
-    assert [tps.config.experimental.get_memory_info(f"TPU:{i}")["current"] for i in range(n)] == before
+    assert [tf.config.experimental.get_memory_info(f"TPU:{i}")["current"] for i in range(n)] == before
 
 
 # ---- a greenlet switch inside fn (issue 10, defect 4) ----
@@ -247,14 +247,14 @@ def test_the_hook_point_sees_every_collective_of_a_run():
 
     def fn():
         ctx = ds.get_replica_context()
-        ctx.all_reduce("sum", {"a": tps.constant([1.0]), "b": tps.constant([2.0])})  # two leaves
-        ctx.all_gather(tps.constant([1.0]), 0)
+        ctx.all_reduce("sum", {"a": tf.constant([1.0]), "b": tf.constant([2.0])})  # two leaves
+        ctx.all_gather(tf.constant([1.0]), 0)
         ctx.merge_call(lambda s: None)  # not a collective: no data moves
         return ctx.all_reduce("mean", 1.0)
 
     with _core.runtime.CollectiveCounter() as counter:
         strategy.run(fn)
-        strategy.reduce("sum", strategy.run(lambda: tps.constant(1.0)), axis=None)  # the cross-replica path
+        strategy.reduce("sum", strategy.run(lambda: tf.constant(1.0)), axis=None)  # the cross-replica path
     assert counter.counts == {"all_reduce": 4, "all_gather": 1}
     with _core.runtime.CollectiveCounter() as idle:
         pass

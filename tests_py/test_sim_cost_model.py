@@ -8,13 +8,13 @@ import time
 import numpy as np
 import pytest
 
-import tpustrategy as tps
+import tpustrategy as tf
 from tpustrategy import _core
 from tpustrategy import experimental as tpx
 
 
 def test_public_names():
-    assert tps.experimental is tpx
+    assert tf.experimental is tpx
     memory = {"CoreMemory", "MemoryReport", "memory_report"}  # tpx.memory_report (tests_py/test_pictures.py)
     # tests_py/test_spmd_*.py
     spmd = {"SpmdPlan", "spmd_plan", "get_windowed_einsum_threshold_mib", "set_windowed_einsum_threshold_mib"}

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import tpustrategy as tps
+import tpustrategy as tf
 from tpustrategy.tpu.experimental import DeviceAssignment, DeviceOrderMode, Topology
 
 
 def slice_topology(name: str) -> Topology:
-    return tps.distribute.cluster_resolver.TPUClusterResolver(name).get_tpu_system_metadata().topology
+    return tf.distribute.cluster_resolver.TPUClusterResolver(name).get_tpu_system_metadata().topology
 
 
 @pytest.fixture
@@ -246,7 +246,7 @@ def test_multi_host_assignment_names_hosts():
 
 
 def test_module_level_device_assignment_alias(v38):
-    assert tps.tpu.device_assignment(v38, num_replicas=2).num_replicas == 2
+    assert tf.tpu.device_assignment(v38, num_replicas=2).num_replicas == 2
 
 
 def test_device_assignment_repr_and_html(v38):

@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-import tpustrategy as tps
+import tpustrategy as tf
 from tpustrategy import _core
 from tpustrategy.distribute.cluster_resolver import SimpleClusterResolver, TPUClusterResolver
 from tpustrategy.tpu import tpu_system
@@ -51,27 +51,27 @@ def test_initialize_named_slice_activates_it():
     topology = initialize_tpu_system(TPUClusterResolver("v4-32"))
     assert topology.num_tasks == 4 and topology.mesh_shape.tolist() == [2, 2, 4, 1]
     assert _core.slice.active_slice().name == "v4-32"
-    assert len(tps.config.list_logical_devices("TPU")) == 16
+    assert len(tf.config.list_logical_devices("TPU")) == 16
 
 
 def test_connect_to_cluster_selects_slice_and_keeps_same_slice():
-    tps.config.experimental_connect_to_cluster(TPUClusterResolver("v5e-8"))
+    tf.config.experimental_connect_to_cluster(TPUClusterResolver("v5e-8"))
     assert _core.slice.active_slice().name == "v5e-8"
-    tensor = tps.constant([1.0, 2.0])
-    tps.config.experimental_connect_to_cluster(TPUClusterResolver("v5e-8"))  # same slice: devices kept
+    tensor = tf.constant([1.0, 2.0])
+    tf.config.experimental_connect_to_cluster(TPUClusterResolver("v5e-8"))  # same slice: devices kept
     assert tensor.numpy().tolist() == [1.0, 2.0]
 
 
 def test_connect_with_non_tpu_resolver_keeps_local_slice():
-    tps.config.experimental_connect_to_cluster(SimpleClusterResolver(tps.train.ClusterSpec({"worker": ["a"]})))
+    tf.config.experimental_connect_to_cluster(SimpleClusterResolver(tf.train.ClusterSpec({"worker": ["a"]})))
     assert _core.slice.active_slice().name == "v3-8"
 
 
 def test_initialize_with_non_tpu_resolver_is_value_error():
     with pytest.raises(ValueError, match="TPUClusterResolver"):
-        initialize_tpu_system(SimpleClusterResolver(tps.train.ClusterSpec({})))
+        initialize_tpu_system(SimpleClusterResolver(tf.train.ClusterSpec({})))
     with pytest.raises(ValueError, match="TPUClusterResolver"):
-        shutdown_tpu_system(SimpleClusterResolver(tps.train.ClusterSpec({})))
+        shutdown_tpu_system(SimpleClusterResolver(tf.train.ClusterSpec({})))
 
 
 def test_switching_slice_forgets_initialization():
@@ -92,8 +92,8 @@ def test_current_topology_without_initialization():
 
 def test_seed_connect_initialize_sequence():
     # The modern TPUStrategy page's setup, with tf -> tpustrategy.
-    resolver = tps.distribute.cluster_resolver.TPUClusterResolver(tpu="")
-    tps.config.experimental_connect_to_cluster(resolver)
-    topology = tps.tpu.experimental.initialize_tpu_system(resolver)
-    device_assignment = tps.tpu.experimental.DeviceAssignment.build(topology, num_replicas=2)
+    resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu="")
+    tf.config.experimental_connect_to_cluster(resolver)
+    topology = tf.tpu.experimental.initialize_tpu_system(resolver)
+    device_assignment = tf.tpu.experimental.DeviceAssignment.build(topology, num_replicas=2)
     assert device_assignment.num_replicas == 2

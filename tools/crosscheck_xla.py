@@ -694,7 +694,7 @@ def to_sharding(core, mesh_name: str, spec, rank: int):
     if math.prod(tiles) == 1:
         return core.spmd.Sharding.replicated()
     devices = [int(d) for d in grid.reshape(tiles + [repl]).reshape(-1)]
-    return core.spmd.Sharding.tiled(tiles + ([repl] if repl > 1 else []), devices, repl > 1)
+    return core.spmd.Sharding.tiled(tiles + ([repl] if repl > 1 else []), devices, last_tile_dim_replicate=repl > 1)
 
 
 def run_tpustrategy(name: str) -> dict:
@@ -746,7 +746,7 @@ def run_tpustrategy(name: str) -> dict:
     elif fn in ("sum0", "sum1", "max0", "mean0", "sumall"):
         kind = {"sum0": "sum", "sum1": "sum", "max0": "max", "mean0": "mean", "sumall": "sum"}[fn]
         axes = {"sum0": [0], "sum1": [1], "max0": [0], "mean0": [0], "sumall": [0, 1]}[fn]
-        results = [spmd.reduce(ctx, kind, v[0], axes, False)]
+        results = [spmd.reduce(ctx, kind, v[0], axes, keepdims=False)]
     elif fn in ("dot", "bdot"):
         results = [spmd.matmul(ctx, v[0], v[1], out_sharding=out_sharding)]
     elif fn == "dot_grad":  # the gradients come in the operands' shardings, as the case's out_shardings ask
@@ -798,7 +798,7 @@ def run_tpustrategy(name: str) -> dict:
         h = spmd.matmul(ctx, v[0], v[1])
         r = spmd.unary(ctx, "relu", h)
         y = spmd.matmul(ctx, r, v[2])
-        loss = spmd.reduce(ctx, "sum", y, [0, 1], False)
+        loss = spmd.reduce(ctx, "sum", y, [0, 1], keepdims=False)
         ones = _core.spmd.ShardedTensor.shard(
             _core.tensor.convert_to_tensor(np.ones((), np.float32)), _core.spmd.Sharding.replicated(), cores
         )

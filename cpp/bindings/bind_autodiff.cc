@@ -54,11 +54,21 @@ void init_autodiff(py::module_& m) {
   py::class_<Tape, std::shared_ptr<Tape>>(m, "Tape", py::dynamic_attr(),
                                           "A C++ gradient tape; records while it is on the tape stack.")
       .def(py::init<bool, bool>(), py::kw_only(), py::arg("persistent") = false,
-           py::arg("watch_accessed_variables") = true)
+           py::arg("watch_accessed_variables") = true, R"doc(A new tape, not yet on the tape stack.
+
+Args:
+  persistent: whether gradient() may be called more than once.
+  watch_accessed_variables: whether reads of trainable variables are watched automatically.)doc")
       .def_property_readonly("persistent", &Tape::persistent)
       .def_property_readonly("watch_accessed_variables", &Tape::watch_accessed_variables)
-      .def("watch", &Tape::watch, py::arg("tensor"), "Records ops reading `tensor` from now on.")
-      .def("is_tracked", &Tape::is_tracked, py::arg("tensor"))
+      .def("watch", &Tape::watch, py::arg("tensor"), R"doc(Records ops reading `tensor` from now on.
+
+Args:
+  tensor: the Tensor to watch.)doc")
+      .def("is_tracked", &Tape::is_tracked, py::arg("tensor"), R"doc(Whether the tape records ops reading `tensor`.
+
+Args:
+  tensor: a Tensor (watched, or computed from a watched one).)doc")
       .def("reset", &Tape::reset, "Forgets every record and watched tensor.")
       .def_property_readonly("num_records", &Tape::num_records)
       .def(
@@ -75,8 +85,15 @@ void init_autodiff(py::module_& m) {
             for (auto& g : grads) out.append(to_python(std::move(g)));
             return out;
           },
-          py::arg("targets"), py::arg("sources"), py::arg("output_gradients"), py::arg("unconnected_zero") = false,
+          py::arg("targets"), py::arg("sources"), py::arg("output_gradients"), py::kw_only(),
+          py::arg("unconnected_zero") = false,
           R"doc(Gradients of the targets with respect to each source.
+
+Args:
+  targets: the Tensors to differentiate (their gradients are summed).
+  sources: the Tensors to differentiate with respect to.
+  output_gradients: per target, its initial gradient, or None for ones.
+  unconnected_zero: give zeros instead of None for a source the targets do not depend on.
 
 Returns:
   One entry per source: None, a Tensor, or (values, indices, dense_shape) for a sparse gradient.
@@ -90,8 +107,16 @@ Raises:
             return tape.jacobian(target, sources,
                                  unconnected_zero ? UnconnectedGradients::kZero : UnconnectedGradients::kNone);
           },
-          py::arg("target"), py::arg("sources"), py::arg("unconnected_zero") = false,
-          "Per source, the Jacobian of shape target.shape + source.shape (None when unconnected).")
+          py::arg("target"), py::arg("sources"), py::kw_only(), py::arg("unconnected_zero") = false,
+          R"doc(Per source, the Jacobian of shape target.shape + source.shape.
+
+Args:
+  target: the Tensor to differentiate.
+  sources: the Tensors to differentiate with respect to.
+  unconnected_zero: give zeros instead of None for a source the target does not depend on.
+
+Returns:
+  One Tensor (or None when unconnected) per source.)doc")
       .def(
           "batch_jacobian",
           [](Tape& tape, const Tensor& target, const Tensor& source, bool unconnected_zero) {
@@ -99,25 +124,48 @@ Raises:
             return tape.batch_jacobian(target, source,
                                        unconnected_zero ? UnconnectedGradients::kZero : UnconnectedGradients::kNone);
           },
-          py::arg("target"), py::arg("source"), py::arg("unconnected_zero") = false,
-          "The per-example Jacobian of shape [B] + target.shape[1:] + source.shape[1:].")
+          py::arg("target"), py::arg("source"), py::kw_only(), py::arg("unconnected_zero") = false,
+          R"doc(The per-example Jacobian of shape [B] + target.shape[1:] + source.shape[1:].
+
+Args:
+  target: a Tensor of shape [B, ...]; row b depends only on row b of `source`.
+  source: a Tensor of shape [B, ...].
+  unconnected_zero: give zeros instead of None when the target does not depend on the source.
+
+Returns:
+  A Tensor, or None when unconnected.)doc")
       .def_property_readonly("spent", &Tape::spent);
 
   m.def(
       "push_tape", [](std::shared_ptr<Tape> tape) { current_tape_stack().push(std::move(tape)); }, py::arg("tape"),
-      "Puts `tape` on the current replica's tape stack.");
+      R"doc(Puts `tape` on the current replica's tape stack.
+
+Args:
+  tape: the Tape to start recording on.)doc");
   m.def(
       "pop_tape", [](const std::shared_ptr<Tape>& tape) { return current_tape_stack().remove(tape.get()); },
-      py::arg("tape"), "Takes `tape` off the stack; False when it was not on it.");
+      py::arg("tape"), R"doc(Takes `tape` off the current replica's tape stack.
+
+Args:
+  tape: the Tape to stop recording on.
+
+Returns:
+  False when it was not on the stack.)doc");
   m.def(
       "is_active", [](const std::shared_ptr<Tape>& tape) { return current_tape_stack().contains(tape.get()); },
-      py::arg("tape"));
+      py::arg("tape"), R"doc(Whether `tape` is on the current replica's tape stack.
+
+Args:
+  tape: a Tape.)doc");
   m.def(
       "current_tapes", [] { return current_tape_stack().tapes(); },
       "The tapes on the current replica's stack, innermost last.");
   m.def(
       "tensor_id", [](const Tensor& t) { return t.id(); }, py::arg("tensor"),
-      "The identity tapes key on (copies of one tensor share it).");
+      R"doc(The identity tapes key on (copies of one tensor share it).
+
+Args:
+  tensor: a Tensor.)doc");
   m.def("recording", &recording, "Whether any tape is on the current stack.");
   m.def(
       "variable_accessed",
@@ -130,7 +178,13 @@ Raises:
         }
         return watching;
       },
-      py::arg("value"), "Watches a trainable variable's value on every tape that watches accessed variables.");
+      py::arg("value"), R"doc(Watches a trainable variable's value on every tape that watches accessed variables.
+
+Args:
+  value: the variable's current value.
+
+Returns:
+  The tapes that now watch it.)doc");
   m.def(
       "record_custom_gradient",
       [](std::vector<Tensor> inputs, std::vector<Tensor> outputs, py::object grad_fn) {
@@ -152,7 +206,15 @@ Raises:
         return record_custom(std::move(inputs), std::move(outputs), std::move(gradient));
       },
       py::arg("inputs"), py::arg("outputs"), py::arg("grad_fn"),
-      "Records outputs = f(inputs) with `grad_fn(*output_grads) -> list of input grads` as its gradient.");
+      R"doc(Records outputs = f(inputs) on the active tapes with a Python gradient (tf.custom_gradient).
+
+Args:
+  inputs: the Tensors f read.
+  outputs: the Tensors f returned.
+  grad_fn: called as grad_fn(*output_grads); returns one gradient (or None) per input.
+
+Raises:
+  ValueError: at backprop, when grad_fn returns another number of gradients than there are inputs.)doc");
   m.def(
       "ops_with_gradients",
       [] {

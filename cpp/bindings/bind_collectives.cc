@@ -33,7 +33,7 @@ void init_collectives(py::module_& m) {
         py::gil_scoped_release release;
         return all_reduce_tensors(tensors, reduce_op, destinations);
       },
-      py::arg("tensors"), py::arg("op"), py::arg("devices") = py::none(), R"doc(
+      py::arg("tensors"), py::arg("op"), py::kw_only(), py::arg("devices") = py::none(), R"doc(
 Reduces every replica's tensor element-wise and delivers the result to each device.
 
 Args:
@@ -53,18 +53,36 @@ Raises:
         py::gil_scoped_release release;
         return all_gather_tensors(tensors, axis, destinations);
       },
-      py::arg("tensors"), py::arg("axis"), py::arg("devices") = py::none(), R"doc(
+      py::arg("tensors"), py::arg("axis"), py::kw_only(), py::arg("devices") = py::none(), R"doc(
 Concatenates every replica's tensor along `axis` (replica order) and delivers it to each device.
 
-Sizes along `axis` may differ; every other dimension, the rank and the dtype must match; rank 0 is an error.)doc");
+Sizes along `axis` may differ; every other dimension, the rank and the dtype must match.
+
+Args:
+  tensors: one Tensor per replica.
+  axis: the axis to concatenate along (negative counts from the end).
+  devices: where results go (one result each); None = each input's device.
+
+Returns:
+  A list with one Tensor per device, sharing one buffer.
+
+Raises:
+  InvalidArgumentError: rank 0, or dtypes, ranks or other dimensions that differ.)doc");
   m.def(
       "broadcast",
       [](const Tensor& tensor, const std::vector<DevicePtr>& devices) {
         py::gil_scoped_release release;
         return share_across(tensor, devices);
       },
-      py::arg("tensor"), py::arg("devices"),
-      "The same value on each device (one shared buffer, charged to every device).");
+      py::arg("tensor"), py::arg("devices"), R"doc(
+The same value on each device (one shared buffer, charged to every device).
+
+Args:
+  tensor: the value to broadcast.
+  devices: the destination devices.
+
+Returns:
+  A list with one Tensor per device.)doc");
   m.def(
       "reduce_scatter",
       [](const std::vector<Tensor>& tensors, const std::string& op, const Devices& devices) {
@@ -73,8 +91,19 @@ Sizes along `axis` may differ; every other dimension, the rank and the dtype mus
         py::gil_scoped_release release;
         return reduce_scatter_tensors(tensors, reduce_op, destinations);
       },
-      py::arg("tensors"), py::arg("op"), py::arg("devices") = py::none(),
-      "Replica j receives the reduction of every replica's j-th slice along axis 0.");
+      py::arg("tensors"), py::arg("op"), py::kw_only(), py::arg("devices") = py::none(), R"doc(
+Replica j receives the reduction of every replica's j-th slice along axis 0.
+
+Args:
+  tensors: one Tensor per replica, same dtype and shape; axis 0 divisible by the number of replicas.
+  op: "SUM", "MEAN", "MAX", "MIN" or "PROD" (any case).
+  devices: where results go (one result each); None = each input's device.
+
+Returns:
+  A list with one Tensor per device: its slice of the reduction.
+
+Raises:
+  InvalidArgumentError: dtypes or shapes differ, or axis 0 does not divide.)doc");
 }
 
 }  // namespace tpustrategy::bindings

@@ -36,29 +36,48 @@ void bind_batching(py::module_& m) {
         py::gil_scoped_release release;
         return data::stack_batch(tensors, component);
       },
-      py::arg("elements"), py::arg("component") = 0,
-      "Stacks tensors of equal dtype and shape S into one tensor of shape [N] + S.");
+      py::arg("elements"), py::kw_only(), py::arg("component") = 0,
+      R"doc(Stacks tensors of equal dtype and shape S into one tensor of shape [N] + S.
+
+Args:
+  elements: the N Tensors.
+  component: the index of the element's component they are, named in error messages.
+
+Raises:
+  InvalidArgumentError: no elements, or dtypes or shapes that differ.)doc");
   m.def(
       "unstack_rows",
       [](const Tensor& batch) {
         py::gil_scoped_release release;
         return data::unstack_rows(batch);
       },
-      py::arg("batch"), "The rows of a batch (rank >= 1) as tensors of shape batch.shape[1:].");
+      py::arg("batch"), R"doc(The rows of a batch as tensors of shape batch.shape[1:].
+
+Args:
+  batch: a Tensor of rank >= 1.)doc");
   m.def(
       "split_rows",
       [](const Tensor& batch, const std::vector<std::int64_t>& sizes) {
         py::gil_scoped_release release;
         return data::split_rows(batch, sizes);
       },
-      py::arg("batch"), py::arg("sizes"), "Consecutive slices of a batch along dim 0 with the given sizes.");
+      py::arg("batch"), py::arg("sizes"), R"doc(Consecutive slices of a batch along dim 0 with the given sizes.
+
+Args:
+  batch: a Tensor of rank >= 1.
+  sizes: the slices' row counts, adding up to at most batch.shape[0].)doc");
   m.def(
       "slice_rows",
       [](const Tensor& batch, std::int64_t begin, std::int64_t count) {
         py::gil_scoped_release release;
         return data::slice_rows(batch, begin, count);
       },
-      py::arg("batch"), py::arg("begin"), py::arg("count"), "Rows [begin, begin + count) of a batch.");
+      py::arg("batch"), py::arg("begin"), py::arg("count"), R"doc(Rows [begin, begin + count) of a batch.
+
+Args:
+  batch: a Tensor of rank >= 1.
+  begin: the first row.
+  count: how many rows.)doc");
   m.def(
       "slice_rows_to_devices",
       [](const Tensor& batch, const std::vector<std::int64_t>& begins, const std::vector<std::int64_t>& counts,
@@ -67,7 +86,16 @@ void bind_batching(py::module_& m) {
         return data::slice_rows_to_devices(batch, begins, counts, devices);
       },
       py::arg("batch"), py::arg("begins"), py::arg("counts"), py::arg("devices"),
-      "Row ranges [begins[i], begins[i] + counts[i]) of a batch, range i allocated on devices[i] (one copy).");
+      R"doc(Row ranges of a batch, range i allocated on devices[i] (one copy each).
+
+Args:
+  batch: a Tensor of rank >= 1.
+  begins: each range's first row.
+  counts: each range's row count.
+  devices: each range's device.
+
+Returns:
+  One Tensor per range: rows [begins[i], begins[i] + counts[i]) on devices[i].)doc");
   m.def(
       "concat_rows",
       [](const py::sequence& parts) {
@@ -75,10 +103,13 @@ void bind_batching(py::module_& m) {
         py::gil_scoped_release release;
         return data::concat_rows(tensors);
       },
-      py::arg("parts"), "Concatenates tensors along dim 0.");
+      py::arg("parts"), R"doc(Concatenates tensors along dim 0.
+
+Args:
+  parts: Tensors of one dtype, equal but for dim 0.)doc");
 
   py::class_<RowBuffer>(m, "RowBuffer", "Rows of a stream of batches, handed out in batches of any size.")
-      .def(py::init<>())
+      .def(py::init<>(), "An empty buffer.")
       .def(
           "push",
           [](RowBuffer& self, const py::sequence& components) {
@@ -86,14 +117,23 @@ void bind_batching(py::module_& m) {
             py::gil_scoped_release release;
             self.push(std::move(tensors));
           },
-          py::arg("components"))
+          py::arg("components"), R"doc(Appends the rows of one batch.
+
+Args:
+  components: the batch's component Tensors, equal in dim 0 and in layout to earlier batches.)doc")
       .def(
           "pop",
           [](RowBuffer& self, std::int64_t rows) {
             py::gil_scoped_release release;
             return self.pop(rows);
           },
-          py::arg("rows"))
+          py::arg("rows"), R"doc(Takes the next `rows` rows as one batch.
+
+Args:
+  rows: how many rows, at most rows_available.
+
+Returns:
+  The batch's component Tensors.)doc")
       .def_property_readonly("rows_available", &RowBuffer::rows_available)
       .def_property_readonly("has_layout", &RowBuffer::has_layout);
 }
@@ -105,8 +145,15 @@ void bind_tfrecord(py::module_& m) {
         std::string_view view = data;
         return data::crc32c(view, crc);
       },
-      py::arg("data"), py::arg("crc") = 0, "CRC32C (Castagnoli) of `data`, continuing from `crc`.");
-  m.def("mask_crc", &data::mask_crc, py::arg("crc"));
+      py::arg("data"), py::kw_only(), py::arg("crc") = 0, R"doc(CRC32C (Castagnoli) of `data`.
+
+Args:
+  data: the bytes.
+  crc: the CRC of the bytes before `data`, to continue from.)doc");
+  m.def("mask_crc", &data::mask_crc, py::arg("crc"), R"doc(TFRecord's masked form of a CRC32C.
+
+Args:
+  crc: the CRC32C to mask.)doc");
   m.def(
       "tfrecord_encode",
       [](py::bytes record) {
@@ -118,7 +165,10 @@ void bind_tfrecord(py::module_& m) {
         }
         return py::bytes(framed);
       },
-      py::arg("record"), "The TFRecord framing of one record.");
+      py::arg("record"), R"doc(The TFRecord framing of one record: length, masked CRCs and data.
+
+Args:
+  record: the record's bytes.)doc");
   m.def(
       "tfrecord_parse",
       [](py::bytes contents, const std::string& name) {
@@ -132,11 +182,26 @@ void bind_tfrecord(py::module_& m) {
         for (const std::string& r : records) out.append(py::bytes(r));
         return out;
       },
-      py::arg("contents"), py::arg("name"),
-      "Every record of an in-memory TFRecord file; DataLossError on corruption or truncation.");
+      py::arg("contents"), py::arg("name"), R"doc(Every record of an in-memory TFRecord file.
+
+Args:
+  contents: the file's bytes.
+  name: the file's name, for error messages.
+
+Returns:
+  A list of bytes.
+
+Raises:
+  DataLossError: a corrupted or truncated record.)doc");
 
   py::class_<TFRecordReader>(m, "TFRecordReader", "Streams the records of an uncompressed TFRecord file.")
-      .def(py::init<std::string>(), py::arg("path"))
+      .def(py::init<std::string>(), py::arg("path"), R"doc(Opens the file.
+
+Args:
+  path: the TFRecord file.
+
+Raises:
+  NotFoundError: no such file.)doc")
       .def(
           "read",
           [](TFRecordReader& self) {
@@ -152,7 +217,15 @@ void bind_tfrecord(py::module_& m) {
       .def_property_readonly("offset", &TFRecordReader::offset);
 
   py::class_<TFRecordWriter>(m, "TFRecordWriter", "Writes records to an uncompressed TFRecord file.")
-      .def(py::init<std::string>(), py::arg("path"))
+      .def(py::init<std::string>(), py::arg("path"), R"doc(Starts writing the file.
+
+Records go to a temporary file that close() renames over `path`.
+
+Args:
+  path: the TFRecord file.
+
+Raises:
+  NotFoundError: the directory is missing.)doc")
       .def(
           "write",
           [](TFRecordWriter& self, py::bytes record) {
@@ -160,9 +233,14 @@ void bind_tfrecord(py::module_& m) {
             py::gil_scoped_release release;
             self.write(view);
           },
-          py::arg("record"))
-      .def("flush", &TFRecordWriter::flush, py::call_guard<py::gil_scoped_release>())
-      .def("close", &TFRecordWriter::close, py::call_guard<py::gil_scoped_release>())
+          py::arg("record"), R"doc(Appends one framed record.
+
+Args:
+  record: the record's bytes.)doc")
+      .def("flush", &TFRecordWriter::flush, py::call_guard<py::gil_scoped_release>(),
+           "Writes buffered records to the file.")
+      .def("close", &TFRecordWriter::close, py::call_guard<py::gil_scoped_release>(),
+           "Flushes and closes the file (idempotent).")
       .def_property_readonly("closed", &TFRecordWriter::closed);
 }
 

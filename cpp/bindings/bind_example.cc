@@ -153,7 +153,16 @@ void init_example(py::module_& m) {
         }
         return py::bytes(out);
       },
-      py::arg("features"), "Serializes {key: (kind, values)} as a tf.train.Example (kind: 1 bytes, 2 float, 3 int64).");
+      py::arg("features"), R"doc(Serializes a tf.train.Example.
+
+Args:
+  features: {key: (kind, values)}, kind 1 bytes, 2 float, 3 int64 (0: a Feature with no list).
+
+Returns:
+  The Example proto's bytes.
+
+Raises:
+  ValueError: an invalid kind.)doc");
   m.def(
       "example_parse",
       [](py::bytes serialized) {
@@ -165,8 +174,16 @@ void init_example(py::module_& m) {
         }
         return features_to(example.features);
       },
-      py::arg("serialized"),
-      "Parses a tf.train.Example into {key: (kind, values)}; InvalidArgumentError if malformed.");
+      py::arg("serialized"), R"doc(Parses a tf.train.Example.
+
+Args:
+  serialized: the Example proto's bytes.
+
+Returns:
+  {key: (kind, values)}, kind 1 bytes, 2 float, 3 int64.
+
+Raises:
+  InvalidArgumentError: malformed bytes.)doc");
   m.def(
       "sequence_example_serialize",
       [](const py::dict& context, const py::dict& feature_lists) {
@@ -178,7 +195,14 @@ void init_example(py::module_& m) {
         }
         return py::bytes(data::serialize_sequence_example(example));
       },
-      py::arg("context"), py::arg("feature_lists"));
+      py::arg("context"), py::arg("feature_lists"), R"doc(Serializes a tf.train.SequenceExample.
+
+Args:
+  context: {key: (kind, values)}, as example_serialize takes.
+  feature_lists: {key: [(kind, values), ...]}, one Feature per step.
+
+Returns:
+  The SequenceExample proto's bytes.)doc");
   m.def(
       "sequence_example_parse",
       [](py::bytes serialized) {
@@ -196,7 +220,16 @@ void init_example(py::module_& m) {
         }
         return py::make_tuple(features_to(example.context), lists);
       },
-      py::arg("serialized"));
+      py::arg("serialized"), R"doc(Parses a tf.train.SequenceExample.
+
+Args:
+  serialized: the SequenceExample proto's bytes.
+
+Returns:
+  (context {key: (kind, values)}, feature_lists {key: [(kind, values), ...]}).
+
+Raises:
+  InvalidArgumentError: malformed bytes.)doc");
   m.def(
       "parse_examples",
       [](const py::sequence& serialized, const py::sequence& configs) {
@@ -214,8 +247,18 @@ void init_example(py::module_& m) {
         }
         return out;
       },
-      py::arg("serialized"), py::arg("configs"),
-      "Parses serialized Examples into one (values, row_lengths or None) per config.");
+      py::arg("serialized"), py::arg("configs"), R"doc(Parses serialized Examples (tf.io.parse_example).
+
+Args:
+  serialized: the Example protos' bytes.
+  configs: per feature, (key, kind, var_len, shape, default (kind, values) or None).
+
+Returns:
+  One (values, row_lengths or None for fixed-length features) numpy pair per config.
+
+Raises:
+  InvalidArgumentError: a malformed Example, a missing feature without default, or a wrong kind or size.
+  TypeError: an item of `serialized` is not bytes.)doc");
   m.def(
       "_parse_sequence_feature_lists",
       [](const py::sequence& serialized, const py::sequence& configs) {
@@ -234,8 +277,18 @@ void init_example(py::module_& m) {
         return out;
       },
       py::arg("serialized"), py::arg("configs"),
-      "Parses the feature_lists of serialized SequenceExamples: one (values, steps per example, values per step,\n"
-      "present per example) per config (key, kind, var_len, shape, default).");
+      R"doc(Parses the feature_lists of serialized SequenceExamples.
+
+Args:
+  serialized: the SequenceExample protos' bytes.
+  configs: per feature list, (key, kind, var_len, shape, default (kind, values) or None).
+
+Returns:
+  One (values, steps per example, values per step, present per example) per config.
+
+Raises:
+  InvalidArgumentError: a malformed proto, a missing feature list without default, or a wrong kind or size.
+  TypeError: an item of `serialized` is not bytes.)doc");
 }
 
 }  // namespace tpustrategy::bindings

@@ -129,7 +129,13 @@ Raises:
             c.all_gather(l.dtype, l.pointers, l.count, target);
             return out;
           },
-          py::arg("inputs"), "Every participant's array flattened and concatenated in rank order.")
+          py::arg("inputs"), R"doc(Every participant's array flattened and concatenated in rank order.
+
+Args:
+  inputs: this process's participants' arrays, in local_ranks order, same dtype and shape.
+
+Returns:
+  One flat array.)doc")
       .def(
           "reduce_scatter",
           [](Communicator& c, const Arrays& inputs, const std::string& op) {
@@ -143,7 +149,14 @@ Raises:
             }
             return out;
           },
-          py::arg("inputs"), py::arg("op"), "Local participant j (rank r) gets chunk r of the reduction (flat).")
+          py::arg("inputs"), py::arg("op"), R"doc(Local participant j (rank r) gets chunk r of the reduction (flat).
+
+Args:
+  inputs: this process's participants' arrays, in local_ranks order; element count divisible by size.
+  op: "SUM", "MEAN", "MAX", "MIN" or "PROD".
+
+Returns:
+  One flat array per local participant.)doc")
       .def(
           "broadcast",
           [](Communicator& c, const Arrays& inputs, int root) {
@@ -156,7 +169,14 @@ Raises:
             }
             return out;
           },
-          py::arg("inputs"), py::arg("root"), "Rank `root`'s array, for every local participant.")
+          py::arg("inputs"), py::arg("root"), R"doc(Rank `root`'s array, for every local participant.
+
+Args:
+  inputs: this process's participants' arrays, in local_ranks order.
+  root: the group rank whose array is sent.
+
+Returns:
+  One array per local participant.)doc")
       .def(
           "all_to_all",
           [](Communicator& c, const Arrays& inputs) {
@@ -169,7 +189,13 @@ Raises:
             }
             return out;
           },
-          py::arg("inputs"), "Rank t's output chunk s = rank s's input chunk t (flat).")
+          py::arg("inputs"), R"doc(Rank t's output chunk s = rank s's input chunk t (flat).
+
+Args:
+  inputs: this process's participants' arrays, in local_ranks order; element count divisible by size.
+
+Returns:
+  One flat array per local participant.)doc")
       .def(
           "collective_permute",
           [](Communicator& c, const Arrays& inputs, const std::vector<std::pair<int, int>>& pairs) {
@@ -182,8 +208,14 @@ Raises:
             }
             return out;
           },
-          py::arg("inputs"), py::arg("source_target_pairs"),
-          "Target's output = source's input; outputs no pair targets are zeros.")
+          py::arg("inputs"), py::arg("source_target_pairs"), R"doc(Target's output = source's input.
+
+Args:
+  inputs: this process's participants' arrays, in local_ranks order.
+  source_target_pairs: (source rank, target rank) pairs; outputs no pair targets are zeros.
+
+Returns:
+  One array per local participant.)doc")
       .def(
           "barrier",
           [](Communicator& c) {
@@ -198,11 +230,23 @@ Raises:
             return c.split(colors, keys);
           },
           py::arg("color_of_rank"), py::arg("key_of_rank"),
-          "Subgroups as MPI_Comm_split (per group rank); returns {colour: Communicator} for local colours.");
+          R"doc(Subgroups as MPI_Comm_split; every process must call it.
 
-  py::class_<MpiCommunicator, Communicator, std::shared_ptr<MpiCommunicator>>(m, "MpiCommunicator")
+Args:
+  color_of_rank: per group rank, its subgroup's colour.
+  key_of_rank: per group rank, its order key within the subgroup.
+
+Returns:
+  {colour: Communicator} for the colours of this process's participants.)doc");
+
+  py::class_<MpiCommunicator, Communicator, std::shared_ptr<MpiCommunicator>>(
+      m, "MpiCommunicator", "A Communicator over MPI processes (make_communicator).")
       .def_property("timeout_seconds", &MpiCommunicator::timeout_seconds, &MpiCommunicator::set_timeout_seconds)
-      .def("world_rank_of_process", &MpiCommunicator::world_rank_of_process, py::arg("process_index"))
+      .def("world_rank_of_process", &MpiCommunicator::world_rank_of_process, py::arg("process_index"),
+           R"doc(The MPI_COMM_WORLD rank of a process of the group.
+
+Args:
+  process_index: the process's index in the group.)doc")
       .def(
           "abort",
           [](MpiCommunicator& c, int rank, const std::string& message) {
@@ -210,9 +254,16 @@ Raises:
             return c.abort(rank, message);
           },
           py::arg("rank"), py::arg("message"), R"doc(
-Tells every other process that participant `rank` failed with `message`: their current or next
-collective raises AbortedError naming this process and the rank. Returns False if they did not
-take notice within the timeout.)doc");
+Tells every other process that participant `rank` failed with `message`.
+
+Their current or next collective raises AbortedError naming this process and the rank.
+
+Args:
+  rank: the failed participant's group rank.
+  message: what went wrong.
+
+Returns:
+  False if the other processes did not take notice within the timeout.)doc");
 
   m.def(
       "make_communicator",
@@ -221,8 +272,18 @@ take notice within the timeout.)doc");
         return make_mpi_communicator(local_size);
       },
       py::arg("local_size"), R"doc(
-The group over MPI_COMM_WORLD in which this process hosts `local_size` participants (ranks are
-numbered process by process). Every process must call it.)doc");
+The group over MPI_COMM_WORLD in which this process hosts `local_size` participants.
+
+Ranks are numbered process by process. Every process must call it.
+
+Args:
+  local_size: this process's number of participants.
+
+Returns:
+  An MpiCommunicator.
+
+Raises:
+  UnimplementedError: the core was built without MPI.)doc");
 }
 
 }  // namespace tpustrategy::bindings

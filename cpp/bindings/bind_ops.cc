@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <climits>
 #include <optional>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -165,6 +166,19 @@ Raises:
   InvalidArgumentError: the shapes do not broadcast, the dtypes differ, or integer division by zero.
   TypeError: the op does not support the dtype, or a Python operand is not representable in it.)doc";
 
+const char* kArgExtremumArgs = R"doc(
+
+Args:
+  input: a Tensor or a value convertible to one.
+  axis: the axis to reduce (negative counts from the end).
+  output_type: int32 or int64.
+
+Returns:
+  A Tensor of `output_type` with `axis` removed.
+
+Raises:
+  InvalidArgumentError: the axis is out of range, or the input is empty along it.)doc";
+
 void def_binary_operator(py::class_<Tensor>& cls, const char* name, BinaryOp kind, bool reflected) {
   cls.def(name, [kind, reflected](py::handle self, py::handle other) -> py::object {
     if (!is_operand(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
@@ -242,7 +256,14 @@ void init_tensor_operators(py::module_& m) {
         }
         return nogil([&] { return op::get_item(t, items); });
       },
-      py::arg("slice_spec"), "NumPy basic indexing: ints, slices (any step), ..., None (tf.newaxis), int tensors.");
+      py::arg("slice_spec"), R"doc(NumPy basic indexing (tf.Tensor.__getitem__).
+
+Args:
+  slice_spec: an int, slice (any step), ..., None (tf.newaxis), a scalar int tensor, or a tuple of them.
+
+Raises:
+  TypeError: an index of another kind.
+  InvalidArgumentError: an index out of range.)doc");
   cls.def("__len__", [](const Tensor& t) -> std::int64_t {
     if (t.rank() == 0) fail<TypeError>("__len__", "len() of a scalar (rank-0) tensor is not defined");
     return t.shape()[0];
@@ -278,7 +299,8 @@ void init_tensor_operators(py::module_& m) {
     return scalar_value(t, "__index__");
   });
   cls.def(
-      "item", [](const Tensor& t) { return scalar_value(t, "item"); }, "The value of a size-1 tensor.");
+      "item", [](const Tensor& t) { return scalar_value(t, "item"); },
+      "The value of a size-1 tensor as a Python bool, int, float or complex (TypeError for other sizes).");
   (void)m;
 }
 
@@ -303,7 +325,7 @@ void init_ops(py::module_& m) {
           Tensor t = as_tensor(x);
           return nogil_above(t.num_elements(), [&] { return op::unary(kind, t); });
         },
-        py::arg("x"), py::arg("name") = py::none(), kUnaryDoc);
+        py::arg("x"), py::kw_only(), py::arg("name") = py::none(), kUnaryDoc);
   }
   const std::pair<const char*, BinaryOp> binary_ops[] = {{"add", BinaryOp::kAdd},
                                                          {"subtract", BinaryOp::kSubtract},
@@ -329,7 +351,7 @@ void init_ops(py::module_& m) {
           auto [a, b] = operands(x, y);
           return nogil_above(std::max(a.num_elements(), b.num_elements()), [&] { return op::binary(kind, a, b); });
         },
-        py::arg("x"), py::arg("y"), py::arg("name") = py::none(), kBinaryDoc);
+        py::arg("x"), py::arg("y"), py::kw_only(), py::arg("name") = py::none(), kBinaryDoc);
   }
 
   m.def(
@@ -360,7 +382,7 @@ Returns:
           Tensor t = as_tensor(x);
           return nogil([&] { return op::reduce(kind, t, axis, keepdims); });
         },
-        py::arg("input_tensor"), py::arg("axis") = py::none(), py::arg("keepdims") = false,
+        py::arg("input_tensor"), py::arg("axis") = py::none(), py::kw_only(), py::arg("keepdims") = false,
         R"doc(Reduces `input_tensor` over `axis` (tf.reduce_*).
 
 Args:
@@ -375,30 +397,36 @@ Raises:
   InvalidArgumentError: an axis is out of range.
   TypeError: unsupported dtype (bool for arithmetic reductions, non-bool for any/all).)doc");
   }
-  m.def(
-      "argmax",
-      [](py::handle x, std::int64_t axis, DType output_type) {
-        Tensor t = as_tensor(x);
-        return nogil([&] { return op::argmax(t, axis, output_type); });
-      },
-      py::arg("input"), py::arg("axis") = 0, py::arg("output_type") = DType::kInt64,
-      "Index of the first maximum along `axis` (tf.math.argmax).");
-  m.def(
-      "argmin",
-      [](py::handle x, std::int64_t axis, DType output_type) {
-        Tensor t = as_tensor(x);
-        return nogil([&] { return op::argmin(t, axis, output_type); });
-      },
-      py::arg("input"), py::arg("axis") = 0, py::arg("output_type") = DType::kInt64,
-      "Index of the first minimum along `axis` (tf.math.argmin).");
+  const std::tuple<const char*, const char*, Tensor (*)(const Tensor&, std::int64_t, DType)> arg_extrema[] = {
+      {"argmax", "maximum", &op::argmax}, {"argmin", "minimum", &op::argmin}};
+  for (const auto& [name, what, fn] : arg_extrema) {
+    m.def(
+        name,
+        [fn](py::handle x, std::int64_t axis, DType output_type) {
+          Tensor t = as_tensor(x);
+          return nogil([&] { return fn(t, axis, output_type); });
+        },
+        py::arg("input"), py::arg("axis") = 0, py::kw_only(), py::arg("output_type") = DType::kInt64,
+        (std::string("Index of the first ") + what + " along `axis` (tf.math." + name + ")." + kArgExtremumArgs)
+            .c_str());
+  }
   m.def(
       "matmul",
       [](py::handle a, py::handle b, bool transpose_a, bool transpose_b) {
         auto [x, y] = operands(a, b);
         return nogil([&] { return op::matmul(x, y, transpose_a, transpose_b); });
       },
-      py::arg("a"), py::arg("b"), py::arg("transpose_a") = false, py::arg("transpose_b") = false,
+      py::arg("a"), py::arg("b"), py::kw_only(), py::arg("transpose_a") = false, py::arg("transpose_b") = false,
       R"doc(Matrix product of the last two axes, batch axes broadcast (tf.linalg.matmul).
+
+Args:
+  a: a Tensor of rank >= 2 (or convertible).
+  b: a Tensor of rank >= 2 of a's dtype; a Python operand takes a's dtype.
+  transpose_a: use the transpose of a's last two axes.
+  transpose_b: use the transpose of b's last two axes.
+
+Returns:
+  A Tensor of shape batch + [M, N].
 
 Raises:
   InvalidArgumentError: rank < 2, mismatched inner dimensions, batch shapes that do not broadcast.)doc");
@@ -409,82 +437,187 @@ Raises:
         Tensor t = as_tensor(x);
         return nogil([&] { return op::reshape(t, shape); });
       },
-      py::arg("tensor"), py::arg("shape"), "Reshapes (one dimension may be -1); shares the buffer.");
+      py::arg("tensor"), py::arg("shape"),
+      R"doc(Reshapes `tensor` (tf.reshape); shares the buffer.
+
+Args:
+  tensor: a Tensor or a value convertible to one.
+  shape: the new shape; one dimension may be -1 (inferred).
+
+Raises:
+  InvalidArgumentError: the element counts differ, or more than one -1.)doc");
   m.def(
       "expand_dims",
       [](py::handle x, std::int64_t axis) {
         Tensor t = as_tensor(x);
         return nogil([&] { return op::expand_dims(t, axis); });
       },
-      py::arg("input"), py::arg("axis"), "Inserts a length-1 axis at `axis`.");
+      py::arg("input"), py::arg("axis"),
+      R"doc(Inserts a length-1 axis at `axis` (tf.expand_dims).
+
+Args:
+  input: a Tensor or a value convertible to one.
+  axis: in [-rank - 1, rank].
+
+Raises:
+  InvalidArgumentError: axis out of range.)doc");
   m.def(
       "squeeze",
       [](py::handle x, std::vector<std::int64_t> axis) {
         Tensor t = as_tensor(x);
         return nogil([&] { return op::squeeze(t, axis); });
       },
-      py::arg("input"), py::arg("axis") = std::vector<std::int64_t>{}, "Removes length-1 axes (all when empty).");
+      py::arg("input"), py::arg("axis") = std::vector<std::int64_t>{},
+      R"doc(Removes length-1 axes (tf.squeeze).
+
+Args:
+  input: a Tensor or a value convertible to one.
+  axis: the axes to remove; all length-1 axes when empty.
+
+Raises:
+  InvalidArgumentError: a listed axis is out of range or not of length 1.)doc");
   m.def(
       "transpose",
       [](py::handle x, std::vector<std::int64_t> perm) {
         Tensor t = as_tensor(x);
         return nogil([&] { return op::transpose(t, perm); });
       },
-      py::arg("a"), py::arg("perm") = std::vector<std::int64_t>{}, "Permutes axes (reverses them when perm is empty).");
+      py::arg("a"), py::arg("perm") = std::vector<std::int64_t>{},
+      R"doc(Permutes axes (tf.transpose).
+
+Args:
+  a: a Tensor or a value convertible to one.
+  perm: a permutation of range(rank); reverses the axes when empty.
+
+Raises:
+  InvalidArgumentError: perm is not a permutation of the axes.)doc");
   m.def(
       "concat",
       [](const std::vector<Tensor>& values, std::int64_t axis) {
         return nogil([&] { return op::concat(values, axis); });
       },
-      py::arg("values"), py::arg("axis"), "Concatenates tensors of one dtype along `axis`.");
+      py::arg("values"), py::arg("axis"),
+      R"doc(Concatenates tensors of one dtype along `axis` (tf.concat).
+
+Args:
+  values: Tensors of one dtype and rank, equal except along `axis`.
+  axis: the axis (negative counts from the end).
+
+Raises:
+  InvalidArgumentError: no values, or dtypes, ranks or other dimensions differ.)doc");
   m.def(
       "stack",
       [](const std::vector<Tensor>& values, std::int64_t axis) {
         return nogil([&] { return op::stack(values, axis); });
       },
-      py::arg("values"), py::arg("axis") = 0, "Stacks same-shaped tensors along a new axis.");
+      py::arg("values"), py::arg("axis") = 0,
+      R"doc(Stacks same-shaped tensors along a new axis (tf.stack).
+
+Args:
+  values: Tensors of one dtype and shape.
+  axis: where the new axis goes, in [-rank - 1, rank].
+
+Raises:
+  InvalidArgumentError: no values, or dtypes or shapes differ.)doc");
   m.def(
       "unstack",
       [](py::handle x, std::int64_t axis) {
         Tensor t = as_tensor(x);
         return nogil([&] { return op::unstack(t, axis); });
       },
-      py::arg("value"), py::arg("axis") = 0, "The slices of `value` along `axis`.");
+      py::arg("value"), py::arg("axis") = 0,
+      R"doc(The slices of `value` along `axis` (tf.unstack).
+
+Args:
+  value: a Tensor of rank >= 1 (or convertible).
+  axis: the axis to unstack (negative counts from the end).
+
+Returns:
+  A list of value.shape[axis] Tensors, each without `axis`.)doc");
   m.def(
       "split",
       [](py::handle x, std::int64_t num, std::int64_t axis) {
         Tensor t = as_tensor(x);
         return nogil([&] { return op::split(t, num, axis); });
       },
-      py::arg("value"), py::arg("num"), py::arg("axis") = 0, "Splits into `num` equal parts.");
+      py::arg("value"), py::arg("num"), py::arg("axis") = 0,
+      R"doc(Splits into `num` equal parts (tf.split with an integer).
+
+Args:
+  value: a Tensor or a value convertible to one.
+  num: the number of parts; must divide value.shape[axis].
+  axis: the axis to split.
+
+Returns:
+  A list of `num` Tensors.
+
+Raises:
+  InvalidArgumentError: num does not divide the axis.)doc");
   m.def(
       "split_sizes",
       [](py::handle x, std::vector<std::int64_t> sizes, std::int64_t axis) {
         Tensor t = as_tensor(x);
         return nogil([&] { return op::split_sizes(t, sizes, axis); });
       },
-      py::arg("value"), py::arg("sizes"), py::arg("axis") = 0, "Splits into parts of `sizes` (one may be -1).");
+      py::arg("value"), py::arg("sizes"), py::arg("axis") = 0,
+      R"doc(Splits into parts of `sizes` (tf.split with a list).
+
+Args:
+  value: a Tensor or a value convertible to one.
+  sizes: the parts' sizes along `axis`; one may be -1 (the rest).
+  axis: the axis to split.
+
+Returns:
+  A list of len(sizes) Tensors.
+
+Raises:
+  InvalidArgumentError: the sizes do not add up to the axis.)doc");
   m.def(
       "tile",
       [](py::handle x, std::vector<std::int64_t> multiples) {
         Tensor t = as_tensor(x);
         return nogil([&] { return op::tile(t, multiples); });
       },
-      py::arg("input"), py::arg("multiples"), "Repeats `input` `multiples[i]` times along axis i.");
+      py::arg("input"), py::arg("multiples"),
+      R"doc(Repeats `input` `multiples[i]` times along axis i (tf.tile).
+
+Args:
+  input: a Tensor or a value convertible to one.
+  multiples: one non-negative count per axis.
+
+Raises:
+  InvalidArgumentError: len(multiples) differs from the rank, or a count is negative.)doc");
   m.def(
       "broadcast_to",
       [](py::handle x, std::vector<std::int64_t> shape) {
         Tensor t = as_tensor(x);
         return nogil([&] { return op::broadcast_to(t, shape); });
       },
-      py::arg("input"), py::arg("shape"), "Broadcasts `input` to `shape` (NumPy rules).");
+      py::arg("input"), py::arg("shape"),
+      R"doc(Broadcasts `input` to `shape` (tf.broadcast_to, NumPy rules).
+
+Args:
+  input: a Tensor or a value convertible to one.
+  shape: the target shape.
+
+Raises:
+  InvalidArgumentError: input does not broadcast to shape.)doc");
   m.def(
       "slice",
       [](py::handle x, std::vector<std::int64_t> begin, std::vector<std::int64_t> size) {
         Tensor t = as_tensor(x);
         return nogil([&] { return op::slice(t, begin, size); });
       },
-      py::arg("input_"), py::arg("begin"), py::arg("size"), "tf.slice: size -1 means to the end.");
+      py::arg("input_"), py::arg("begin"), py::arg("size"),
+      R"doc(The block of `input_` at `begin` of `size` (tf.slice).
+
+Args:
+  input_: a Tensor or a value convertible to one.
+  begin: the start index per axis.
+  size: the extent per axis; -1 means to the end.
+
+Raises:
+  InvalidArgumentError: the block does not fit in the input.)doc");
   m.def(
       "gather",
       [](py::handle x, py::handle indices, std::int64_t axis) {
@@ -492,7 +625,19 @@ Raises:
         Tensor i = as_tensor(indices);
         return nogil([&] { return op::gather(t, i, axis); });
       },
-      py::arg("params"), py::arg("indices"), py::arg("axis") = 0, "Gathers slices along `axis` (indices in range).");
+      py::arg("params"), py::arg("indices"), py::arg("axis") = 0,
+      R"doc(Gathers slices of `params` along `axis` (tf.gather).
+
+Args:
+  params: a Tensor or a value convertible to one.
+  indices: an int32 / int64 Tensor of indices into axis `axis`.
+  axis: the axis to gather from.
+
+Returns:
+  A Tensor of shape params.shape[:axis] + indices.shape + params.shape[axis + 1:].
+
+Raises:
+  InvalidArgumentError: an index is out of range.)doc");
 
   m.def(
       "fill",
@@ -500,15 +645,30 @@ Raises:
         Tensor v = as_tensor(value);
         return nogil([&] { return op::fill(dims, v); });
       },
-      py::arg("dims"), py::arg("value"), "A tensor of shape `dims` filled with the scalar `value`.");
+      py::arg("dims"), py::arg("value"),
+      R"doc(A tensor of shape `dims` filled with the scalar `value` (tf.fill).
+
+Args:
+  dims: the shape.
+  value: a scalar Tensor or Python number; its dtype is the result's.)doc");
   m.def(
       "zeros",
       [](std::vector<std::int64_t> shape, DType dtype) { return nogil([&] { return op::zeros(shape, dtype); }); },
-      py::arg("shape"), py::arg("dtype") = DType::kFloat32, "A tensor of zeros.");
+      py::arg("shape"), py::arg("dtype") = DType::kFloat32,
+      R"doc(A tensor of zeros (tf.zeros).
+
+Args:
+  shape: the shape.
+  dtype: the DType.)doc");
   m.def(
       "ones",
       [](std::vector<std::int64_t> shape, DType dtype) { return nogil([&] { return op::ones(shape, dtype); }); },
-      py::arg("shape"), py::arg("dtype") = DType::kFloat32, "A tensor of ones.");
+      py::arg("shape"), py::arg("dtype") = DType::kFloat32,
+      R"doc(A tensor of ones (tf.ones).
+
+Args:
+  shape: the shape.
+  dtype: the DType.)doc");
   m.def(
       "range",
       [](py::handle start, py::handle limit, py::handle delta, std::optional<DType> dtype) {
@@ -537,8 +697,17 @@ Raises:
         }
         return nogil([&] { return op::range(op::cast(s, *dtype), op::cast(l, *dtype), op::cast(d, *dtype)); });
       },
-      py::arg("start"), py::arg("limit"), py::arg("delta"), py::arg("dtype") = py::none(),
-      "tf.range(start, limit, delta): the dtype is inferred from the arguments unless given.");
+      py::arg("start"), py::arg("limit"), py::arg("delta"), py::kw_only(), py::arg("dtype") = py::none(),
+      R"doc(The sequence start, start + delta, ... up to but excluding limit (tf.range).
+
+Args:
+  start: the first value.
+  limit: the bound, excluded.
+  delta: the step, not zero.
+  dtype: the DType; None infers the widest of int32 < int64 < float32 < float64 among the arguments.
+
+Raises:
+  InvalidArgumentError: delta is zero or points away from limit.)doc");
   m.def(
       "one_hot",
       [](py::handle indices, std::int64_t depth, py::handle on, py::handle off, std::int64_t axis,
@@ -556,9 +725,20 @@ Raises:
         Tensor off_t = off.is_none() ? op::cast(Tensor::scalar<bool>(false), *dtype) : as_tensor(off, dtype);
         return nogil([&] { return op::one_hot(idx, depth, on_t, off_t, axis); });
       },
-      py::arg("indices"), py::arg("depth"), py::arg("on_value") = py::none(), py::arg("off_value") = py::none(),
-      py::arg("axis") = -1, py::arg("dtype") = py::none(),
-      "One-hot encoding (tf.one_hot); out-of-range indices give all off_value.");
+      py::arg("indices"), py::arg("depth"), py::kw_only(), py::arg("on_value") = py::none(),
+      py::arg("off_value") = py::none(), py::arg("axis") = -1, py::arg("dtype") = py::none(),
+      R"doc(One-hot encoding (tf.one_hot); out-of-range indices give all off_value.
+
+Args:
+  indices: an integer Tensor.
+  depth: the number of classes.
+  on_value: the value at the index (default 1).
+  off_value: the value elsewhere (default 0).
+  axis: where the new axis of length `depth` goes (-1: last).
+  dtype: the result's DType; None takes on_value's or off_value's, else float32.
+
+Returns:
+  A Tensor of rank indices.rank + 1.)doc");
   m.def(
       "where",
       [](py::handle condition, py::handle x, py::handle y) {
@@ -569,28 +749,55 @@ Raises:
         return nogil([&] { return op::where(c, a, b); });
       },
       py::arg("condition"), py::arg("x") = py::none(), py::arg("y") = py::none(),
-      "Selects x where condition else y (broadcasting); with only condition, the int64 coordinates of true elements.");
+      R"doc(Selects x where condition else y, broadcasting (tf.where).
+
+Args:
+  condition: a bool Tensor.
+  x: the values where condition is true; None with y None.
+  y: the values where condition is false.
+
+Returns:
+  With x and y, a Tensor of the broadcast shape; with only condition, the int64 [n, rank] coordinates
+  of its true elements.
+
+Raises:
+  ValueError: only one of x and y is given.
+  InvalidArgumentError: the shapes do not broadcast or x and y differ in dtype.)doc");
   m.def(
       "identity",
       [](py::handle x) {
         Tensor t = as_tensor(x);
         return nogil([&] { return op::identity(t); });
       },
-      py::arg("input"), "The same values on the current device.");
+      py::arg("input"),
+      R"doc(The same values on the current device (tf.identity).
+
+Args:
+  input: a Tensor or a value convertible to one.)doc");
   m.def(
       "softmax",
       [](py::handle x, std::int64_t axis) {
         Tensor t = as_tensor(x);
         return nogil([&] { return op::softmax(t, axis); });
       },
-      py::arg("logits"), py::arg("axis") = -1, "Numerically stable softmax over `axis`.");
+      py::arg("logits"), py::arg("axis") = -1,
+      R"doc(Numerically stable softmax over `axis` (tf.nn.softmax).
+
+Args:
+  logits: a floating Tensor.
+  axis: the axis to normalise over.)doc");
   m.def(
       "log_softmax",
       [](py::handle x, std::int64_t axis) {
         Tensor t = as_tensor(x);
         return nogil([&] { return op::log_softmax(t, axis); });
       },
-      py::arg("logits"), py::arg("axis") = -1, "Numerically stable log-softmax over `axis`.");
+      py::arg("logits"), py::arg("axis") = -1,
+      R"doc(Numerically stable log-softmax over `axis` (tf.nn.log_softmax).
+
+Args:
+  logits: a floating Tensor.
+  axis: the axis to normalise over.)doc");
 
   m.def(
       "pad",
@@ -598,7 +805,15 @@ Raises:
         Tensor t = as_tensor(x);
         return nogil([&] { return op::pad(t, paddings); });
       },
-      py::arg("tensor"), py::arg("paddings"), "Zero padding; `paddings` is the flattened [rank, 2] (before, after).");
+      py::arg("tensor"), py::arg("paddings"),
+      R"doc(Zero padding (tf.pad with mode CONSTANT and value 0).
+
+Args:
+  tensor: a Tensor or a value convertible to one.
+  paddings: the flattened [rank, 2] (before, after) amounts.
+
+Raises:
+  InvalidArgumentError: paddings of the wrong length, or negative.)doc");
   m.def(
       "unsorted_segment_sum",
       [](py::handle data, py::handle segment_ids, std::int64_t num_segments) {
@@ -606,14 +821,29 @@ Raises:
         return nogil([&] { return op::unsorted_segment_sum(d, ids, num_segments); });
       },
       py::arg("data"), py::arg("segment_ids"), py::arg("num_segments"),
-      "Sums rows of `data` per segment id (ids: one per row; negative ids dropped).");
+      R"doc(Sums rows of `data` per segment id (tf.math.unsorted_segment_sum).
+
+Args:
+  data: a Tensor.
+  segment_ids: an integer Tensor, one id per row of `data`; negative ids are dropped.
+  num_segments: the number of segments (the result's first dimension).
+
+Returns:
+  A Tensor of shape [num_segments] + data.shape[1:].
+
+Raises:
+  InvalidArgumentError: an id >= num_segments, or mismatched shapes.)doc");
   m.def(
       "stop_gradient",
       [](py::handle x) {
         Tensor t = as_tensor(x);
         return op::stop_gradient(t);
       },
-      py::arg("input"), "The same values; no gradient flows back through the result (tf.stop_gradient).");
+      py::arg("input"),
+      R"doc(The same values; no gradient flows back through the result (tf.stop_gradient).
+
+Args:
+  input: a Tensor or a value convertible to one.)doc");
   m.def(
       "_assign_update",
       [](const Tensor& value, const Tensor& delta, bool subtract) {
@@ -622,7 +852,12 @@ Raises:
             [&] { return tpustrategy::binary(subtract ? BinaryOp::kSubtract : BinaryOp::kAdd, value, delta); });
       },
       py::arg("value"), py::arg("delta"), py::arg("subtract"),
-      "value - delta (subtract) or value + delta, same dtype and shape: the new value of Variable.assign_add/_sub.");
+      R"doc(The new value of Variable.assign_add / assign_sub (not recorded on tapes).
+
+Args:
+  value: the variable's value.
+  delta: a Tensor of value's dtype and shape.
+  subtract: value - delta when True, value + delta when False.)doc");
   m.def(
       "_apply_gradient_descent",
       [](const Tensor& var, const Tensor& grad, const Tensor& lr) {
@@ -630,7 +865,12 @@ Raises:
         return nogil([&] { return gradient_descent_update(var, grad, lr); });
       },
       py::arg("var"), py::arg("grad"), py::arg("lr"),
-      "var - grad * lr in one pass (TF's ResourceApplyGradientDescent), bit-identical to the two ops.");
+      R"doc(var - grad * lr in one pass (TF's ResourceApplyGradientDescent), bit-identical to the two ops.
+
+Args:
+  var: the variable's value.
+  grad: its gradient, same dtype and shape.
+  lr: the scalar learning rate, same dtype.)doc");
 
   init_ops_nn(m);
   init_ops_nn3d(m);

@@ -32,12 +32,13 @@ void init_ops_dtypes(py::module_& m) {
         Tensor r = tensor_of(real), i = tensor_of(imag);
         return nogil([&] { return op::make_complex(r, i); });
       },
-      py::arg("real"), py::arg("imag"), py::arg("name") = py::none(),
+      py::arg("real"), py::arg("imag"), py::kw_only(), py::arg("name") = py::none(),
       R"doc(complex tensor real + 1j * imag (complex64 of float32 parts, complex128 of float64 parts).
 
 Args:
   real: float32 or float64 Tensor.
   imag: Tensor of real's dtype, broadcastable against `real`.
+  name: Ignored (TF graph name).
 
 Raises:
   TypeError: the parts differ in dtype or are not float32 / float64.)doc");
@@ -50,8 +51,12 @@ Raises:
           Tensor t = tensor_of(x);
           return nogil([&] { return fn(t); });
         },
-        py::arg("x"), py::arg("name") = py::none(),
-        "Elementwise part of a complex tensor (real / imag / angle give its real dtype), or tf.bitwise.invert.");
+        py::arg("x"), py::kw_only(), py::arg("name") = py::none(),
+        R"doc(Elementwise part of a complex tensor (real / imag / angle give its real dtype), or tf.bitwise.invert.
+
+Args:
+  x: a Tensor (complex for conj / angle parts, integer for invert; real / imag / conj pass real dtypes through).
+  name: Ignored (TF graph name).)doc");
   }
   const std::pair<const char*, BitwiseOp> bitwise_ops[] = {{"bitwise_and", BitwiseOp::kAnd},
                                                            {"bitwise_or", BitwiseOp::kOr},
@@ -66,8 +71,16 @@ Raises:
           Tensor b = like(y, a);
           return nogil([&] { return bitwise(kind, a, b); });
         },
-        py::arg("x"), py::arg("y"), py::arg("name") = py::none(),
-        "tf.bitwise op with broadcasting; integer tensors of one dtype. Shift amounts clamp to [0, bits - 1].");
+        py::arg("x"), py::arg("y"), py::kw_only(), py::arg("name") = py::none(),
+        R"doc(tf.bitwise op with broadcasting; shift amounts clamp to [0, bits - 1].
+
+Args:
+  x: an integer Tensor.
+  y: an integer Tensor of x's dtype; a Python operand takes x's dtype.
+  name: Ignored (TF graph name).
+
+Raises:
+  TypeError: non-integer or mismatched dtypes.)doc");
   }
 }
 

@@ -47,6 +47,7 @@ RandomDistribution distribution(const std::string& name) {
 }
 
 const char* kConvArgs = R"doc(
+
 Args:
   input: [batch, height, width, channels].
   filter: [filter_height, filter_width, in_channels, out_channels] (conv2d) or
@@ -58,6 +59,18 @@ Args:
 Raises:
   InvalidArgumentError: ranks other than 4, mismatched depths or dtypes, non-positive strides /
     dilations, negative explicit paddings, an unknown padding string.)doc";
+
+const char* kPoolArgs = R"doc(
+
+Args:
+  input: [batch, height, width, channels].
+  ksize: the (height, width) window.
+  strides: the (height, width) steps, all > 0.
+  padding: "SAME", "VALID" or "EXPLICIT".
+  explicit_paddings: (top, bottom, left, right), read when padding is "EXPLICIT".
+
+Raises:
+  InvalidArgumentError: an input of rank other than 4, a non-positive window or stride, an unknown padding.)doc";
 
 }  // namespace
 
@@ -101,6 +114,14 @@ void init_ops_nn(py::module_& m) {
       py::arg("dilations"), py::arg("padding"), py::arg("explicit_paddings") = Quad{0, 0, 0, 0},
       R"doc(The gradient of conv2d with respect to an input of `input_sizes` (tf.nn.conv2d_transpose).
 
+Args:
+  input_sizes: the [batch, height, width, channels] of the convolution's input.
+  filter: [filter_height, filter_width, in_channels, out_channels].
+  out_backprop: the gradient of the convolution's output.
+  strides, dilations: (height, width) steps and rates, all > 0.
+  padding: "SAME", "VALID" or "EXPLICIT".
+  explicit_paddings: (top, bottom, left, right), read when padding is "EXPLICIT".
+
 Raises:
   InvalidArgumentError: out_backprop's shape is not the convolution's output shape, or as conv2d.)doc");
 
@@ -118,7 +139,7 @@ Raises:
           return kernel(input, win);
         },
         py::arg("input"), py::kw_only(), py::arg("ksize"), py::arg("strides"), py::arg("padding"),
-        py::arg("explicit_paddings") = Quad{0, 0, 0, 0}, doc);
+        py::arg("explicit_paddings") = Quad{0, 0, 0, 0}, (std::string(doc) + kPoolArgs).c_str());
   };
   pool_like(
       "max_pool2d", [](const Tensor& x, const Window2D& w) { return op::max_pool2d(x, w); }, "MaxPool",
@@ -134,8 +155,13 @@ Raises:
         py::gil_scoped_release release;
         return op::top_k(t, k, index_type);
       },
-      py::arg("input"), py::arg("k"), py::arg("index_type") = DType::kInt32,
+      py::arg("input"), py::arg("k"), py::kw_only(), py::arg("index_type") = DType::kInt32,
       R"doc((values, indices) of the k largest entries of the last axis, descending, ties by lower index.
+
+Args:
+  input: a Tensor of rank >= 1 (or convertible).
+  k: how many entries to keep.
+  index_type: int32 or int64, the indices' DType.
 
 Raises:
   InvalidArgumentError: a scalar input, k < 0, or k > the last dimension.)doc");
@@ -148,8 +174,17 @@ Raises:
         return random_float(shape, dtype, d, seed, stream);
       },
       py::arg("shape"), py::arg("dtype"), py::arg("distribution"), py::arg("seed"), py::arg("stream"),
-      R"doc(Standard samples ("uniform" [0, 1), "normal", "truncated_normal" within 2 stddev) that are a pure
-function of (seed, stream, element index): Philox4x32-10, not TF's bit stream.)doc");
+      R"doc(Standard samples that are a pure function of (seed, stream, element index): Philox4x32-10, not TF's stream.
+
+Args:
+  shape: the result's shape.
+  dtype: a floating DType.
+  distribution: "uniform" [0, 1), "normal" or "truncated_normal" (within 2 stddev).
+  seed: the seed.
+  stream: the stream, so that one seed gives several independent sequences.
+
+Raises:
+  ValueError: an unknown distribution.)doc");
   m.def(
       "random_int",
       [](std::vector<std::int64_t> shape, DType dtype, std::int64_t minval, std::int64_t maxval, std::uint64_t seed,
@@ -158,7 +193,15 @@ function of (seed, stream, element index): Philox4x32-10, not TF's bit stream.)d
         return random_int(shape, dtype, minval, maxval, seed, stream);
       },
       py::arg("shape"), py::arg("dtype"), py::arg("minval"), py::arg("maxval"), py::arg("seed"), py::arg("stream"),
-      "Integers uniform in [minval, maxval) (int32 / int64), a pure function of (seed, stream, index).");
+      R"doc(Integers uniform in [minval, maxval), a pure function of (seed, stream, index).
+
+Args:
+  shape: the result's shape.
+  dtype: int32 or int64.
+  minval: the lower bound, included.
+  maxval: the upper bound, excluded.
+  seed: the seed.
+  stream: the stream.)doc");
   m.def(
       "stateless_key_counter",
       [](std::int64_t seed0, std::int64_t seed1) {
@@ -166,7 +209,14 @@ function of (seed, stream, element index): Philox4x32-10, not TF's bit stream.)d
         return py::make_tuple(state.key, state.counter);
       },
       py::arg("seed0"), py::arg("seed1"),
-      "TF's Philox (key, counter) for a stateless seed pair (StatelessRandomGetKeyCounter).");
+      R"doc(TF's Philox (key, counter) for a stateless seed pair (StatelessRandomGetKeyCounter).
+
+Args:
+  seed0: the seed pair's first element.
+  seed1: the seed pair's second element.
+
+Returns:
+  (key: two uint32, counter: four uint32).)doc");
   m.def(
       "philox_random_float",
       [](std::vector<std::int64_t> shape, DType dtype, const std::string& dist, std::array<std::uint32_t, 2> key,
@@ -176,8 +226,17 @@ function of (seed, stream, element index): Philox4x32-10, not TF's bit stream.)d
         return tf_philox_random_float(shape, dtype, d, PhiloxKeyCounter{key, counter});
       },
       py::arg("shape"), py::arg("dtype"), py::arg("distribution"), py::arg("key"), py::arg("counter"),
-      R"doc(Standard samples ("uniform" [0, 1), "normal", "truncated_normal" within 2 stddev) exactly as
-TF's Philox kernels draw them from (key, counter).)doc");
+      R"doc(Standard samples exactly as TF's Philox kernels draw them from (key, counter).
+
+Args:
+  shape: the result's shape.
+  dtype: a floating DType.
+  distribution: "uniform" [0, 1), "normal" or "truncated_normal" (within 2 stddev).
+  key: TF's Philox key (two uint32).
+  counter: TF's Philox counter (four uint32).
+
+Raises:
+  ValueError: an unknown distribution.)doc");
   m.def(
       "philox_random_int",
       [](std::vector<std::int64_t> shape, DType dtype, std::int64_t minval, std::int64_t maxval,
@@ -186,7 +245,15 @@ TF's Philox kernels draw them from (key, counter).)doc");
         return tf_philox_random_int(shape, dtype, minval, maxval, PhiloxKeyCounter{key, counter});
       },
       py::arg("shape"), py::arg("dtype"), py::arg("minval"), py::arg("maxval"), py::arg("key"), py::arg("counter"),
-      "Integers uniform in [minval, maxval) (int32 / int64) exactly as TF's Philox kernels draw them.");
+      R"doc(Integers uniform in [minval, maxval) exactly as TF's Philox kernels draw them.
+
+Args:
+  shape: the result's shape.
+  dtype: int32 or int64.
+  minval: the lower bound, included.
+  maxval: the upper bound, excluded.
+  key: TF's Philox key (two uint32).
+  counter: TF's Philox counter (four uint32).)doc");
   m.def(
       "philox_random_full_int",
       [](std::vector<std::int64_t> shape, DType dtype, std::array<std::uint32_t, 2> key,
@@ -195,7 +262,13 @@ TF's Philox kernels draw them from (key, counter).)doc");
         return tf_philox_random_full_int(shape, dtype, PhiloxKeyCounter{key, counter});
       },
       py::arg("shape"), py::arg("dtype"), py::arg("key"), py::arg("counter"),
-      "Integers over the whole range of int32 / uint32 / int64 / uint64 exactly as TF's Philox kernels draw them.");
+      R"doc(Integers over the whole range of the dtype exactly as TF's Philox kernels draw them.
+
+Args:
+  shape: the result's shape.
+  dtype: int32, uint32, int64 or uint64.
+  key: TF's Philox key (two uint32).
+  counter: TF's Philox counter (four uint32).)doc");
   m.def(
       "philox_words",
       [](std::int64_t count, std::array<std::uint32_t, 2> key, std::array<std::uint32_t, 4> counter) {
@@ -203,7 +276,12 @@ TF's Philox kernels draw them from (key, counter).)doc");
         return tf_philox_words(count, PhiloxKeyCounter{key, counter});
       },
       py::arg("count"), py::arg("key"), py::arg("counter"),
-      "The first `count` 32-bit words (uint32) of TF's Philox stream at (key, counter).");
+      R"doc(The first `count` 32-bit words (uint32) of TF's Philox stream at (key, counter).
+
+Args:
+  count: how many words.
+  key: TF's Philox key (two uint32).
+  counter: TF's Philox counter (four uint32).)doc");
   m.def(
       "philox_shuffle_permutation",
       [](std::int64_t n, std::array<std::uint32_t, 2> key, std::array<std::uint32_t, 4> counter) {
@@ -211,7 +289,12 @@ TF's Philox kernels draw them from (key, counter).)doc");
         return tf_shuffle_permutation(n, PhiloxKeyCounter{key, counter});
       },
       py::arg("n"), py::arg("key"), py::arg("counter"),
-      "The int64 row permutation TF's RandomShuffle / StatelessShuffle draws for n rows from (key, counter).");
+      R"doc(The int64 row permutation TF's RandomShuffle / StatelessShuffle draws for n rows from (key, counter).
+
+Args:
+  n: the number of rows.
+  key: TF's Philox key (two uint32).
+  counter: TF's Philox counter (four uint32).)doc");
   m.def(
       "philox_multinomial",
       [](const Tensor& logits, std::int64_t num_samples, DType dtype, std::array<std::uint32_t, 2> key,
@@ -220,8 +303,16 @@ TF's Philox kernels draw them from (key, counter).)doc");
         return tf_multinomial(logits, num_samples, dtype, PhiloxKeyCounter{key, counter});
       },
       py::arg("logits"), py::arg("num_samples"), py::arg("dtype"), py::arg("key"), py::arg("counter"),
-      R"doc([batch, num_samples] class indices drawn from softmax(logits) exactly as TF's Multinomial kernel
-draws them from (key, counter) (its single-shard stream).)doc");
+      R"doc([batch, num_samples] class indices drawn from softmax(logits) as TF's Multinomial kernel draws them.
+
+TF's single-shard stream from (key, counter).
+
+Args:
+  logits: [batch, classes] unnormalised log-probabilities.
+  num_samples: samples per row.
+  dtype: int32 or int64, the indices' DType.
+  key: TF's Philox key (two uint32).
+  counter: TF's Philox counter (four uint32).)doc");
 }
 
 }  // namespace tpustrategy::bindings

@@ -66,6 +66,13 @@ Raises:
       py::arg("dilations"), py::arg("padding"),
       R"doc(The gradient of conv3d with respect to an input of `input_sizes` (tf.nn.conv3d_transpose).
 
+Args:
+  input_sizes: the [batch, depth, height, width, channels] of the convolution's input.
+  filter: [filter_depth, filter_height, filter_width, channels, out_channels].
+  out_backprop: the gradient of the convolution's output.
+  strides, dilations: (depth, height, width) steps and rates, all > 0.
+  padding: "SAME" or "VALID".
+
 Raises:
   InvalidArgumentError: out_backprop's shape is not the convolution's output shape, or as conv3d.)doc");
 
@@ -78,7 +85,18 @@ Raises:
           check_rank5(where, input, "tensor_in");
           return kernel(input, window_for(where, input.shape(), ksize, strides, {1, 1, 1}, padding));
         },
-        py::arg("input"), py::kw_only(), py::arg("ksize"), py::arg("strides"), py::arg("padding"), doc);
+        py::arg("input"), py::kw_only(), py::arg("ksize"), py::arg("strides"), py::arg("padding"),
+        (std::string(doc) + R"doc(
+
+Args:
+  input: [batch, depth, height, width, channels].
+  ksize: the (depth, height, width) window.
+  strides: the (depth, height, width) steps, all > 0.
+  padding: "SAME" or "VALID".
+
+Raises:
+  InvalidArgumentError: an input of rank other than 5, a non-positive window or stride, an unknown padding.)doc")
+            .c_str());
   };
   pool_like(
       "max_pool3d", [](const Tensor& x, const Window3D& w) { return op::max_pool3d(x, w); }, "MaxPool3D",

@@ -40,7 +40,21 @@ calibrated on the scaling book's v5e measurements (see cpp/tpustrategy/sim/cost_
            }),
            py::kw_only(), py::arg("ici_efficiency") = 0.75, py::arg("hop_latency_factor") = 1.2,
            py::arg("collective_overhead_us") = 2.0, py::arg("op_overhead_us") = 1.0, py::arg("mxu_efficiency") = 1.0,
-           py::arg("hbm_efficiency") = 1.0, py::arg("pcie_efficiency") = 1.0, py::arg("dcn_efficiency") = 1.0)
+           py::arg("hbm_efficiency") = 1.0, py::arg("pcie_efficiency") = 1.0, py::arg("dcn_efficiency") = 1.0,
+           R"doc(Cost-model parameters; the defaults are the calibrated ones.
+
+Args:
+  ici_efficiency: fraction of an ICI link's peak rate a collective reaches, in (0, 1].
+  hop_latency_factor: multiplier of the data-sheet per-hop latency.
+  collective_overhead_us: fixed cost of launching one collective.
+  op_overhead_us: fixed cost of launching one op.
+  mxu_efficiency: fraction of the MXU's peak FLOP rate reached, in (0, 1].
+  hbm_efficiency: fraction of the HBM bandwidth reached, in (0, 1].
+  pcie_efficiency: fraction of the host link's bandwidth reached, in (0, 1].
+  dcn_efficiency: fraction of the data-centre network's bandwidth reached, in (0, 1].
+
+Raises:
+  ValueError: an efficiency outside (0, 1] or a negative factor or overhead.)doc")
       .def_static("calibrated", &CostParams::calibrated, "The calibrated defaults.")
       .def_static("nominal", &CostParams::nominal, "Data-sheet peaks: efficiency 1, no latency, no overhead.")
       .def_readonly("ici_efficiency", &CostParams::ici_efficiency)
@@ -62,7 +76,13 @@ calibrated on the scaling book's v5e measurements (see cpp/tpustrategy/sim/cost_
              return RingAxis{size, wraparound, stride, on_chip};
            }),
            py::arg("size"), py::kw_only(), py::arg("wraparound") = false, py::arg("stride") = 1,
-           py::arg("on_chip") = false)
+           py::arg("on_chip") = false, R"doc(One axis of a collective's group.
+
+Args:
+  size: members along the axis.
+  wraparound: whether the ring closes through a wraparound link.
+  stride: the distance in hops between neighbouring members.
+  on_chip: whether the axis is the cores of one chip (no ICI).)doc")
       .def_readonly("size", &RingAxis::size)
       .def_readonly("wraparound", &RingAxis::wraparound)
       .def_readonly("stride", &RingAxis::stride)
@@ -141,49 +161,89 @@ Returns:
           return latency_bound_threshold_bytes(find_chip_spec(generation), params);
         },
         py::arg("generation"), py::kw_only(), py::arg("params") = CostParams::calibrated(),
-        "Per-hop message size below which an ICI hop is latency-bound.");
+        R"doc(Per-hop message size in bytes below which an ICI hop is latency-bound.
+
+Args:
+  generation: the chip generation, e.g. "v5e".
+  params: CostParams.)doc");
   m.def("bus_bandwidth",
         [](const std::string& kind, double bytes, int group_size, double seconds) {
           return bus_bandwidth(collective_kind_from_name(kind), bytes, group_size, seconds);
         },
         py::arg("kind"), py::arg("bytes"), py::arg("group_size"), py::arg("seconds"),
-        "algbw and busbw as nccl-tests reports them.");
+        R"doc(algbw and busbw as nccl-tests reports them.
+
+Args:
+  kind: the collective, e.g. "all_reduce".
+  bytes: the buffer size as collective_time takes it.
+  group_size: the number of members.
+  seconds: the collective's time.
+
+Returns:
+  BusBandwidth.)doc");
   m.def("host_transfer_time",
         [](const std::string& generation, double bytes, const CostParams& params) {
           return host_transfer_time(find_chip_spec(generation), bytes, params);
         },
         py::arg("generation"), py::arg("bytes"), py::kw_only(), py::arg("params") = CostParams::calibrated(),
-        "Seconds to move `bytes` between host and one chip over PCIe.");
+        R"doc(Seconds to move `bytes` between host and one chip over PCIe.
+
+Args:
+  generation: the chip generation.
+  bytes: the bytes moved.
+  params: CostParams.)doc");
   m.def("dcn_all_reduce_time",
         [](const std::string& generation, double bytes_per_chip, int num_slices, const CostParams& params) {
           return dcn_all_reduce_time(find_chip_spec(generation), bytes_per_chip, num_slices, params);
         },
         py::arg("generation"), py::arg("bytes_per_chip"), py::arg("num_slices"), py::kw_only(),
         py::arg("params") = CostParams::calibrated(),
-        "Seconds for an all-reduce across slices over DCN, each chip exchanging its own share.");
+        R"doc(Seconds for an all-reduce across slices over DCN, each chip exchanging its own share.
+
+Args:
+  generation: the chip generation.
+  bytes_per_chip: each chip's share of the buffer.
+  num_slices: the slices taking part.
+  params: CostParams.)doc");
   m.def("slice_axes",
         [](const std::string& slice, const std::string& axes) {
           return axes_by_name(geometry_of(find_slice_preset(slice)), axes);
         },
-        py::arg("slice"), py::arg("axes"),
-        "RingAxis list for whole axes of a preset: letters of 'xyzc' (c = the cores of a chip).");
+        py::arg("slice"), py::arg("axes"), R"doc(RingAxis list for whole axes of a preset.
+
+Args:
+  slice: the preset's name.
+  axes: letters of "xyzc" (c = the cores of a chip).
+
+Raises:
+  ValueError: an unknown slice or axis letter.)doc");
   m.def("group_axes",
         [](const std::string& slice, const std::vector<Coordinate>& members) {
           const SliceGeometry g = geometry_of(find_slice_preset(slice));
           py::gil_scoped_release release;
           return group_axes(g, members);
         },
-        py::arg("slice"), py::arg("members"), "RingAxis list of the box that members [x, y, z, core] span.");
+        py::arg("slice"), py::arg("members"), R"doc(RingAxis list of the box a group's members span.
+
+Args:
+  slice: the preset's name.
+  members: the members' [x, y, z, core] coordinates.)doc");
   m.def("aggregate_ici_bandwidth",
         [](const std::string& slice) { return aggregate_ici_bandwidth(geometry_of(find_slice_preset(slice))); },
-        py::arg("slice"), "Sum over chips of their ICI links' one-way rate, bytes/s (the 'all-reduce bandwidth').");
+        py::arg("slice"), R"doc(Sum over chips of their ICI links' one-way rate, bytes/s (the 'all-reduce bandwidth').
+
+Args:
+  slice: the preset's name.)doc");
   m.def("bisection_bandwidth",
         [](const std::string& slice) { return bisection_bandwidth(geometry_of(find_slice_preset(slice))); },
-        py::arg("slice"), "One-way bytes/s across the narrowest cut of the slice in half.");
+        py::arg("slice"), R"doc(One-way bytes/s across the narrowest cut of the slice in half.
+
+Args:
+  slice: the preset's name.)doc");
 }
 
 void bind_timeline(py::module_& m) {
-  py::class_<CriticalStep>(m, "CriticalStep")
+  py::class_<CriticalStep>(m, "CriticalStep", "One record on a step's critical path and the core it ran on.")
       .def_readonly("record", &CriticalStep::record)
       .def_readonly("core", &CriticalStep::core)
       .def("__repr__", [](const CriticalStep& s) {
@@ -210,7 +270,12 @@ Cores are the preset's devices in task-major order (task t, device d -> core t *
              py::gil_scoped_release release;
              return StepTimeline(preset, params);
            }),
-           py::arg("slice"), py::kw_only(), py::arg("params") = CostParams::calibrated())
+           py::arg("slice"), py::kw_only(), py::arg("params") = CostParams::calibrated(),
+           R"doc(An empty timeline over every TF TPU device of a preset.
+
+Args:
+  slice: the preset's name.
+  params: CostParams.)doc")
       .def_property_readonly("num_cores", &StepTimeline::num_cores)
       .def_property_readonly("num_records", &StepTimeline::num_records)
       .def(
@@ -220,7 +285,18 @@ Cores are the preset's devices in task-major order (task t, device d -> core t *
             return t.add_op({core, name, unit_from_name(unit), flops, bytes, mxu_dtype_from_name(dtype)});
           },
           py::arg("core"), py::arg("name"), py::kw_only(), py::arg("unit") = "vector", py::arg("flops") = 0.0,
-          py::arg("bytes") = 0.0, py::arg("dtype") = "bfloat16", "Appends one op on `core`; returns its record index.")
+          py::arg("bytes") = 0.0, py::arg("dtype") = "bfloat16", R"doc(Appends one op on `core`.
+
+Args:
+  core: the core it runs on.
+  name: the op's name.
+  unit: "mxu" or "vector".
+  flops: its floating-point operations.
+  bytes: its HBM bytes.
+  dtype: the MXU dtype.
+
+Returns:
+  Its record index.)doc")
       .def(
           "add_ops",
           [](StepTimeline& t, const py::array_t<int, py::array::c_style | py::array::forcecast>& cores,
@@ -241,7 +317,18 @@ Cores are the preset's devices in task-major order (task t, device d -> core t *
           },
           py::arg("cores"), py::arg("flops"), py::arg("bytes"), py::kw_only(), py::arg("name") = "op",
           py::arg("unit") = "mxu", py::arg("dtype") = "bfloat16",
-          "Appends one op per element (numpy arrays of equal length), in order.")
+          R"doc(Appends one op per element, in order.
+
+Args:
+  cores: per op, its core (numpy arrays of equal length).
+  flops: per op, its floating-point operations.
+  bytes: per op, its HBM bytes.
+  name: every op's name.
+  unit: "mxu" or "vector".
+  dtype: the MXU dtype.
+
+Raises:
+  ValueError: the arrays differ in length.)doc")
       .def(
           "add_collective",
           [](StepTimeline& t, const std::string& name, const std::string& kind, std::vector<int> group, double bytes) {
@@ -250,10 +337,26 @@ Cores are the preset's devices in task-major order (task t, device d -> core t *
             return t.add_collective({name, k, std::move(group), bytes});
           },
           py::arg("name"), py::arg("kind"), py::arg("group"), py::arg("bytes"),
-          "Appends one collective over `group` (core ids); it starts when the last member arrives.")
-      .def("record_start", &StepTimeline::record_start, py::arg("record"))
-      .def("record_end", &StepTimeline::record_end, py::arg("record"))
-      .def("summarize", &StepTimeline::summarize, py::call_guard<py::gil_scoped_release>());
+          R"doc(Appends one collective; it starts when the last member arrives.
+
+Args:
+  name: the collective's name.
+  kind: e.g. "all_reduce".
+  group: the member cores.
+  bytes: the buffer size as collective_time takes it.
+
+Returns:
+  Its record index.)doc")
+      .def("record_start", &StepTimeline::record_start, py::arg("record"), R"doc(A record's simulated start time.
+
+Args:
+  record: a record index.)doc")
+      .def("record_end", &StepTimeline::record_end, py::arg("record"), R"doc(A record's simulated end time.
+
+Args:
+  record: a record index.)doc")
+      .def("summarize", &StepTimeline::summarize, py::call_guard<py::gil_scoped_release>(),
+           "The step's StepSummary.");
 }
 
 }  // namespace

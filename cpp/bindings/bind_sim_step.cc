@@ -59,7 +59,11 @@ Filled by the runtime recorder (record_start / record_take) or by hand (add_op /
              r.step_num = step_num;
              return r;
            }),
-           py::kw_only(), py::arg("name") = "", py::arg("step_num") = -1)
+           py::kw_only(), py::arg("name") = "", py::arg("step_num") = -1, R"doc(An empty record, filled by hand.
+
+Args:
+  name: the record's name.
+  step_num: the record's step number (-1: none).)doc")
       .def_readonly("name", &StepRecord::name)
       .def_readonly("step_num", &StepRecord::step_num)
       .def_readonly("events", &StepRecord::events)
@@ -81,8 +85,14 @@ Filled by the runtime recorder (record_start / record_take) or by hand (add_op /
             append_spmd_entries(r, replica, spmd_record);
           },
           py::arg("spmd_record"), py::kw_only(), py::arg("replica") = 0,
-          "Appends an SPMD step's per-logical-core ops and inserted collectives (tpustrategy.experimental."
-          "spmd_plan().records[i]) as replica `replica`'s events.")
+          R"doc(Appends an SPMD step's per-logical-core ops and inserted collectives as one replica's events.
+
+Args:
+  spmd_record: an SpmdRecord (tpustrategy.experimental.spmd_plan().records[i]).
+  replica: the replica whose events they become.
+
+Raises:
+  ValueError: a negative replica.)doc")
       .def(
           "add_op",
           [](StepRecord& r, const std::string& name, std::vector<Shape> inputs, std::vector<Shape> outputs,
@@ -92,7 +102,15 @@ Filled by the runtime recorder (record_start / record_take) or by hand (add_op /
           },
           py::arg("name"), py::arg("inputs"), py::arg("outputs"), py::kw_only(), py::arg("dtype") = "float32",
           py::arg("replica") = 0, py::arg("logical_core") = 0,
-          "Appends an op (FLOPs, bytes and unit derived from its name and shapes).")
+          R"doc(Appends an op; its FLOPs, bytes and unit are derived from its name and shapes.
+
+Args:
+  name: the TF op name, e.g. "MatMul".
+  inputs: the input shapes.
+  outputs: the output shapes.
+  dtype: the element dtype.
+  replica: the replica it ran on.
+  logical_core: the logical core it ran on.)doc")
       .def(
           "add_collective",
           [](StepRecord& r, const std::string& kind, const std::vector<std::pair<int, int>>& group, std::int64_t count,
@@ -104,7 +122,13 @@ Filled by the runtime recorder (record_start / record_take) or by hand (add_op /
             r.add_collective(collective_kind_from_name(kind), std::move(slots), d, count, reporter);
           },
           py::arg("kind"), py::arg("group"), py::arg("count"), py::kw_only(), py::arg("dtype") = "float32",
-          "Appends a collective over group [(replica, logical core), ...] of `count` elements per member.")
+          R"doc(Appends a collective.
+
+Args:
+  kind: e.g. "all_reduce".
+  group: the members, [(replica, logical core), ...].
+  count: elements per member.
+  dtype: the element dtype.)doc")
       .def("__repr__", [](const StepRecord& r) {
         return fmt::format("StepRecord(name='{}', step_num={}, events={}, replicas={})", r.name, r.step_num,
                            r.events.size(), r.num_replicas());
@@ -114,8 +138,8 @@ Filled by the runtime recorder (record_start / record_take) or by hand (add_op /
         "Starts recording every op and collective into the process-wide record (FailedPreconditionError if "
         "already recording).");
   m.def("record_stop", &StepRecorder::stop, "Stops recording; the events stay until record_take().");
-  m.def("record_active", &StepRecorder::active);
-  m.def("record_num_events", &StepRecorder::num_events);
+  m.def("record_active", &StepRecorder::active, "Whether the runtime recorder is recording.");
+  m.def("record_num_events", &StepRecorder::num_events, "Events recorded since start or the last take.");
   m.def(
       "record_spmd_call",
       [](const spmd::SpmdContext& ctx, const py::function& fn, const py::args& args, const py::kwargs& kwargs) {
@@ -128,10 +152,22 @@ Filled by the runtime recorder (record_start / record_take) or by hand (add_op /
         return out;
       },
       py::arg("ctx"), py::arg("fn"),
-      "Runs fn(*args, **kwargs), one SPMD partitioned call on ctx, and records what it appended to ctx's SpmdRecord "
-      "per logical core of the bound replica, instead of its kernels and subgroup collectives.");
-  m.def("record_take", &StepRecorder::take, py::arg("name") = "", py::arg("step_num") = -1,
-        "The events recorded since start or the last take, as a StepRecord (moved out).");
+      R"doc(Runs one SPMD partitioned call and records what it appended to ctx's SpmdRecord.
+
+The record gets one entry per logical core of the bound replica, instead of its kernels and subgroup collectives.
+
+Args:
+  ctx: the replica's SpmdContext.
+  fn: called as fn(*args, **kwargs).
+
+Returns:
+  fn's result.)doc");
+  m.def("record_take", &StepRecorder::take, py::kw_only(), py::arg("name") = "", py::arg("step_num") = -1,
+        R"doc(The events recorded since start or the last take, as a StepRecord (moved out).
+
+Args:
+  name: the record's name.
+  step_num: the record's step number (-1: none).)doc");
 }
 
 void bind_estimate(py::module_& m) {
@@ -152,7 +188,7 @@ void bind_estimate(py::module_& m) {
       .def_readonly("busbw", &CollectiveStat::busbw)
       .def_readonly("hops", &CollectiveStat::hops)
       .def_readonly("latency_bound", &CollectiveStat::latency_bound);
-  py::class_<TimedEvent>(m, "TimedEvent")
+  py::class_<TimedEvent>(m, "TimedEvent", "One op or collective member placed on the estimated timeline.")
       .def_readonly("event", &TimedEvent::event)
       .def_readonly("core", &TimedEvent::core)
       .def_readonly("start", &TimedEvent::start)

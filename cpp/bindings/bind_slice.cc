@@ -47,12 +47,26 @@ void init_slice(py::module_& m) {
                              "Per chip axis [x, y, z]: whether the ring closes through a wraparound link.")
       .def("__repr__", [](const SlicePreset& p) { return fmt::format("<SlicePreset {}>", p.name); });
 
-  m.def("slice_presets", &slice_presets, "Every named slice the simulator knows.");
-  m.def("chip_specs", &chip_specs, "Every chip generation the simulator knows.");
-  m.def("find_slice_preset", &find_slice_preset, py::arg("name"));
-  m.def("activate_slice", &activate_slice, py::arg("name"),
-        "Replaces the simulated devices with those of the named slice (unknown → ValueError).");
-  m.def("active_slice", &active_slice);
+  m.def("slice_presets", &slice_presets, "Every named slice the simulator knows, as SlicePreset values.");
+  m.def("chip_specs", &chip_specs, "Every chip generation the simulator knows, as ChipSpec values.");
+  m.def("find_slice_preset", &find_slice_preset, py::arg("name"), R"doc(The preset called `name`.
+
+Args:
+  name: a preset name such as "v3-8" or "v5p-128".
+
+Returns:
+  The SlicePreset.
+
+Raises:
+  ValueError: no preset has that name (the message lists them).)doc");
+  m.def("activate_slice", &activate_slice, py::arg("name"), R"doc(Replaces the simulated devices with the named slice's.
+
+Args:
+  name: a preset name such as "v3-8".
+
+Raises:
+  ValueError: no preset has that name.)doc");
+  m.def("active_slice", &active_slice, "The SlicePreset whose devices are simulated now (v3-8 until activate_slice).");
 }
 
 }  // namespace tpustrategy::bindings

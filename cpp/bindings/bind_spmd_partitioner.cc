@@ -60,6 +60,27 @@ BinaryOp binary_op(const std::string& name) {
   return it->second;
 }
 
+const char* kConvArgs = R"doc(
+
+Args:
+  ctx: the replica's SpmdContext.
+  x: the NHWC input ShardedTensor.
+  filter: the filter ShardedTensor.
+  padding: "SAME", "VALID" or "EXPLICIT".
+  strides, dilations: (height, width) steps and rates.
+  explicit_paddings: (top, bottom, left, right), read when padding is "EXPLICIT".)doc";
+
+const char* kConvGradArgs = R"doc(
+
+Args:
+  ctx: the replica's SpmdContext.
+  x: the convolution's input ShardedTensor.
+  filter: its filter ShardedTensor.
+  dy: the gradient of its output.
+  padding: "SAME", "VALID" or "EXPLICIT".
+  strides, dilations: (height, width) steps and rates.
+  explicit_paddings: (top, bottom, left, right), read when padding is "EXPLICIT".)doc";
+
 ReduceKind reduce_kind(const std::string& name) {
   static const std::map<std::string, ReduceKind> kinds = {
       {"sum", ReduceKind::kSum}, {"mean", ReduceKind::kMean}, {"max", ReduceKind::kMax}, {"min", ReduceKind::kMin},
@@ -104,9 +125,17 @@ void bind_record(py::module_& m) {
   py::class_<SpmdRecord>(m, "SpmdRecord", "What one SPMD step ran on each logical core, in program order.")
       .def_readonly("num_cores", &SpmdRecord::num_cores)
       .def_readonly("entries", &SpmdRecord::entries)
-      .def("total_flops", &SpmdRecord::total_flops, py::arg("core"))
-      .def("collective_bytes", &SpmdRecord::collective_bytes, py::arg("core"))
-      .def("to_text", &SpmdRecord::to_text);
+      .def("total_flops", &SpmdRecord::total_flops, py::arg("core"),
+           R"doc(FLOPs of the ops recorded on one logical core.
+
+Args:
+  core: the logical core.)doc")
+      .def("collective_bytes", &SpmdRecord::collective_bytes, py::arg("core"),
+           R"doc(Bytes one logical core sends in the inserted collectives.
+
+Args:
+  core: the logical core.)doc")
+      .def("to_text", &SpmdRecord::to_text, "The record as text, one line per entry (as spmd_plan() prints it).");
   py::class_<SpmdContext, std::shared_ptr<SpmdContext>>(m, "SpmdContext", R"doc(
 One replica's logical cores for the partitioner: the devices shards live on, an in-process Communicator over
 them (subgroups by split) and the record of the current step.
@@ -114,11 +143,17 @@ them (subgroups by split) and the record of the current step.
 Args:
   logical_devices: the replica's cores, logical core k at index k.)doc")
       .def(py::init([](std::vector<DevicePtr> devices) { return std::make_shared<SpmdContext>(std::move(devices)); }),
-           py::arg("logical_devices"))
+           py::arg("logical_devices"), R"doc(A context over the replica's cores.
+
+Args:
+  logical_devices: the replica's cores, logical core k at index k.)doc")
       .def_property_readonly("num_cores", &SpmdContext::num_cores)
       .def_property_readonly("record", [](const SpmdContext& c) { return c.record(); })
       .def("take_record", &SpmdContext::take_record, "The step's record; starts a new one.")
-      .def("note", &SpmdContext::note, py::arg("text"))
+      .def("note", &SpmdContext::note, py::arg("text"), R"doc(Adds a note entry to the current record.
+
+Args:
+  text: the note.)doc")
       .def_property("windowed_einsum_threshold_bytes", &SpmdContext::windowed_einsum_threshold_bytes,
                     &SpmdContext::set_windowed_einsum_threshold_bytes,
                     "A dot whose all-gathered operand reaches this size runs as XLA's windowed einsum loop "
@@ -132,21 +167,40 @@ void bind_ops(py::module_& m) {
         return nogil([&] { return spmd::taped::reshard(c, x, s, why); });
       },
       py::arg("ctx"), py::arg("x"), py::arg("sharding"), py::kw_only(), py::arg("why") = "reshard",
-      "Moves `x` to `sharding` with XLA's collectives (recorded in ctx and on the tapes).");
+      R"doc(Moves `x` to `sharding` with XLA's collectives (recorded in ctx and on the tapes).
+
+Args:
+  ctx: the replica's SpmdContext.
+  x: the ShardedTensor.
+  sharding: the target Sharding.
+  why: the reason, shown in the record.)doc");
   m.def(
       "unary",
       [](const ContextPtr& c, const std::string& op, const ShardedTensor& x) {
         const auto kind = unary_op(op);
         return nogil([&] { return spmd::taped::unary(c, kind, x); });
       },
-      py::arg("ctx"), py::arg("op"), py::arg("x"));
+      py::arg("ctx"), py::arg("op"), py::arg("x"),
+      R"doc(A partitioned elementwise unary op: each shard by itself.
+
+Args:
+  ctx: the replica's SpmdContext.
+  op: the op's name in _core.ops, e.g. "exp".
+  x: the ShardedTensor.)doc");
   m.def(
       "binary",
       [](const ContextPtr& c, const std::string& op, const ShardedTensor& a, const ShardedTensor& b) {
         const auto kind = binary_op(op);
         return nogil([&] { return spmd::taped::binary(c, kind, a, b); });
       },
-      py::arg("ctx"), py::arg("op"), py::arg("a"), py::arg("b"));
+      py::arg("ctx"), py::arg("op"), py::arg("a"), py::arg("b"),
+      R"doc(A partitioned elementwise binary op; operands are resharded to agree first.
+
+Args:
+  ctx: the replica's SpmdContext.
+  op: the op's name in _core.ops, e.g. "add".
+  a: the first ShardedTensor.
+  b: the second ShardedTensor.)doc");
   m.def(
       "reduce",
       [](const ContextPtr& c, const std::string& kind, const ShardedTensor& x, std::vector<std::int64_t> axes,
@@ -154,55 +208,113 @@ void bind_ops(py::module_& m) {
         const auto k = reduce_kind(kind);
         return nogil([&] { return spmd::taped::reduce(c, k, x, std::move(axes), keepdims); });
       },
-      py::arg("ctx"), py::arg("kind"), py::arg("x"), py::arg("axes"), py::arg("keepdims") = false);
+      py::arg("ctx"), py::arg("kind"), py::arg("x"), py::arg("axes"), py::kw_only(), py::arg("keepdims") = false,
+      R"doc(A partitioned reduction: local reductions, then an all-reduce over split reduced axes.
+
+Args:
+  ctx: the replica's SpmdContext.
+  kind: "sum", "mean", "max", "min", "prod", "any" or "all".
+  x: the ShardedTensor.
+  axes: the axes to reduce.
+  keepdims: keep reduced axes with length 1.)doc");
   m.def(
       "matmul",
       [](const ContextPtr& c, const ShardedTensor& a, const ShardedTensor& b, std::optional<Sharding> out) {
         return nogil([&] { return spmd::taped::matmul(c, a, b, out); });
       },
-      py::arg("ctx"), py::arg("a"), py::arg("b"), py::kw_only(), py::arg("out_sharding") = py::none());
+      py::arg("ctx"), py::arg("a"), py::arg("b"), py::kw_only(), py::arg("out_sharding") = py::none(),
+      R"doc(A partitioned matmul (XLA's dot rules: local, all-reduce, all-gather or windowed einsum).
+
+Args:
+  ctx: the replica's SpmdContext.
+  a: the left ShardedTensor.
+  b: the right ShardedTensor.
+  out_sharding: the result's Sharding; None lets the rules choose.)doc");
   m.def(
       "transpose",
       [](const ContextPtr& c, const ShardedTensor& x, std::vector<std::int64_t> perm) {
         return nogil([&] { return spmd::taped::transpose(c, x, std::move(perm)); });
       },
-      py::arg("ctx"), py::arg("x"), py::arg("perm"));
+      py::arg("ctx"), py::arg("x"), py::arg("perm"),
+      R"doc(A partitioned transpose: the sharding's grid is permuted with the axes.
+
+Args:
+  ctx: the replica's SpmdContext.
+  x: the ShardedTensor.
+  perm: a permutation of the axes.)doc");
   m.def(
       "reshape",
       [](const ContextPtr& c, const ShardedTensor& x, const Shape& shape) {
         return nogil([&] { return spmd::taped::reshape(c, x, shape); });
       },
-      py::arg("ctx"), py::arg("x"), py::arg("shape"));
+      py::arg("ctx"), py::arg("x"), py::arg("shape"),
+      R"doc(A partitioned reshape (resharding where the split axes do not carry over).
+
+Args:
+  ctx: the replica's SpmdContext.
+  x: the ShardedTensor.
+  shape: the new shape.)doc");
   m.def(
       "concat",
       [](const ContextPtr& c, const std::vector<ShardedTensor>& values, std::int64_t axis) {
         return nogil([&] { return spmd::taped::concat(c, values, axis); });
       },
-      py::arg("ctx"), py::arg("values"), py::arg("axis"));
+      py::arg("ctx"), py::arg("values"), py::arg("axis"),
+      R"doc(A partitioned concat.
+
+Args:
+  ctx: the replica's SpmdContext.
+  values: the ShardedTensors.
+  axis: the axis to concatenate along.)doc");
   m.def(
       "slice",
       [](const ContextPtr& c, const ShardedTensor& x, std::vector<std::int64_t> begin, std::vector<std::int64_t> size) {
         return nogil([&] { return spmd::taped::slice(c, x, begin, size); });
       },
-      py::arg("ctx"), py::arg("x"), py::arg("begin"), py::arg("size"));
+      py::arg("ctx"), py::arg("x"), py::arg("begin"), py::arg("size"),
+      R"doc(A partitioned tf.slice.
+
+Args:
+  ctx: the replica's SpmdContext.
+  x: the ShardedTensor.
+  begin: the start index per axis.
+  size: the extent per axis; -1 means to the end.)doc");
   m.def(
       "softmax",
       [](const ContextPtr& c, const ShardedTensor& x, std::int64_t axis) {
         return nogil([&] { return spmd::taped::softmax(c, x, axis); });
       },
-      py::arg("ctx"), py::arg("logits"), py::arg("axis") = -1);
+      py::arg("ctx"), py::arg("logits"), py::arg("axis") = -1,
+      R"doc(A partitioned softmax (max and sum all-reduced when `axis` is split).
+
+Args:
+  ctx: the replica's SpmdContext.
+  logits: the ShardedTensor.
+  axis: the axis to normalise over.)doc");
   m.def(
       "sparse_softmax_cross_entropy",
       [](const ContextPtr& c, const ShardedTensor& logits, const ShardedTensor& labels) {
         return nogil([&] { return spmd::taped::sparse_softmax_cross_entropy(c, logits, labels); });
       },
-      py::arg("ctx"), py::arg("logits"), py::arg("labels"));
+      py::arg("ctx"), py::arg("logits"), py::arg("labels"),
+      R"doc(Partitioned per-example sparse softmax cross-entropy.
+
+Args:
+  ctx: the replica's SpmdContext.
+  logits: [batch, classes] ShardedTensor.
+  labels: [batch] integer ShardedTensor.)doc");
   m.def(
       "gather",
       [](const ContextPtr& c, const ShardedTensor& table, const ShardedTensor& ids) {
         return nogil([&] { return spmd::taped::gather(c, table, ids); });
       },
-      py::arg("ctx"), py::arg("table"), py::arg("ids"));
+      py::arg("ctx"), py::arg("table"), py::arg("ids"),
+      R"doc(A partitioned gather of table rows (axis 0), e.g. an embedding lookup.
+
+Args:
+  ctx: the replica's SpmdContext.
+  table: the ShardedTensor.
+  ids: the integer ShardedTensor of row ids.)doc");
   using Pads = std::array<std::int64_t, 4>;
   for (const char* name : {"conv2d", "depthwise_conv2d"}) {
     const bool depthwise = std::string_view(name) == "depthwise_conv2d";
@@ -219,16 +331,27 @@ void bind_ops(py::module_& m) {
         py::arg("ctx"), py::arg("x"), py::arg("filter"), py::arg("padding") = "SAME", py::kw_only(),
         py::arg("strides") = std::array<std::int64_t, 2>{1, 1},
         py::arg("dilations") = std::array<std::int64_t, 2>{1, 1}, py::arg("explicit_paddings") = Pads{0, 0, 0, 0},
-        depthwise ? "NHWC x [kh, kw, in, multiplier]; spatial tiles exchange halos, channel tiles stay local."
-                  : "NHWC x HWIO; spatially tiled inputs exchange halos by collective-permute (misaligned strides "
-                    "gather). padding 'EXPLICIT' reads explicit_paddings (top, bottom, left, right).");
+        (std::string(depthwise
+                         ? "NHWC x [kh, kw, in, multiplier]; spatial tiles exchange halos, channel tiles stay local."
+                         : "NHWC x HWIO; spatially tiled inputs exchange halos by collective-permute (misaligned "
+                           "strides gather).") +
+         kConvArgs)
+            .c_str());
   }
   m.def(
       "halo_exchange",
       [](SpmdContext& c, const ShardedTensor& x, int dim, std::int64_t before, std::int64_t after) {
         return nogil([&] { return spmd::halo_exchange(c, x, dim, before, after); });
       },
-      py::arg("ctx"), py::arg("x"), py::arg("dim"), py::arg("before"), py::arg("after"));
+      py::arg("ctx"), py::arg("x"), py::arg("dim"), py::arg("before"), py::arg("after"),
+      R"doc(Each shard extended by its neighbours' edges along `dim` (collective-permutes).
+
+Args:
+  ctx: the replica's SpmdContext.
+  x: the ShardedTensor.
+  dim: the split dimension.
+  before: elements taken from the previous shard.
+  after: elements taken from the next shard.)doc");
   // Partitioned gradients.
   m.def(
       "matmul_grad",
@@ -240,14 +363,30 @@ void bind_ops(py::module_& m) {
         });
       },
       py::arg("ctx"), py::arg("a"), py::arg("b"), py::arg("dy"), py::kw_only(), py::arg("want_a") = true,
-      py::arg("want_b") = true, "(da, db) of y = a @ b; a gradient not wanted is None and costs nothing.");
+      py::arg("want_b") = true,
+      R"doc((da, db) of y = a @ b; a gradient not wanted is None and costs nothing.
+
+Args:
+  ctx: the replica's SpmdContext.
+  a: the left operand.
+  b: the right operand.
+  dy: the gradient of y.
+  want_a: compute da.
+  want_b: compute db.)doc");
   m.def(
       "unary_grad",
       [](SpmdContext& c, const std::string& op, const ShardedTensor& x, const ShardedTensor& dy) {
         const auto kind = unary_op(op);
         return nogil([&] { return spmd::unary_grad(c, kind, x, dy); });
       },
-      py::arg("ctx"), py::arg("op"), py::arg("x"), py::arg("dy"));
+      py::arg("ctx"), py::arg("op"), py::arg("x"), py::arg("dy"),
+      R"doc(The partitioned gradient of a unary op.
+
+Args:
+  ctx: the replica's SpmdContext.
+  op: the op's name.
+  x: its input.
+  dy: the gradient of its output.)doc");
   m.def(
       "binary_grad",
       [](SpmdContext& c, const std::string& op, const ShardedTensor& a, const ShardedTensor& b,
@@ -255,7 +394,15 @@ void bind_ops(py::module_& m) {
         const auto kind = binary_op(op);
         return nogil([&] { return spmd::binary_grad(c, kind, a, b, dy); });
       },
-      py::arg("ctx"), py::arg("op"), py::arg("a"), py::arg("b"), py::arg("dy"));
+      py::arg("ctx"), py::arg("op"), py::arg("a"), py::arg("b"), py::arg("dy"),
+      R"doc(The partitioned gradients (da, db) of a binary op, reduced over broadcast axes.
+
+Args:
+  ctx: the replica's SpmdContext.
+  op: the op's name.
+  a: its first input.
+  b: its second input.
+  dy: the gradient of its output.)doc");
   m.def(
       "reduce_grad",
       [](SpmdContext& c, const std::string& kind, const ShardedTensor& x, std::vector<std::int64_t> axes,
@@ -263,13 +410,28 @@ void bind_ops(py::module_& m) {
         const auto k = reduce_kind(kind);
         return nogil([&] { return spmd::reduce_grad(c, k, x, axes, dy); });
       },
-      py::arg("ctx"), py::arg("kind"), py::arg("x"), py::arg("axes"), py::arg("dy"));
+      py::arg("ctx"), py::arg("kind"), py::arg("x"), py::arg("axes"), py::arg("dy"),
+      R"doc(The partitioned gradient of a reduction.
+
+Args:
+  ctx: the replica's SpmdContext.
+  kind: the reduction, e.g. "sum".
+  x: its input.
+  axes: the reduced axes.
+  dy: the gradient of its output.)doc");
   m.def(
       "sparse_softmax_cross_entropy_grad",
       [](SpmdContext& c, const ShardedTensor& logits, const ShardedTensor& labels, const ShardedTensor& dloss) {
         return nogil([&] { return spmd::sparse_softmax_cross_entropy_grad(c, logits, labels, dloss); });
       },
-      py::arg("ctx"), py::arg("logits"), py::arg("labels"), py::arg("dloss"));
+      py::arg("ctx"), py::arg("logits"), py::arg("labels"), py::arg("dloss"),
+      R"doc(d logits of sparse softmax cross-entropy.
+
+Args:
+  ctx: the replica's SpmdContext.
+  logits: [batch, classes] ShardedTensor.
+  labels: [batch] integer ShardedTensor.
+  dloss: the gradient of the per-example loss.)doc");
   for (const char* name :
        {"conv2d_filter_grad", "conv2d_input_grad", "depthwise_conv2d_filter_grad", "depthwise_conv2d_input_grad"}) {
     const std::string_view n = name;
@@ -292,29 +454,52 @@ void bind_ops(py::module_& m) {
         py::arg("ctx"), py::arg("x"), py::arg("filter"), py::arg("dy"), py::arg("padding") = "SAME", py::kw_only(),
         py::arg("strides") = std::array<std::int64_t, 2>{1, 1},
         py::arg("dilations") = std::array<std::int64_t, 2>{1, 1}, py::arg("explicit_paddings") = Pads{0, 0, 0, 0},
-        filter ? (depthwise ? "d filter of a partitioned depthwise_conv2d, in the filter's sharding."
-                            : "d filter of a partitioned conv2d, replicated.")
-               : "d input of a partitioned convolution, in x's sharding.");
+        (std::string(filter ? (depthwise ? "d filter of a partitioned depthwise_conv2d, in the filter's sharding."
+                                         : "d filter of a partitioned conv2d, replicated.")
+                            : "d input of a partitioned convolution, in x's sharding.") +
+         kConvGradArgs)
+            .c_str());
   }
   m.def(
       "slice_grad",
       [](SpmdContext& c, const ShardedTensor& x, const std::vector<std::int64_t>& begin, const ShardedTensor& dy) {
         return nogil([&] { return spmd::slice_grad(c, x, begin, dy); });
       },
-      py::arg("ctx"), py::arg("x"), py::arg("begin"), py::arg("dy"));
+      py::arg("ctx"), py::arg("x"), py::arg("begin"), py::arg("dy"),
+      R"doc(d x of a partitioned slice: dy padded back into x's shape.
+
+Args:
+  ctx: the replica's SpmdContext.
+  x: the slice's input.
+  begin: the slice's start per axis.
+  dy: the gradient of the slice.)doc");
   m.def(
       "gather_grad",
       [](SpmdContext& c, const ShardedTensor& table, const ShardedTensor& ids, const ShardedTensor& dy) {
         return nogil([&] { return spmd::gather_table_grad(c, table, ids, dy); });
       },
-      py::arg("ctx"), py::arg("table"), py::arg("ids"), py::arg("dy"), "d table of a partitioned gather (axis 0).");
+      py::arg("ctx"), py::arg("table"), py::arg("ids"), py::arg("dy"),
+      R"doc(d table of a partitioned gather (axis 0).
+
+Args:
+  ctx: the replica's SpmdContext.
+  table: the gathered ShardedTensor.
+  ids: the row ids.
+  dy: the gradient of the gathered rows.)doc");
 }
 
 void bind_tape(py::module_& m) {
   m.def("tape_tensor", &spmd::tape_tensor, py::arg("ctx"), py::arg("x"),
-        "The tensor standing for `x` on gradient tapes (a proxy bound to ctx; copies of x share it).");
+        R"doc(The tensor standing for `x` on gradient tapes (a proxy bound to ctx; copies of x share it).
+
+Args:
+  ctx: the replica's SpmdContext.
+  x: the ShardedTensor.)doc");
   m.def("from_tape_tensor", &spmd::from_tape_tensor, py::arg("tensor"),
-        "The ShardedTensor a tape tensor stands for (a gradient of a partitioned value), or None.");
+        R"doc(The ShardedTensor a tape tensor stands for (a gradient of a partitioned value), or None.
+
+Args:
+  tensor: a Tensor from a tape.)doc");
   m.def(
       "shard_recorded",
       [](const ContextPtr& c, py::handle value, const Sharding& sharding) {
@@ -322,7 +507,12 @@ void bind_tape(py::module_& m) {
         return nogil([&] { return spmd::shard_recorded(c, tensor, sharding); });
       },
       py::arg("ctx"), py::arg("tensor"), py::arg("sharding"),
-      "`tensor` laid out on ctx's cores, recorded on the tapes (its gradient is the partitioned one assembled).");
+      R"doc(`tensor` laid out on ctx's cores, recorded on the tapes (its gradient is the partitioned one assembled).
+
+Args:
+  ctx: the replica's SpmdContext.
+  tensor: a Tensor or a value convertible to one.
+  sharding: the Sharding.)doc");
   m.def(
       "new_value",
       [](const ShardedTensor& x) {
@@ -330,7 +520,11 @@ void bind_tape(py::module_& m) {
         out.set_tape_slot(std::make_shared<Tensor>());
         return out;
       },
-      py::arg("x"), "The same shards as a new value to tapes (each read of a variable's copies is its own tensor).");
+      py::arg("x"),
+      R"doc(The same shards as a new value to tapes (each read of a variable's copies is its own tensor).
+
+Args:
+  x: the ShardedTensor.)doc");
 }
 
 }  // namespace

@@ -28,13 +28,32 @@ void init_summary(py::module_& m) {
       },
       py::arg("wall_time"), py::arg("step"), py::arg("tag"), py::arg("dtype"), py::arg("shape"), py::arg("content"),
       py::arg("strings"), py::arg("plugin_name"), py::arg("plugin_content"),
-      "A serialized tensorflow.Event with one tensor summary value.\n\n"
-      "Args:\n  dtype: the TF DataType enum value; content: little-endian element bytes (numeric dtypes);\n"
-      "  strings: the elements of a DT_STRING tensor.");
+      R"doc(A serialized tensorflow.Event with one tensor summary value.
+
+Args:
+  wall_time: seconds since the epoch.
+  step: the global step.
+  tag: the summary's tag.
+  dtype: the TF DataType enum value of the tensor.
+  shape: the tensor's shape.
+  content: little-endian element bytes (numeric dtypes; empty for DT_STRING).
+  strings: the elements of a DT_STRING tensor (empty otherwise).
+  plugin_name: the TensorBoard plugin ("scalars", "histograms", "text", "images").
+  plugin_content: the plugin's serialized metadata.
+
+Returns:
+  The Event proto's bytes.)doc");
   py::class_<EventFileWriter>(m, "EventFileWriter", "Appends Event records to a TensorBoard event file.")
       .def(py::init<std::string, double>(), py::arg("path"), py::arg("wall_time"),
-           "Creates the file and writes the file_version event.\n\nRaises:\n  NotFoundError: the directory is "
-           "missing.\n  FailedPreconditionError: `path` is a directory.")
+           R"doc(Creates the file and writes the file_version event.
+
+Args:
+  path: the event file to create.
+  wall_time: the file_version event's time, seconds since the epoch.
+
+Raises:
+  NotFoundError: the directory is missing.
+  FailedPreconditionError: `path` is a directory.)doc")
       .def(
           "write_event",
           [](EventFileWriter& self, py::bytes event) {
@@ -42,9 +61,14 @@ void init_summary(py::module_& m) {
             py::gil_scoped_release release;
             self.write_event(view);
           },
-          py::arg("event"))
-      .def("flush", &EventFileWriter::flush, py::call_guard<py::gil_scoped_release>())
-      .def("close", &EventFileWriter::close, py::call_guard<py::gil_scoped_release>())
+          py::arg("event"), R"doc(Appends one record.
+
+Args:
+  event: a serialized Event (encode_summary_event).)doc")
+      .def("flush", &EventFileWriter::flush, py::call_guard<py::gil_scoped_release>(),
+           "Writes buffered records to the file.")
+      .def("close", &EventFileWriter::close, py::call_guard<py::gil_scoped_release>(),
+           "Flushes and closes the file (idempotent).")
       .def_property_readonly("path", &EventFileWriter::path);
 }
 

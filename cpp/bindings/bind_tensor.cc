@@ -92,7 +92,13 @@ void init_tensor(py::module_& m) {
              if (!d) fail<TypeError>("DType", "a dtype is required");
              return *d;
            }),
-           py::arg("type_value"))
+           py::arg("type_value"), R"doc(The DType of `type_value`.
+
+Args:
+  type_value: a DType, a numpy dtype or type, or a dtype name ("float32").
+
+Raises:
+  TypeError: `type_value` names no supported dtype.)doc")
       .def_property_readonly("name", [](DType d) { return std::string(dtype_name(d)); })
       .def_property_readonly("size", [](DType d) { return dtype_size(d); })
       .def_property_readonly("is_floating", [](DType d) { return is_floating(d); })
@@ -164,7 +170,14 @@ alive; np.array(t) copies. Its bytes count against its device's memory.)doc")
             if (must_copy) return view.attr("copy")();
             return std::move(view);
           },
-          py::arg("dtype") = py::none(), py::arg("copy") = py::none())
+          py::arg("dtype") = py::none(), py::arg("copy") = py::none(), R"doc(The numpy protocol: np.asarray(t).
+
+Args:
+  dtype: convert to this numpy dtype (a copy); None keeps the tensor's.
+  copy: True always copies; None or False give the zero-copy read-only view when no conversion is needed.
+
+Returns:
+  A numpy array.)doc")
       .def_buffer([](const Tensor& t) {
         std::vector<py::ssize_t> shape(t.shape().begin(), t.shape().end()), strides;
         for (auto s : row_major_strides(t.shape()))
@@ -202,13 +215,33 @@ alive; np.array(t) copies. Its bytes count against its device's memory.)doc")
       [](py::handle value, py::handle dtype) {
         return to_tensor_object(value, dtype_from_py(dtype), Conversion::kConvert);
       },
-      py::arg("value"), py::arg("dtype") = py::none(), "Converts a Python value, numpy array or Tensor to a Tensor.");
+      py::arg("value"), py::arg("dtype") = py::none(), R"doc(Converts a Python value, numpy array or Tensor to a Tensor.
+
+Args:
+  value: a Tensor (returned as it is when the dtype matches), numpy array, Python scalar or nested list.
+  dtype: the DType wanted; None infers it as TF does.
+
+Returns:
+  A Tensor.
+
+Raises:
+  TypeError: `value` cannot be converted, or a Tensor of another dtype is given with `dtype`.)doc");
   m.def(
       "constant",
       [](py::handle value, py::handle dtype) {
         return to_tensor_object(value, dtype_from_py(dtype), Conversion::kConstant);
       },
-      py::arg("value"), py::arg("dtype") = py::none(), "Creates a Tensor holding a copy of `value`.");
+      py::arg("value"), py::arg("dtype") = py::none(), R"doc(Creates a Tensor holding a copy of `value` (tf.constant).
+
+Args:
+  value: a Tensor, numpy array, Python scalar or nested list.
+  dtype: the DType wanted; None infers it as TF does.
+
+Returns:
+  A new Tensor on the current device.
+
+Raises:
+  TypeError: `value` cannot be converted to `dtype`.)doc");
   m.def(
       "copy_to_device",
       [](const Tensor& t, const std::string& device) {
@@ -216,7 +249,18 @@ alive; np.array(t) copies. Its bytes count against its device's memory.)doc")
         py::gil_scoped_release release;
         return t.copy_to(target);
       },
-      py::arg("tensor"), py::arg("device"));
+      py::arg("tensor"), py::arg("device"), R"doc(A copy of `tensor` on another simulated device.
+
+Args:
+  tensor: the Tensor to copy.
+  device: a full or partial device name, e.g. "TPU:3".
+
+Returns:
+  The new Tensor, charged to `device`.
+
+Raises:
+  ValueError: no device matches `device`, or several do.
+  ResourceExhaustedError: the device's memory is full.)doc");
 }
 
 }  // namespace tpustrategy::bindings

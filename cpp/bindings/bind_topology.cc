@@ -56,12 +56,23 @@ void bind_topology_class(py::module_& m) {
              auto [shape, values] = shape_and_values(device_coordinates);
              return Topology(mesh_shape_vector(mesh_shape), shape, std::move(values));
            }),
-           py::arg("mesh_shape"), py::arg("device_coordinates"),
-           "Builds a topology from a [4] mesh shape and a [tasks, devices, 4] coordinate array (ValueError if "
-           "either is malformed).")
+           py::arg("mesh_shape"), py::arg("device_coordinates"), R"doc(Builds a topology from arrays.
+
+Args:
+  mesh_shape: int32 [4]: chips along x, y, z and cores per chip.
+  device_coordinates: int32 [tasks, devices per task, 4]: each TPU device's mesh coordinates.
+
+Raises:
+  ValueError: either array is malformed, or coordinates repeat or fall outside the mesh.)doc")
       .def_static(
           "from_serialized", [](const py::bytes& serialized) { return Topology(std::string(serialized)); },
-          py::arg("serialized"), "Parses a serialized TopologyProto (ValueError if malformed).")
+          py::arg("serialized"), R"doc(Parses a serialized TopologyProto.
+
+Args:
+  serialized: the TopologyProto bytes.
+
+Raises:
+  ValueError: malformed bytes or an inconsistent topology.)doc")
       .def_property_readonly("mesh_shape",
                              [](const Topology& t) {
                                return to_numpy(std::array<std::int64_t, 1>{4},
@@ -77,17 +88,52 @@ void bind_topology_class(py::module_& m) {
           "int32 array [n, 4] of mesh positions without a device, in row-major mesh order.")
       .def_property_readonly("num_tasks", &Topology::num_tasks)
       .def_property_readonly("num_tpus_per_task", &Topology::num_tpus_per_task)
-      .def("task_ordinal_at_coordinates", &Topology::task_ordinal_at_coordinates, py::arg("device_coordinates"))
+      .def("task_ordinal_at_coordinates", &Topology::task_ordinal_at_coordinates, py::arg("device_coordinates"),
+           R"doc(The task (host) of the device at mesh coordinates.
+
+Args:
+  device_coordinates: [x, y, z, core].
+
+Raises:
+  ValueError: no device at those coordinates.)doc")
       .def("tpu_device_ordinal_at_coordinates", &Topology::tpu_device_ordinal_at_coordinates,
-           py::arg("device_coordinates"))
+           py::arg("device_coordinates"), R"doc(The TPU ordinal within its task of the device at mesh coordinates.
+
+Args:
+  device_coordinates: [x, y, z, core].
+
+Raises:
+  ValueError: no device at those coordinates.)doc")
       .def("cpu_device_name_at_coordinates", &Topology::cpu_device_name_at_coordinates, py::arg("device_coordinates"),
-           py::arg("job") = py::none())
+           py::kw_only(), py::arg("job") = py::none(), R"doc(The name of the host CPU of the device at mesh coordinates.
+
+Args:
+  device_coordinates: [x, y, z, core].
+  job: the job in the name; None gives a name without one.
+
+Raises:
+  ValueError: no device at those coordinates.)doc")
       .def("tpu_device_name_at_coordinates", &Topology::tpu_device_name_at_coordinates, py::arg("device_coordinates"),
-           py::arg("job") = py::none())
+           py::kw_only(), py::arg("job") = py::none(), R"doc(The name of the TPU device at mesh coordinates.
+
+Args:
+  device_coordinates: [x, y, z, core].
+  job: the job in the name; None gives a name without one.
+
+Raises:
+  ValueError: no device at those coordinates.)doc")
       .def(
           "serialized", [](const Topology& t) { return py::bytes(t.serialized()); },
           "The TopologyProto bytes (the parsed bytes as given, else a fresh encoding).")
       .def("__eq__", [](const Topology& a, const Topology& b) { return a == b; });
+}
+
+// The docstring of a DeviceAssignment method taking (replica, logical_core[, job]).
+std::string slot_doc(const char* summary, bool with_job) {
+  std::string doc = std::string(summary) +
+                    "\n\nArgs:\n  replica: the replica.\n  logical_core: the logical core within the replica.\n";
+  if (with_job) doc += "  job: the job in the name; None gives a name without one.\n";
+  return doc + "\nRaises:\n  ValueError: replica or logical_core out of range.";
 }
 
 void bind_device_assignment_class(py::module_& m) {
@@ -101,7 +147,14 @@ void bind_device_assignment_class(py::module_& m) {
              auto [shape, values] = shape_and_values(core_assignment);
              return DeviceAssignment(topology, shape, std::move(values));
            }),
-           py::arg("topology"), py::arg("core_assignment"))
+           py::arg("topology"), py::arg("core_assignment"), R"doc(A device assignment from an explicit array.
+
+Args:
+  topology: the Topology.
+  core_assignment: int32 [replicas, cores per replica, 4]: each logical core's mesh coordinates.
+
+Raises:
+  ValueError: a malformed array, or coordinates without a device or used twice.)doc")
       .def_static(
           "build",
           [](const Topology& topology, std::optional<std::vector<std::int64_t>> computation_shape,
@@ -110,8 +163,9 @@ void bind_device_assignment_class(py::module_& m) {
             py::gil_scoped_release release;  // large slices loop over thousands of cores
             return DeviceAssignment::build(topology, computation_shape, computation_stride, num_replicas, mode);
           },
-          py::arg("topology"), py::arg("computation_shape") = py::none(), py::arg("computation_stride") = py::none(),
-          py::arg("num_replicas") = 1, py::arg("device_order_mode") = DeviceOrderMode::kAuto,
+          py::arg("topology"), py::kw_only(), py::arg("computation_shape") = py::none(),
+          py::arg("computation_stride") = py::none(), py::arg("num_replicas") = 1,
+          py::arg("device_order_mode") = DeviceOrderMode::kAuto,
           R"doc(Packs num_replicas copies of a computation_shape block of cores into the topology.
 
 Args:
@@ -130,14 +184,27 @@ Raises:
           "core_assignment",
           [](const DeviceAssignment& d) { return to_numpy(d.core_assignment_shape(), d.core_assignment()); },
           "int32 array [num_replicas, num_cores_per_replica, 4].")
-      .def("coordinates", &DeviceAssignment::coordinates, py::arg("replica"), py::arg("logical_core"))
-      .def("tpu_ordinal", &DeviceAssignment::tpu_ordinal, py::arg("replica") = 0, py::arg("logical_core") = 0)
-      .def("host_task", &DeviceAssignment::host_task, py::arg("replica") = 0, py::arg("logical_core") = 0)
+      .def("coordinates", &DeviceAssignment::coordinates, py::arg("replica"), py::arg("logical_core"),
+           slot_doc("The mesh coordinates [x, y, z, core] of a replica's logical core.", false).c_str())
+      .def("tpu_ordinal", &DeviceAssignment::tpu_ordinal, py::arg("replica") = 0, py::arg("logical_core") = 0,
+           slot_doc("The TPU ordinal within its task of a replica's logical core.", false).c_str())
+      .def("host_task", &DeviceAssignment::host_task, py::arg("replica") = 0, py::arg("logical_core") = 0,
+           slot_doc("The task (host) of a replica's logical core.", false).c_str())
       .def("tpu_device", &DeviceAssignment::tpu_device, py::arg("replica") = 0, py::arg("logical_core") = 0,
-           py::arg("job") = py::none())
+           py::kw_only(), py::arg("job") = py::none(),
+           slot_doc("The TPU device name of a replica's logical core.", true).c_str())
       .def("host_device", &DeviceAssignment::host_device, py::arg("replica") = 0, py::arg("logical_core") = 0,
-           py::arg("job") = py::none())
-      .def("lookup_replicas", &DeviceAssignment::lookup_replicas, py::arg("task_id"), py::arg("logical_core"));
+           py::kw_only(), py::arg("job") = py::none(),
+           slot_doc("The host CPU device name of a replica's logical core.", true).c_str())
+      .def("lookup_replicas", &DeviceAssignment::lookup_replicas, py::arg("task_id"), py::arg("logical_core"),
+           R"doc(The replicas whose `logical_core` runs on task `task_id`.
+
+Args:
+  task_id: the task (host).
+  logical_core: the logical core within a replica.
+
+Raises:
+  ValueError: no replica has that logical core on that task.)doc");
 }
 
 }  // namespace
@@ -147,7 +214,13 @@ void init_topology(py::module_& m) {
   bind_device_assignment_class(m);
   m.def(
       "slice_topology", [](const std::string& name) { return make_topology(find_slice_preset(name)); }, py::arg("name"),
-      "The Topology of the named slice preset (unknown name -> ValueError listing presets).");
+      R"doc(The Topology of the named slice preset.
+
+Args:
+  name: a preset name such as "v4-32".
+
+Raises:
+  ValueError: an unknown name (the message lists the presets).)doc");
 }
 
 }  // namespace tpustrategy::bindings

@@ -11,14 +11,34 @@ class Tape:
     A C++ gradient tape; records while it is on the tape stack.
     """
     def __init__(self, *, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
-        ...
-    def batch_jacobian(self, target: tpustrategy._core.tensor.Tensor, source: tpustrategy._core.tensor.Tensor, unconnected_zero: bool = False) -> tpustrategy._core.tensor.Tensor | None:
+        """
+        A new tape, not yet on the tape stack.
+        
+        Args:
+          persistent: whether gradient() may be called more than once.
+          watch_accessed_variables: whether reads of trainable variables are watched automatically.
+        """
+    def batch_jacobian(self, target: tpustrategy._core.tensor.Tensor, source: tpustrategy._core.tensor.Tensor, *, unconnected_zero: bool = False) -> tpustrategy._core.tensor.Tensor | None:
         """
         The per-example Jacobian of shape [B] + target.shape[1:] + source.shape[1:].
+        
+        Args:
+          target: a Tensor of shape [B, ...]; row b depends only on row b of `source`.
+          source: a Tensor of shape [B, ...].
+          unconnected_zero: give zeros instead of None when the target does not depend on the source.
+        
+        Returns:
+          A Tensor, or None when unconnected.
         """
-    def gradient(self, targets: collections.abc.Sequence[tpustrategy._core.tensor.Tensor], sources: collections.abc.Sequence[tpustrategy._core.tensor.Tensor], output_gradients: collections.abc.Sequence[tpustrategy._core.tensor.Tensor | None], unconnected_zero: bool = False) -> list:
+    def gradient(self, targets: collections.abc.Sequence[tpustrategy._core.tensor.Tensor], sources: collections.abc.Sequence[tpustrategy._core.tensor.Tensor], output_gradients: collections.abc.Sequence[tpustrategy._core.tensor.Tensor | None], *, unconnected_zero: bool = False) -> list:
         """
         Gradients of the targets with respect to each source.
+        
+        Args:
+          targets: the Tensors to differentiate (their gradients are summed).
+          sources: the Tensors to differentiate with respect to.
+          output_gradients: per target, its initial gradient, or None for ones.
+          unconnected_zero: give zeros instead of None for a source the targets do not depend on.
         
         Returns:
           One entry per source: None, a Tensor, or (values, indices, dense_shape) for a sparse gradient.
@@ -27,10 +47,23 @@ class Tape:
           RuntimeError: a non-persistent tape was already used.
         """
     def is_tracked(self, tensor: tpustrategy._core.tensor.Tensor) -> bool:
-        ...
-    def jacobian(self, target: tpustrategy._core.tensor.Tensor, sources: collections.abc.Sequence[tpustrategy._core.tensor.Tensor], unconnected_zero: bool = False) -> list[tpustrategy._core.tensor.Tensor | None]:
         """
-        Per source, the Jacobian of shape target.shape + source.shape (None when unconnected).
+        Whether the tape records ops reading `tensor`.
+        
+        Args:
+          tensor: a Tensor (watched, or computed from a watched one).
+        """
+    def jacobian(self, target: tpustrategy._core.tensor.Tensor, sources: collections.abc.Sequence[tpustrategy._core.tensor.Tensor], *, unconnected_zero: bool = False) -> list[tpustrategy._core.tensor.Tensor | None]:
+        """
+        Per source, the Jacobian of shape target.shape + source.shape.
+        
+        Args:
+          target: the Tensor to differentiate.
+          sources: the Tensors to differentiate with respect to.
+          unconnected_zero: give zeros instead of None for a source the target does not depend on.
+        
+        Returns:
+          One Tensor (or None when unconnected) per source.
         """
     def reset(self) -> None:
         """
@@ -39,6 +72,9 @@ class Tape:
     def watch(self, tensor: tpustrategy._core.tensor.Tensor) -> None:
         """
         Records ops reading `tensor` from now on.
+        
+        Args:
+          tensor: the Tensor to watch.
         """
     @property
     def num_records(self) -> int:
@@ -57,22 +93,44 @@ def current_tapes() -> list[Tape]:
     The tapes on the current replica's stack, innermost last.
     """
 def is_active(tape: Tape) -> bool:
-    ...
+    """
+    Whether `tape` is on the current replica's tape stack.
+    
+    Args:
+      tape: a Tape.
+    """
 def ops_with_gradients() -> list[str]:
     """
     TF op type names with a registered gradient function.
     """
 def pop_tape(tape: Tape) -> bool:
     """
-    Takes `tape` off the stack; False when it was not on it.
+    Takes `tape` off the current replica's tape stack.
+    
+    Args:
+      tape: the Tape to stop recording on.
+    
+    Returns:
+      False when it was not on the stack.
     """
 def push_tape(tape: Tape) -> None:
     """
     Puts `tape` on the current replica's tape stack.
+    
+    Args:
+      tape: the Tape to start recording on.
     """
 def record_custom_gradient(inputs: collections.abc.Sequence[tpustrategy._core.tensor.Tensor], outputs: collections.abc.Sequence[tpustrategy._core.tensor.Tensor], grad_fn: typing.Any) -> list[tpustrategy._core.tensor.Tensor]:
     """
-    Records outputs = f(inputs) with `grad_fn(*output_grads) -> list of input grads` as its gradient.
+    Records outputs = f(inputs) on the active tapes with a Python gradient (tf.custom_gradient).
+    
+    Args:
+      inputs: the Tensors f read.
+      outputs: the Tensors f returned.
+      grad_fn: called as grad_fn(*output_grads); returns one gradient (or None) per input.
+    
+    Raises:
+      ValueError: at backprop, when grad_fn returns another number of gradients than there are inputs.
     """
 def recording() -> bool:
     """
@@ -81,8 +139,17 @@ def recording() -> bool:
 def tensor_id(tensor: tpustrategy._core.tensor.Tensor) -> int:
     """
     The identity tapes key on (copies of one tensor share it).
+    
+    Args:
+      tensor: a Tensor.
     """
 def variable_accessed(value: tpustrategy._core.tensor.Tensor) -> list:
     """
     Watches a trainable variable's value on every tape that watches accessed variables.
+    
+    Args:
+      value: the variable's current value.
+    
+    Returns:
+      The tapes that now watch it.
     """

@@ -10,10 +10,21 @@ class BundleWriter:
     Writes <prefix>.index and <prefix>.data-00000-of-00001.
     """
     def __init__(self, prefix: str) -> None:
-        ...
+        """
+        A writer; nothing is written before finish().
+        
+        Args:
+          prefix: the checkpoint's path prefix.
+        """
     def add(self, key: str, dtype: typing.SupportsInt | typing.SupportsIndex, shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], data: bytes) -> None:
         """
-        Adds a numeric tensor: `dtype` is a TF DataType enum value, `data` its little-endian bytes.
+        Adds a numeric tensor.
+        
+        Args:
+          key: the tensor's key in the checkpoint.
+          dtype: a TF DataType enum value.
+          shape: the tensor's shape.
+          data: its little-endian element bytes.
         
         Raises:
           InvalidArgumentError: a repeated key, or bytes that do not fit dtype and shape.
@@ -21,6 +32,14 @@ class BundleWriter:
     def add_strings(self, key: str, shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], strings: collections.abc.Sequence[str]) -> None:
         """
         Adds a DT_STRING tensor.
+        
+        Args:
+          key: the tensor's key in the checkpoint.
+          shape: the tensor's shape.
+          strings: its elements, row-major.
+        
+        Raises:
+          InvalidArgumentError: a repeated key, or a count that does not fit the shape.
         """
     def finish(self) -> None:
         """
@@ -34,6 +53,9 @@ class BundleReader:
         """
         Reads and checks `<prefix>.index`.
         
+        Args:
+          prefix: the checkpoint's path prefix.
+        
         Raises:
           NotFoundError: no such checkpoint.
           DataLossError: a corrupt index.
@@ -45,15 +67,35 @@ class BundleReader:
     def read(self, key: str) -> bytes:
         """
         The little-endian bytes of a numeric tensor (CRC checked).
+        
+        Args:
+          key: the tensor's key.
+        
+        Raises:
+          NotFoundError: no such key.
+          DataLossError: a CRC mismatch or a truncated data file.
         """
     def read_strings(self, key: str) -> list:
         """
         The elements of a DT_STRING tensor (CRCs checked).
+        
+        Args:
+          key: the tensor's key.
+        
+        Raises:
+          NotFoundError: no such key.
+          DataLossError: a CRC mismatch or a truncated data file.
         """
     @property
     def prefix(self) -> str:
         ...
 def write_file_atomically(path: str, data: bytes) -> None:
     """
-    Writes `data` to `path` through a temporary file, fsync and rename (the previous file stays intact until then).
+    Writes `data` to `path` through a temporary file, fsync and rename.
+    
+    The previous file stays intact until the rename.
+    
+    Args:
+      path: the file to write.
+      data: its new contents.
     """

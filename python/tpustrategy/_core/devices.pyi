@@ -15,11 +15,20 @@ class Device:
     def __repr__(self) -> str:
         ...
     def memory_info(self) -> dict:
-        ...
+        """
+        {'current': bytes in use, 'peak': the most since the last reset, 'limit': the capacity}.
+        """
     def reset_memory_stats(self) -> None:
-        ...
+        """
+        Sets the peak to the current usage.
+        """
     def set_memory_limit(self, bytes: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+        """
+        Sets the device's memory capacity.
+        
+        Args:
+          bytes: the new capacity in bytes.
+        """
     @property
     def coordinates(self) -> typing.Annotated[list[int], "FixedSize(4)"]:
         ...
@@ -55,10 +64,27 @@ def current_device() -> Device:
     """
 def find_device(name: str) -> Device:
     """
-    Resolves a full or partial TF device name (e.g. 'TPU:3') to a simulated device.
+    Resolves a full or partial TF device name to a simulated device.
+    
+    Args:
+      name: e.g. "TPU:3", "/job:localhost/replica:0/task:0/device:CPU:0".
+    
+    Returns:
+      The Device (GPU:k and CPU:k, k > 0, are created on first use as logical devices of host 0).
+    
+    Raises:
+      ValueError: no device matches, or several do.
     """
 def host_cpu(task: typing.SupportsInt | typing.SupportsIndex = 0) -> Device:
-    ...
+    """
+    The CPU device of a host.
+    
+    Args:
+      task: the host's task index.
+    
+    Raises:
+      ValueError: no host has that task index.
+    """
 def job() -> str:
     """
     The job in the devices' names (localhost, worker).
@@ -66,9 +92,26 @@ def job() -> str:
 def list_devices(device_type: str = '') -> list[Device]:
     """
     Devices of the simulated slice, TPU cores first, in ordinal order.
+    
+    Args:
+      device_type: "TPU", "CPU" or "GPU"; "" lists every device.
+    
+    Returns:
+      A list of Device.
     """
 def parse_device_spec(name: str) -> dict:
-    ...
+    """
+    Parses a TF device name into its parts (tf.DeviceSpec.from_string).
+    
+    Args:
+      name: e.g. "/job:worker/replica:0/task:1/device:TPU:3" or "GPU:0".
+    
+    Returns:
+      {'job', 'replica', 'task', 'device_type', 'device_index'}, None for each part not given.
+    
+    Raises:
+      ValueError: the name cannot be parsed.
+    """
 def release_cached_memory() -> int:
     """
     Returns the host memory the tensor-buffer caches hold (freed buffers kept for reuse) to the OS.
@@ -78,15 +121,51 @@ def release_cached_memory() -> int:
     """
 def set_buffer_cache_limit(bytes: typing.SupportsInt | typing.SupportsIndex) -> None:
     """
-    Sets the buffer caches' limit (0 disables caching); drops the caches when over it.
+    Sets the buffer caches' limit; drops the caches when over it.
+    
+    Args:
+      bytes: the most host bytes the caches keep together (0 disables caching).
+    
+    Raises:
+      ValueError: a negative limit.
     """
 def set_current_device(device: Device) -> None:
-    ...
+    """
+    Places new tensors on `device`.
+    
+    Args:
+      device: a Device, or None for host CPU 0.
+    """
 def set_job(job: str) -> None:
     """
-    Renames every device into `job` (a TF_CONFIG worker's devices are /job:worker/...); only while no replica runs.
+    Renames every device into `job`; only while no replica runs.
+    
+    A TF_CONFIG worker's devices are /job:worker/...
+    
+    Args:
+      job: the job name, e.g. "worker".
+    
+    Raises:
+      ValueError: an invalid job name.
     """
 def set_logical_cpu_count(count: typing.SupportsInt | typing.SupportsIndex) -> None:
-    ...
-def set_logical_gpu_count(count: typing.SupportsInt | typing.SupportsIndex, memory_limit_bytes: typing.SupportsInt | typing.SupportsIndex = 0) -> None:
-    ...
+    """
+    Splits host 0's CPU into `count` logical CPU devices (tf.config.set_logical_device_configuration).
+    
+    Args:
+      count: the number of CPU devices, at least 1.
+    
+    Raises:
+      ValueError: count < 1.
+    """
+def set_logical_gpu_count(count: typing.SupportsInt | typing.SupportsIndex, *, memory_limit_bytes: typing.SupportsInt | typing.SupportsIndex = 0) -> None:
+    """
+    Makes `count` logical GPU devices on host 0.
+    
+    Args:
+      count: the number of GPU devices (0 removes them).
+      memory_limit_bytes: each device's memory capacity; 0 keeps the default.
+    
+    Raises:
+      ValueError: a negative count.
+    """

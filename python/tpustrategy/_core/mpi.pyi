@@ -13,6 +13,12 @@ class Communicator:
     def all_gather(self, inputs: collections.abc.Sequence[numpy.ndarray]) -> numpy.ndarray:
         """
         Every participant's array flattened and concatenated in rank order.
+        
+        Args:
+          inputs: this process's participants' arrays, in local_ranks order, same dtype and shape.
+        
+        Returns:
+          One flat array.
         """
     def all_reduce(self, inputs: collections.abc.Sequence[numpy.ndarray], op: str) -> numpy.ndarray:
         """
@@ -33,6 +39,12 @@ class Communicator:
     def all_to_all(self, inputs: collections.abc.Sequence[numpy.ndarray]) -> list[numpy.ndarray]:
         """
         Rank t's output chunk s = rank s's input chunk t (flat).
+        
+        Args:
+          inputs: this process's participants' arrays, in local_ranks order; element count divisible by size.
+        
+        Returns:
+          One flat array per local participant.
         """
     def barrier(self) -> None:
         """
@@ -41,18 +53,46 @@ class Communicator:
     def broadcast(self, inputs: collections.abc.Sequence[numpy.ndarray], root: typing.SupportsInt | typing.SupportsIndex) -> list[numpy.ndarray]:
         """
         Rank `root`'s array, for every local participant.
+        
+        Args:
+          inputs: this process's participants' arrays, in local_ranks order.
+          root: the group rank whose array is sent.
+        
+        Returns:
+          One array per local participant.
         """
     def collective_permute(self, inputs: collections.abc.Sequence[numpy.ndarray], source_target_pairs: collections.abc.Sequence[tuple[typing.SupportsInt | typing.SupportsIndex, typing.SupportsInt | typing.SupportsIndex]]) -> list[numpy.ndarray]:
         """
-        Target's output = source's input; outputs no pair targets are zeros.
+        Target's output = source's input.
+        
+        Args:
+          inputs: this process's participants' arrays, in local_ranks order.
+          source_target_pairs: (source rank, target rank) pairs; outputs no pair targets are zeros.
+        
+        Returns:
+          One array per local participant.
         """
     def reduce_scatter(self, inputs: collections.abc.Sequence[numpy.ndarray], op: str) -> list[numpy.ndarray]:
         """
         Local participant j (rank r) gets chunk r of the reduction (flat).
+        
+        Args:
+          inputs: this process's participants' arrays, in local_ranks order; element count divisible by size.
+          op: "SUM", "MEAN", "MAX", "MIN" or "PROD".
+        
+        Returns:
+          One flat array per local participant.
         """
     def split(self, color_of_rank: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], key_of_rank: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> dict[int, Communicator]:
         """
-        Subgroups as MPI_Comm_split (per group rank); returns {colour: Communicator} for local colours.
+        Subgroups as MPI_Comm_split; every process must call it.
+        
+        Args:
+          color_of_rank: per group rank, its subgroup's colour.
+          key_of_rank: per group rank, its order key within the subgroup.
+        
+        Returns:
+          {colour: Communicator} for the colours of this process's participants.
         """
     @property
     def backend(self) -> str:
@@ -70,14 +110,29 @@ class Communicator:
     def size(self) -> int:
         ...
 class MpiCommunicator(Communicator):
+    """
+    A Communicator over MPI processes (make_communicator).
+    """
     def abort(self, rank: typing.SupportsInt | typing.SupportsIndex, message: str) -> bool:
         """
-        Tells every other process that participant `rank` failed with `message`: their current or next
-        collective raises AbortedError naming this process and the rank. Returns False if they did not
-        take notice within the timeout.
+        Tells every other process that participant `rank` failed with `message`.
+        
+        Their current or next collective raises AbortedError naming this process and the rank.
+        
+        Args:
+          rank: the failed participant's group rank.
+          message: what went wrong.
+        
+        Returns:
+          False if the other processes did not take notice within the timeout.
         """
     def world_rank_of_process(self, process_index: typing.SupportsInt | typing.SupportsIndex) -> int:
-        ...
+        """
+        The MPI_COMM_WORLD rank of a process of the group.
+        
+        Args:
+          process_index: the process's index in the group.
+        """
     @property
     def timeout_seconds(self) -> float:
         ...
@@ -106,8 +161,18 @@ def initialized() -> bool:
     """
 def make_communicator(local_size: typing.SupportsInt | typing.SupportsIndex) -> MpiCommunicator:
     """
-    The group over MPI_COMM_WORLD in which this process hosts `local_size` participants (ranks are
-    numbered process by process). Every process must call it.
+    The group over MPI_COMM_WORLD in which this process hosts `local_size` participants.
+    
+    Ranks are numbered process by process. Every process must call it.
+    
+    Args:
+      local_size: this process's number of participants.
+    
+    Returns:
+      An MpiCommunicator.
+    
+    Raises:
+      UnimplementedError: the core was built without MPI.
     """
 def world_rank() -> int:
     """

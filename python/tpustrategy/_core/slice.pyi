@@ -107,17 +107,36 @@ class SlicePreset:
         """
 def activate_slice(name: str) -> None:
     """
-    Replaces the simulated devices with those of the named slice (unknown → ValueError).
+    Replaces the simulated devices with the named slice's.
+    
+    Args:
+      name: a preset name such as "v3-8".
+    
+    Raises:
+      ValueError: no preset has that name.
     """
 def active_slice() -> SlicePreset:
-    ...
+    """
+    The SlicePreset whose devices are simulated now (v3-8 until activate_slice).
+    """
 def chip_specs() -> list[ChipSpec]:
     """
-    Every chip generation the simulator knows.
+    Every chip generation the simulator knows, as ChipSpec values.
     """
 def find_slice_preset(name: str) -> SlicePreset:
-    ...
+    """
+    The preset called `name`.
+    
+    Args:
+      name: a preset name such as "v3-8" or "v5p-128".
+    
+    Returns:
+      The SlicePreset.
+    
+    Raises:
+      ValueError: no preset has that name (the message lists them).
+    """
 def slice_presets() -> list[SlicePreset]:
     """
-    Every named slice the simulator knows.
+    Every named slice the simulator knows, as SlicePreset values.
     """

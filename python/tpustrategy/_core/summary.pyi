@@ -13,16 +13,29 @@ class EventFileWriter:
         """
         Creates the file and writes the file_version event.
         
+        Args:
+          path: the event file to create.
+          wall_time: the file_version event's time, seconds since the epoch.
+        
         Raises:
           NotFoundError: the directory is missing.
           FailedPreconditionError: `path` is a directory.
         """
     def close(self) -> None:
-        ...
+        """
+        Flushes and closes the file (idempotent).
+        """
     def flush(self) -> None:
-        ...
+        """
+        Writes buffered records to the file.
+        """
     def write_event(self, event: bytes) -> None:
-        ...
+        """
+        Appends one record.
+        
+        Args:
+          event: a serialized Event (encode_summary_event).
+        """
     @property
     def path(self) -> str:
         ...
@@ -31,6 +44,16 @@ def encode_summary_event(wall_time: typing.SupportsFloat | typing.SupportsIndex,
     A serialized tensorflow.Event with one tensor summary value.
     
     Args:
-      dtype: the TF DataType enum value; content: little-endian element bytes (numeric dtypes);
-      strings: the elements of a DT_STRING tensor.
+      wall_time: seconds since the epoch.
+      step: the global step.
+      tag: the summary's tag.
+      dtype: the TF DataType enum value of the tensor.
+      shape: the tensor's shape.
+      content: little-endian element bytes (numeric dtypes; empty for DT_STRING).
+      strings: the elements of a DT_STRING tensor (empty otherwise).
+      plugin_name: the TensorBoard plugin ("scalars", "histograms", "text", "images").
+      plugin_content: the plugin's serialized metadata.
+    
+    Returns:
+      The Event proto's bytes.
     """

@@ -16,7 +16,15 @@ class DType:
     def __hash__(self) -> int:
         ...
     def __init__(self, type_value: typing.Any) -> None:
-        ...
+        """
+        The DType of `type_value`.
+        
+        Args:
+          type_value: a DType, a numpy dtype or type, or a dtype name ("float32").
+        
+        Raises:
+          TypeError: `type_value` names no supported dtype.
+        """
     def __ne__(self, arg0: typing.Any) -> bool:
         ...
     def __repr__(self) -> str:
@@ -66,14 +74,47 @@ class DType:
         ...
 def constant(value: typing.Any, dtype: typing.Any = None) -> typing.Any:
     """
-    Creates a Tensor holding a copy of `value`.
+    Creates a Tensor holding a copy of `value` (tf.constant).
+    
+    Args:
+      value: a Tensor, numpy array, Python scalar or nested list.
+      dtype: the DType wanted; None infers it as TF does.
+    
+    Returns:
+      A new Tensor on the current device.
+    
+    Raises:
+      TypeError: `value` cannot be converted to `dtype`.
     """
 def convert_to_tensor(value: typing.Any, dtype: typing.Any = None) -> typing.Any:
     """
     Converts a Python value, numpy array or Tensor to a Tensor.
+    
+    Args:
+      value: a Tensor (returned as it is when the dtype matches), numpy array, Python scalar or nested list.
+      dtype: the DType wanted; None infers it as TF does.
+    
+    Returns:
+      A Tensor.
+    
+    Raises:
+      TypeError: `value` cannot be converted, or a Tensor of another dtype is given with `dtype`.
     """
 def copy_to_device(tensor: Tensor, device: str) -> Tensor:
-    ...
+    """
+    A copy of `tensor` on another simulated device.
+    
+    Args:
+      tensor: the Tensor to copy.
+      device: a full or partial device name, e.g. "TPU:3".
+    
+    Returns:
+      The new Tensor, charged to `device`.
+    
+    Raises:
+      ValueError: no device matches `device`, or several do.
+      ResourceExhaustedError: the device's memory is full.
+    """
 bfloat16: DType
 bool: DType
 complex128: DType

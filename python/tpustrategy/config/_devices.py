@@ -102,7 +102,7 @@ def set_logical_device_configuration(device, logical_devices) -> None:
         _core.devices.set_logical_cpu_count(max(1, len(logical_devices)))
     elif kind == "GPU":
         limit = logical_devices[0].memory_limit if logical_devices else None
-        _core.devices.set_logical_gpu_count(len(logical_devices), int(limit * _MIB) if limit else 0)
+        _core.devices.set_logical_gpu_count(len(logical_devices), memory_limit_bytes=int(limit * _MIB) if limit else 0)
     else:
         if len(logical_devices) > 1:
             raise ValueError(

@@ -9,6 +9,8 @@ tf.string tensors (to_public). Lists are *values*, not structure:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from tpustrategy import _core
@@ -36,7 +38,7 @@ def is_string_spec(spec) -> bool:
     return isinstance(spec, TensorSpec) and spec.dtype is string
 
 
-def to_public(element):
+def to_public(element: Any) -> Any:
     """The element as the user sees it: string leaves (bytes / object arrays inside the pipeline) become
     tf.string tensors."""
     return map_structure(_public_leaf, element)
@@ -262,7 +264,7 @@ def stack_leaves(leaves: list, component: int):
     if isinstance(first, RaggedTensor):
         return ragged_tensor.stack(leaves)
     if isinstance(first, Tensor):
-        return _core.data.stack_batch(leaves, component)
+        return _core.data.stack_batch(leaves, component=component)
     shapes = {leaf_shape(leaf) for leaf in leaves}
     if len(shapes) != 1:
         raise _invalid_argument(f"Cannot batch tensors with different shapes in component {component}.")

@@ -8,6 +8,7 @@ distribution layer reads ``experimental_distribute`` (auto-shard policy, device 
 from __future__ import annotations
 
 import enum
+from typing import Any, ClassVar, TypeVar
 
 AUTOTUNE = -1
 SHARD_HINT = -1
@@ -37,31 +38,34 @@ class AutotuneAlgorithm(enum.Enum):
     STAGE_BASED = 4
 
 
+_Group = TypeVar("_Group", bound="_OptionsGroup")
+
+
 class _OptionsGroup:
     """Attribute-only settings: unknown names raise AttributeError (as TF), None means "not set"."""
 
-    _defaults: dict = {}
+    _defaults: ClassVar[dict[str, Any]] = {}
 
-    def __init__(self):
+    def __init__(self) -> None:
         for name in self._defaults:
             object.__setattr__(self, name, None)
 
-    def __getattribute__(self, name):
+    def __getattribute__(self, name: str) -> Any:
         value = object.__getattribute__(self, name)
         if value is None and name in type(self)._defaults:
             default = type(self)._defaults[name]
             return default() if callable(default) else default
         return value
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: Any) -> None:
         if name not in self._defaults:
             raise AttributeError(f"Cannot set the property {name} on {type(self).__name__}.")
         object.__setattr__(self, name, value)
 
-    def _explicit(self, name):
+    def _explicit(self, name: str) -> Any:
         return object.__getattribute__(self, name)
 
-    def _merge(self, other):
+    def _merge(self: _Group, other: _Group) -> _Group:
         """A copy of self overridden by every option `other` set explicitly."""
         out = type(self)()
         for name in self._defaults:
@@ -72,15 +76,15 @@ class _OptionsGroup:
                 object.__setattr__(out, name, theirs if theirs is not None else mine)
         return out
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return type(self) is type(other) and all(getattr(self, n) == getattr(other, n) for n in self._defaults)
 
-    def __ne__(self, other):
+    def __ne__(self, other: object) -> bool:
         return not self == other
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # mutable: unhashable, as TF's
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in self._defaults)
         return f"{type(self).__name__}({fields})"
 
@@ -137,13 +141,13 @@ class Options(_OptionsGroup):
         "threading": ThreadingOptions,
     }
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         for name, default in self._defaults.items():
             if isinstance(default, type):
                 object.__setattr__(self, name, default())
 
-    def merge(self, options):
+    def merge(self, options: Options) -> Options:
         """Options set in `options` override those set in self (``Options.merge``)."""
         if not isinstance(options, Options):
             raise TypeError(f"`options` must be a tf.data.Options, got {type(options).__name__}")

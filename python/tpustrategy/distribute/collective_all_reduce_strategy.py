@@ -16,6 +16,8 @@ unless the program makes them differ).
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from tpustrategy import _core, errors
 from tpustrategy.distribute import distribute_lib, multi_process
 from tpustrategy.distribute.cluster_resolver import TFConfigClusterResolver
@@ -23,7 +25,7 @@ from tpustrategy.distribute.collective_util import CommunicationOptions
 from tpustrategy.distribute.mirrored_strategy import MirroredExtended
 
 
-def _worker_devices(process_index: int, process_count: int) -> list:
+def _worker_devices(process_index: int, process_count: int) -> list[_core.devices.Device]:
     hosts = sorted({d.task for d in _core.devices.list_devices("CPU")})
     if process_index not in hosts:
         raise errors.InvalidArgumentError(None, None, f"MultiWorkerMirroredStrategy over {process_count} processes "
@@ -33,7 +35,9 @@ def _worker_devices(process_index: int, process_count: int) -> list:
 
 
 class CollectiveAllReduceExtended(MirroredExtended):
-    def __init__(self, container_strategy, cluster_resolver, communication_options):
+    def __init__(
+        self, container_strategy: Any, cluster_resolver: Any, communication_options: CommunicationOptions | None
+    ) -> None:
         if communication_options is None:
             communication_options = CommunicationOptions()
         if not isinstance(communication_options, CommunicationOptions):
@@ -56,7 +60,7 @@ class CollectiveAllReduceExtended(MirroredExtended):
             raise ValueError(f"the cluster resolver's task_id {cluster_resolver.task_id} is not this process's MPI "
                              f"rank {process_slice.process_index}: one worker per mpirun process, in rank order")
 
-    def _replica_devices(self) -> list:
+    def _replica_devices(self) -> list[_core.devices.Device]:
         if self._process_slice is not None:
             return [self._devices[r] for r in self._process_slice.replica_ids]
         return self._devices
@@ -65,19 +69,20 @@ class CollectiveAllReduceExtended(MirroredExtended):
     def _num_workers(self) -> int:
         return 1 if self._process_slice is None else self._process_slice.process_count
 
-    def _reduce_to(self, reduce_op, value, devices, options=None):
+    def _reduce_to(self, reduce_op: Any, value: Any, devices: Any, options: Any = None) -> Any:
         return super()._reduce_to(reduce_op, value, devices, self._communication_options.merge(options))
 
 
 class CollectiveAllReduceStrategy(distribute_lib.Strategy):
     """``tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=None, communication_options=None)``."""
 
-    def __init__(self, cluster_resolver=None, communication_options=None):
+    def __init__(self, cluster_resolver: Any = None, communication_options: CommunicationOptions | None = None) -> None:
         super().__init__(CollectiveAllReduceExtended(self, cluster_resolver, communication_options))
 
     @property
-    def cluster_resolver(self):
-        return self._extended._cluster_resolver
+    def cluster_resolver(self) -> Any:
+        """The cluster resolver the strategy was built with (a TFConfigClusterResolver by default)."""
+        return cast(CollectiveAllReduceExtended, self._extended)._cluster_resolver
 
 
 MultiWorkerMirroredStrategy = CollectiveAllReduceStrategy

@@ -52,11 +52,11 @@ def all_reduce(tensors: list, reduce_op: ReduceOp, devices: list) -> list:
     """
     if reduce_op == ReduceOp.MEAN and tensors and tensors[0].dtype.is_integer:
         results = []
-        for device, total in zip(devices, _core.collectives.all_reduce(tensors, "SUM", devices), strict=True):
+        for device, total in zip(devices, _core.collectives.all_reduce(tensors, "SUM", devices=devices), strict=True):
             with device_scope.device_scope(device):
                 results.append(math_ops.divide(total, len(tensors)))
         return results
-    return _core.collectives.all_reduce(tensors, reduce_op.value, devices)
+    return _core.collectives.all_reduce(tensors, reduce_op.value, devices=devices)
 
 
 def reduce_to(reduce_op: ReduceOp, value, devices: list, num_replicas: int):
@@ -114,10 +114,10 @@ def reduce_with_axis(reduce_op: ReduceOp, value, axis, num_replicas: int):
     components = list(value.values) if isinstance(value, DistributedValues) else [value] * num_replicas
     shares = [_sum_and_count(_core.tensor.convert_to_tensor(v), axis) for v in components]
     destination = [current_device()]
-    total = _core.collectives.all_reduce([s for s, _ in shares], "SUM", destination)[0]
+    total = _core.collectives.all_reduce([s for s, _ in shares], "SUM", devices=destination)[0]
     if reduce_op == ReduceOp.SUM:
         return total
-    count = _core.collectives.all_reduce([c for _, c in shares], "SUM", destination)[0]
+    count = _core.collectives.all_reduce([c for _, c in shares], "SUM", devices=destination)[0]
     with device_scope.device_scope(destination[0]):
         return math_ops.divide(total, math_ops.cast(count, total.dtype))
 
@@ -172,7 +172,7 @@ def gather_to(value, axis, devices: list):
         # TF concatenates the components, and its concat rejects scalars with ValueError (observed with TF 2.21).
         raise ValueError("Can't concatenate scalars (use tf.stack instead): Strategy.gather needs components of "
                          "rank >= 1")
-    return _deliver(_core.collectives.all_gather(components, axis, devices))
+    return _deliver(_core.collectives.all_gather(components, axis, devices=devices))
 
 
 def broadcast_to(value, devices: list):

@@ -28,12 +28,12 @@ StrategyExtended = StrategyExtendedV2
 class _StrategyScope:
     """``with strategy.scope()``: pushes cross-replica mode; re-entering the same strategy is allowed."""
 
-    def __init__(self, strategy):
+    def __init__(self, strategy: StrategyBase) -> None:
         self._strategy = strategy
         self._mode = ds_context.cross_replica_mode(strategy)
         self._reentries = 0
 
-    def __enter__(self):
+    def __enter__(self) -> StrategyBase:
         if ds_context.has_strategy():
             require_cross_replica(self._strategy.extended)
             self._reentries += 1
@@ -41,7 +41,7 @@ class _StrategyScope:
             ds_context.push_mode(self._mode)
         return self._strategy
 
-    def __exit__(self, *exc_info):
+    def __exit__(self, *exc_info: object) -> bool:
         if self._reentries:
             self._reentries -= 1
         else:
@@ -52,11 +52,11 @@ class _StrategyScope:
 class StrategyBase:
     """What every strategy version shares."""
 
-    def __init__(self, extended):
+    def __init__(self, extended: StrategyExtendedV2) -> None:
         self._extended = extended
 
     @property
-    def extended(self):
+    def extended(self) -> StrategyExtendedV2:
         return self._extended
 
     @property
@@ -67,7 +67,7 @@ class StrategyBase:
     def cluster_resolver(self):
         return None
 
-    def scope(self):
+    def scope(self) -> _StrategyScope:
         """A context manager that makes this strategy current (cross-replica context) and distributes the
         variables created in it. Nesting rules: see SEMANTICS.md §2.1."""
         return _StrategyScope(self)

@@ -10,17 +10,21 @@ default context). An empty stack is the default mode: the default strategy, in i
 from __future__ import annotations
 
 import contextvars
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tpustrategy import _core
+
+if TYPE_CHECKING:
+    from tpustrategy.distribute.distribute_lib import StrategyBase
+    from tpustrategy.distribute.replica_context import ReplicaContext
 
 
 class _Mode(NamedTuple):
     """One stack entry. Exactly one of cross_replica_context / replica_context is set."""
 
-    strategy: Any
-    cross_replica_context: Any  # the strategy in cross-replica context, else None
-    replica_context: Any  # a ReplicaContext in replica context, else None
+    strategy: StrategyBase
+    cross_replica_context: StrategyBase | None  # the strategy in cross-replica context, else None
+    replica_context: ReplicaContext | None  # a ReplicaContext in replica context, else None
 
 
 _top_mode = _core.runtime.current_mode  # the top of the current context's stack, or None
@@ -28,7 +32,7 @@ _top_mode = _core.runtime.current_mode  # the top of the current context's stack
 _default_mode: _Mode | None = None
 
 
-def set_default_mode(strategy, replica_context) -> None:
+def set_default_mode(strategy: StrategyBase, replica_context: ReplicaContext) -> None:
     """Registers the default strategy and its replica context (called once, by distribute_lib)."""
     global _default_mode
     _default_mode = _Mode(strategy, None, replica_context)
@@ -41,7 +45,7 @@ def _get_default_mode() -> _Mode:
 
 
 def current_mode() -> _Mode:
-    mode = _top_mode()
+    mode: _Mode | None = _top_mode()
     return _get_default_mode() if mode is None else mode
 
 
@@ -56,15 +60,15 @@ pop_mode = _core.runtime.pop_mode
 unwind_mode = _core.runtime.unwind_mode
 
 
-def cross_replica_mode(strategy) -> _Mode:
+def cross_replica_mode(strategy: StrategyBase) -> _Mode:
     return _Mode(strategy, strategy, None)
 
 
-def replica_mode(replica_context) -> _Mode:
+def replica_mode(replica_context: ReplicaContext) -> _Mode:
     return _Mode(replica_context.strategy, None, replica_context)
 
 
-def get_strategy():
+def get_strategy() -> StrategyBase:
     """The strategy whose scope is active, else the default (single-replica) strategy."""
     return current_mode().strategy
 
@@ -79,19 +83,19 @@ def in_cross_replica_context() -> bool:
     return current_mode().cross_replica_context is not None
 
 
-def get_replica_context():
+def get_replica_context() -> ReplicaContext | None:
     """The ReplicaContext in replica context (inside ``run``, or the default one outside every scope);
     None in cross-replica context."""
-    mode = _top_mode()  # current_mode(), inlined: every replica of every step asks
+    mode: _Mode | None = _top_mode()  # current_mode(), inlined: every replica of every step asks
     return (_get_default_mode() if mode is None else mode).replica_context
 
 
-def get_cross_replica_context():
+def get_cross_replica_context() -> StrategyBase | None:
     """The strategy in cross-replica context, else None."""
     return current_mode().cross_replica_context
 
 
-def experimental_set_strategy(strategy) -> None:
+def experimental_set_strategy(strategy: StrategyBase | None) -> None:
     """Makes `strategy` current without a ``with`` block; None restores the default.
 
     Raises:
@@ -114,13 +118,15 @@ def experimental_set_strategy(strategy) -> None:
         _global_scope.set(new_scope)
 
 
-_global_scope: contextvars.ContextVar = contextvars.ContextVar("tpustrategy_global_scope", default=None)
+_global_scope: contextvars.ContextVar[Any] = contextvars.ContextVar("tpustrategy_global_scope", default=None)
 
 # Per-replica state read by the variables and set by the strategies' extended (one copy per replica
 # greenlet, like the mode stack).
 # The replica an ``extended.update`` function is updating (None outside update).
-update_replica_id: contextvars.ContextVar = contextvars.ContextVar("tpustrategy_update_replica_id", default=None)
+update_replica_id: contextvars.ContextVar[int | None] = contextvars.ContextVar(
+    "tpustrategy_update_replica_id", default=None
+)
 # The variable new variables are colocated with (``colocate_vars_with``).
-colocation_variable: contextvars.ContextVar = contextvars.ContextVar("tpustrategy_colocate_with", default=None)
+colocation_variable: contextvars.ContextVar[Any] = contextvars.ContextVar("tpustrategy_colocate_with", default=None)
 # The logical core new work lands on (``experimental_logical_device``).
-current_logical_device: contextvars.ContextVar = contextvars.ContextVar("tpustrategy_logical_device", default=0)
+current_logical_device: contextvars.ContextVar[int] = contextvars.ContextVar("tpustrategy_logical_device", default=0)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from typing import Any
 
 from tpustrategy import _core, nest
 from tpustrategy.distribute import collective_util, cross_replica_ops, distributed_variables, input_lib
@@ -44,13 +45,13 @@ def require_cross_replica(extended, error_message: str = _CROSS_REPLICA_REQUIRED
 class StrategyExtendedV2:
     """Device-level operations of a strategy (``strategy.extended``)."""
 
-    def __init__(self, container_strategy):
+    def __init__(self, container_strategy: Any) -> None:
         self._container_strategy_ref = container_strategy
         # A multi-process slice (multi_process.ProcessSlice) when launched by mpirun: this process runs only
         # its own replicas and collectives span the processes. None: every replica runs here.
-        self._process_slice = None
+        self._process_slice: Any = None
 
-    def _container_strategy(self):
+    def _container_strategy(self) -> Any:
         return self._container_strategy_ref
 
     # ---- hooks ----
@@ -210,7 +211,7 @@ class StrategyExtendedV2:
     def _reduce(self, reduce_op, value):
         return self._reduce_to(reduce_op, value, [cross_replica_ops.current_device()])
 
-    def _reduce_to(self, reduce_op, value, devices, options=None):
+    def _reduce_to(self, reduce_op: Any, value: Any, devices: Any, options: Any = None) -> Any:
         components = self._process_components(value)
         if components is not None:
             total = self._process_slice.all_reduce(reduce_op, components, options)

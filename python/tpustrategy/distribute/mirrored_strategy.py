@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any, cast
+
 from tpustrategy import _core
 from tpustrategy.distribute import distribute_lib
 from tpustrategy.distribute.extended import StrategyExtendedV1
 from tpustrategy.framework import device_scope
 
 
-def default_devices() -> list:
+def default_devices() -> list[_core.devices.Device]:
     """The configured logical GPUs, else the logical CPUs of host 0 if the CPU was split, else CPU:0."""
     gpus = sorted(_core.devices.list_devices("GPU"), key=lambda d: d.index)
     if gpus:
@@ -17,7 +20,9 @@ def default_devices() -> list:
     return cpus if len(cpus) > 1 else [_core.devices.host_cpu()]
 
 
-def resolve_devices(devices) -> list:
+def resolve_devices(
+    devices: str | _core.devices.Device | Sequence[str | _core.devices.Device],
+) -> list[_core.devices.Device]:
     """Device names ("GPU:0", "/device:CPU:1", "TPU:3") or Devices → distinct simulated devices."""
     if isinstance(devices, (str, _core.devices.Device)):
         devices = [devices]
@@ -26,7 +31,8 @@ def resolve_devices(devices) -> list:
     for d in devices:
         if d is None or (isinstance(d, str) and not d):
             raise ValueError(f"`devices` must name devices, got {d!r} in {list(devices)!r}")
-    resolved = [device_scope.resolve_device(d) for d in devices]
+    # None and "" were refused above: every name resolves to a device.
+    resolved = [cast(_core.devices.Device, device_scope.resolve_device(d)) for d in devices]
     if not resolved:
         raise ValueError("Must specify at least one device.")
     names = [d.name for d in resolved]
@@ -36,13 +42,13 @@ def resolve_devices(devices) -> list:
 
 
 class MirroredExtended(StrategyExtendedV1):
-    def __init__(self, container_strategy, devices):
+    def __init__(self, container_strategy: Any, devices: Any) -> None:
         super().__init__(container_strategy)
         self._devices = resolve_devices(devices) if devices is not None else default_devices()
         # Partial last batches: exhausted replicas get empty dummies until every replica is done (as TF 2.x).
         self.experimental_enable_get_next_as_optional = True
 
-    def _replica_devices(self) -> list:
+    def _replica_devices(self) -> list[_core.devices.Device]:
         return self._devices
 
 
@@ -57,12 +63,12 @@ class MirroredStrategy(distribute_lib.Strategy):
         HierarchicalCopyAllReduce) or None; every one gives the same results on the simulator's collectives.
     """
 
-    def __init__(self, devices=None, cross_device_ops=None):
+    def __init__(self, devices: Any = None, cross_device_ops: Any = None) -> None:
         super().__init__(MirroredExtended(self, devices))
 
 
 class MirroredStrategyV1(distribute_lib.StrategyV1):
     """``tf.compat.v1.distribute.MirroredStrategy``."""
 
-    def __init__(self, devices=None, cross_device_ops=None):
+    def __init__(self, devices: Any = None, cross_device_ops: Any = None) -> None:
         super().__init__(MirroredExtended(self, devices))

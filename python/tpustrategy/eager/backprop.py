@@ -321,7 +321,7 @@ class GradientTape:
                 flat_out = [_output_gradient(t, g) for t, g in zip(flat_target_values, flat_out, strict=True)]
             else:
                 flat_out = [None if g is None else _as_tensor(g) for g in flat_out]
-        raw = self._tape.gradient(flat_targets, core_sources, flat_out, zero)
+        raw = self._tape.gradient(flat_targets, core_sources, flat_out, unconnected_zero=zero)
         flat_grads, k = [], 0
         for group in expanded:
             flat_grads.append(_sum_grads([_from_core(g) for g in raw[k:k + len(group)]]))
@@ -336,7 +336,7 @@ class GradientTape:
         zero = _unconnected_is_zero(unconnected_gradients)
         flat_sources = nest.flatten(sources)
         expanded = [self._source_tensors(s) for s in flat_sources]
-        raw = self._tape.jacobian(_target_tensor(target), [t for g in expanded for t in g], zero)
+        raw = self._tape.jacobian(_target_tensor(target), [t for g in expanded for t in g], unconnected_zero=zero)
         flat, k = [], 0
         for group in expanded:
             flat.append(_sum_grads([_from_core(g) for g in raw[k:k + len(group)]]))
@@ -352,7 +352,7 @@ class GradientTape:
         group = self._source_tensors(source)
         if len(group) != 1:
             raise NotImplementedError("batch_jacobian with respect to a variable assigned between its reads")
-        result = self._tape.batch_jacobian(_target_tensor(target), group[0], zero)
+        result = self._tape.batch_jacobian(_target_tensor(target), group[0], unconnected_zero=zero)
         self._end_use()
         return _from_core(result)
 

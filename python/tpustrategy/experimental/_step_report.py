@@ -64,7 +64,7 @@ class record_step:  # noqa: N801 (a context manager named like TF's lower-case h
 
     def __exit__(self, *exc) -> None:
         _sim.record_stop()
-        self.record = _sim.record_take(self.name, self.step_num)
+        self.record = _sim.record_take(name=self.name, step_num=self.step_num)
 
 
 def _core_of_slot(device_assignment, record) -> list[int]:

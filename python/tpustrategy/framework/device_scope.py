@@ -8,6 +8,7 @@ single source of truth: allocations land on that simulated device and are charge
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
 
 from tpustrategy import _core
 
@@ -16,7 +17,7 @@ current_device = _core.devices.current_device
 
 
 @contextlib.contextmanager
-def device_scope(device):
+def device_scope(device: _core.devices.Device | None) -> Iterator[_core.devices.Device | None]:
     """Places new tensors on `device` (a _core.devices.Device or None) for the block."""
     previous = _core.devices.current_device()
     _core.devices.set_current_device(device)
@@ -26,7 +27,7 @@ def device_scope(device):
         _core.devices.set_current_device(previous)
 
 
-def resolve_device(name):
+def resolve_device(name: str | _core.devices.Device | None) -> _core.devices.Device | None:
     """A full or partial TF device name, a Device or None → the simulated device."""
     if name is None or isinstance(name, _core.devices.Device):
         return name

@@ -110,7 +110,7 @@ class MeanSquaredError(Loss):
 
     def call(self, y_true, y_pred):
         y_true = _tensor(y_true, self.dtype)
-        return _core.ops.reduce_mean(_core.ops.square(y_pred - y_true), [-1], False)
+        return _core.ops.reduce_mean(_core.ops.square(y_pred - y_true), [-1], keepdims=False)
 
 
 class SparseCategoricalCrossentropy(Loss):
@@ -135,12 +135,12 @@ class SparseCategoricalCrossentropy(Loss):
         if self.from_logits:
             log_probs = ops.log_softmax(y_pred, -1)
         else:
-            probs = y_pred / ops.reduce_sum(y_pred, [-1], True)
+            probs = y_pred / ops.reduce_sum(y_pred, [-1], keepdims=True)
             eps = _core.tensor.constant(_EPSILON, y_pred.dtype)
             probs = ops.minimum(ops.maximum(probs, eps), _core.tensor.constant(1 - _EPSILON, y_pred.dtype))
             log_probs = ops.log(probs)
-        onehot = ops.one_hot(labels, classes, None, None, -1, y_pred.dtype)
-        return ops.negative(ops.reduce_sum(onehot * log_probs, [-1], False))
+        onehot = ops.one_hot(labels, classes, on_value=None, off_value=None, axis=-1, dtype=y_pred.dtype)
+        return ops.negative(ops.reduce_sum(onehot * log_probs, [-1], keepdims=False))
 
 
 class MeanAbsoluteError(Loss):
@@ -150,7 +150,7 @@ class MeanAbsoluteError(Loss):
         super().__init__(name=name, reduction=reduction, dtype=dtype)
 
     def call(self, y_true, y_pred):
-        return _core.ops.reduce_mean(_core.ops.abs(y_pred - _tensor(y_true, self.dtype)), [-1], False)
+        return _core.ops.reduce_mean(_core.ops.abs(y_pred - _tensor(y_true, self.dtype)), [-1], keepdims=False)
 
 
 class Huber(Loss):
@@ -167,7 +167,7 @@ class Huber(Loss):
         delta = _core.tensor.constant(self.delta, self.dtype)
         quadratic = _core.tensor.constant(0.5, self.dtype) * error * error
         linear = delta * abs_error - _core.tensor.constant(0.5 * self.delta * self.delta, self.dtype)
-        return ops.reduce_mean(ops.where(ops.less_equal(abs_error, delta), quadratic, linear), [-1], False)
+        return ops.reduce_mean(ops.where(ops.less_equal(abs_error, delta), quadratic, linear), [-1], keepdims=False)
 
 
 class BinaryCrossentropy(Loss):
@@ -189,7 +189,7 @@ class BinaryCrossentropy(Loss):
             p = ops.minimum(ops.maximum(y_pred, _core.tensor.constant(_EPSILON, self.dtype)),
                             _core.tensor.constant(1 - _EPSILON, self.dtype))
             values = ops.negative(target * ops.log(p) + (1.0 - target) * ops.log(1.0 - p))
-        return ops.reduce_mean(values, [self.axis], False)
+        return ops.reduce_mean(values, [self.axis], keepdims=False)
 
 
 class CategoricalCrossentropy(Loss):
@@ -209,10 +209,10 @@ class CategoricalCrossentropy(Loss):
         if self.from_logits:
             log_p = ops.log_softmax(y_pred, self.axis)
         else:
-            p = y_pred / ops.reduce_sum(y_pred, [self.axis], True)
+            p = y_pred / ops.reduce_sum(y_pred, [self.axis], keepdims=True)
             log_p = ops.log(ops.minimum(ops.maximum(p, _core.tensor.constant(_EPSILON, self.dtype)),
                                         _core.tensor.constant(1 - _EPSILON, self.dtype)))
-        return ops.negative(ops.reduce_sum(target * log_p, [self.axis], False))
+        return ops.negative(ops.reduce_sum(target * log_p, [self.axis], keepdims=False))
 
 
 class Reduction:

@@ -49,14 +49,14 @@ def _samplewise(values, sample_weight, dtype):
         values, weight = _same_rank(values, weight)
         weight_rank, rank = len(weight._shape_tuple), len(values._shape_tuple)
         if rank > weight_rank:
-            values = _core.ops.reduce_mean(values, list(range(weight_rank, rank)), False)
+            values = _core.ops.reduce_mean(values, list(range(weight_rank, rank)), keepdims=False)
         weight = _core.ops.broadcast_to(weight, list(values._shape_tuple))
         values = values * weight
         if weight_rank > 1:
-            weight = _core.ops.reduce_mean(weight, list(range(1, weight_rank)), False)
+            weight = _core.ops.reduce_mean(weight, list(range(1, weight_rank)), keepdims=False)
         sample_weight = weight
     if len(values._shape_tuple) > 1:
-        values = _core.ops.reduce_mean(values, list(range(1, len(values._shape_tuple))), False)
+        values = _core.ops.reduce_mean(values, list(range(1, len(values._shape_tuple))), keepdims=False)
     return values, sample_weight
 
 
@@ -109,13 +109,13 @@ def _sparse_categorical_accuracy(y_true, y_pred):
     y_true, y_pred = _tensor(y_true), _tensor(y_pred)
     if y_true.ndim == y_pred.ndim and y_true._shape_tuple[-1:] == (1,):
         y_true = _core.ops.squeeze(y_true, [-1])
-    predicted = _core.ops.argmax(y_pred, -1, _core.tensor.int64)
+    predicted = _core.ops.argmax(y_pred, -1, output_type=_core.tensor.int64)
     return _matches(_core.ops.cast(y_true, _core.tensor.int64), predicted)
 
 
 def _categorical_accuracy(y_true, y_pred):
-    return _matches(_core.ops.argmax(_tensor(y_true), -1, _core.tensor.int64),
-                    _core.ops.argmax(_tensor(y_pred), -1, _core.tensor.int64))
+    return _matches(_core.ops.argmax(_tensor(y_true), -1, output_type=_core.tensor.int64),
+                    _core.ops.argmax(_tensor(y_pred), -1, output_type=_core.tensor.int64))
 
 
 def _accuracy(y_true, y_pred):
@@ -163,7 +163,8 @@ class MeanSquaredError(MeanMetricWrapper):
     def __init__(self, name="mean_squared_error", dtype=None):
         def mse(y_true, y_pred):
             y_pred = _tensor(y_pred, _core.tensor.float32)
-            return _core.ops.reduce_mean(_core.ops.square(y_pred - _tensor(y_true, _core.tensor.float32)), [-1], False)
+            error = _core.ops.square(y_pred - _tensor(y_true, _core.tensor.float32))
+            return _core.ops.reduce_mean(error, [-1], keepdims=False)
 
         super().__init__(mse, name, dtype)
 
@@ -174,7 +175,8 @@ class MeanAbsoluteError(MeanMetricWrapper):
     def __init__(self, name="mean_absolute_error", dtype=None):
         def mae(y_true, y_pred):
             y_pred = _tensor(y_pred, _core.tensor.float32)
-            return _core.ops.reduce_mean(_core.ops.abs(y_pred - _tensor(y_true, _core.tensor.float32)), [-1], False)
+            error = _core.ops.abs(y_pred - _tensor(y_true, _core.tensor.float32))
+            return _core.ops.reduce_mean(error, [-1], keepdims=False)
 
         super().__init__(mae, name, dtype)
 

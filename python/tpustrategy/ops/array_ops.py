@@ -125,7 +125,7 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
     """
     if limit is None:
         start, limit = 0, start
-    return _ops.range(start, limit, delta, dtype_or_none(dtype))
+    return _ops.range(start, limit, delta, dtype=dtype_or_none(dtype))
 
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
@@ -133,10 +133,10 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     return _ops.one_hot(
         indices,
         axis_int(depth, "depth"),
-        on_value,
-        off_value,
-        -1 if axis is None else axis_int(axis),
-        dtype_or_none(dtype),
+        on_value=on_value,
+        off_value=off_value,
+        axis=-1 if axis is None else axis_int(axis),
+        dtype=dtype_or_none(dtype),
     )
 
 

@@ -66,7 +66,7 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
     ops = _core.ops
     t = _tensor(t)
     axis = None if axes is None else ([axes] if isinstance(axes, int) else list(axes))
-    l2sum = ops.reduce_sum(t * t, axis, True)
+    l2sum = ops.reduce_sum(t * t, axis, keepdims=True)
     positive = ops.greater(l2sum, zeros_like(l2sum))
     l2norm = ops.where(positive, ops.sqrt(ops.where(positive, l2sum, ones_like(l2sum))), l2sum)
     clip = ops.cast(_tensor(clip_norm), t.dtype)
@@ -88,9 +88,9 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
     if ord in ("euclidean", "fro", 2, 2.0):
         if ord == "fro" and (axes is None or len(axes) != 2) and not (axes is None and t.ndim == 2):
             raise ValueError(f"'ord' must be a supported vector norm, got {ord!r}.")
-        return ops.sqrt(ops.reduce_sum(t * t, axes, keep))
+        return ops.sqrt(ops.reduce_sum(t * t, axes, keepdims=keep))
     if ord in (1, 1.0):
-        return ops.reduce_sum(ops.abs(t), axes, keep)
+        return ops.reduce_sum(ops.abs(t), axes, keepdims=keep)
     if ord == float("inf"):
-        return ops.reduce_max(ops.abs(t), axes, keep)
+        return ops.reduce_max(ops.abs(t), axes, keepdims=keep)
     raise ValueError(f"'ord' must be a supported vector norm, got {ord!r}.")

@@ -102,7 +102,7 @@ def _sum_out(t, sub, keep, ops=_ops):
     axes = [i for i, c in enumerate(sub) if c not in keep]
     if not axes:
         return t, sub
-    return ops.reduce_sum(t, axes, False), "".join(c for c in sub if c in keep)
+    return ops.reduce_sum(t, axes, keepdims=False), "".join(c for c in sub if c in keep)
 
 
 def _permute(t, sub, order, ops=_ops):
@@ -132,7 +132,7 @@ def _contract(a, sa, b, sb, keep, ops=_ops):
                      [da[c] for c in batch] + [_size(da, free_a), _size(da, contract)])
     b3 = ops.reshape(_permute(b, sb, "".join(batch + contract + free_b), ops),
                      [db[c] for c in batch] + [_size(db, contract), _size(db, free_b)])
-    y = ops.matmul(a3, b3, False, False)
+    y = ops.matmul(a3, b3, transpose_a=False, transpose_b=False)
     batch_sizes = list(y._shape_tuple[:len(batch)])
     y = ops.reshape(y, batch_sizes + [da[c] for c in free_a] + [db[c] for c in free_b])
     return y, "".join(batch + free_a + free_b)

@@ -83,7 +83,7 @@ def _reduction(kernel, doc):
     def op(input_tensor, axis=None, keepdims=False, name=None):
         if _spmd_hook.active and _spmd_hook.sharded(input_tensor):
             return _spmd_hook.partitioner.reduce(kind, input_tensor, axis, keepdims)
-        return kernel(input_tensor, axis_list(axis), bool(keepdims))
+        return kernel(input_tensor, axis_list(axis), keepdims=bool(keepdims))
 
     return _named(op, kernel, doc)
 
@@ -99,12 +99,12 @@ reduce_all = _reduction(_ops.reduce_all, "Logical AND over `axis` of a bool tens
 
 def argmax(input, axis=None, output_type=_core.tensor.int64, name=None):  # noqa: A002
     """Index of the first maximum along `axis` (default 0) (tf.math.argmax)."""
-    return _ops.argmax(input, 0 if axis is None else axis_int(axis), _core.tensor.DType(output_type))
+    return _ops.argmax(input, 0 if axis is None else axis_int(axis), output_type=_core.tensor.DType(output_type))
 
 
 def argmin(input, axis=None, output_type=_core.tensor.int64, name=None):  # noqa: A002
     """Index of the first minimum along `axis` (default 0) (tf.math.argmin)."""
-    return _ops.argmin(input, 0 if axis is None else axis_int(axis), _core.tensor.DType(output_type))
+    return _ops.argmin(input, 0 if axis is None else axis_int(axis), output_type=_core.tensor.DType(output_type))
 
 
 def add_n(inputs, name=None):
@@ -152,7 +152,7 @@ def matmul(
         b = _ops.conj(b)
     if _spmd_hook.active and _spmd_hook.sharded(a, b):
         return _spmd_hook.partitioner.matmul(a, b, bool(transpose_a or adjoint_a), bool(transpose_b or adjoint_b))
-    result = _ops.matmul(a, b, bool(transpose_a or adjoint_a), bool(transpose_b or adjoint_b))
+    result = _ops.matmul(a, b, transpose_a=bool(transpose_a or adjoint_a), transpose_b=bool(transpose_b or adjoint_b))
     if output_type is not None and _core.tensor.DType(output_type) != result.dtype:
         return _ops.cast(result, _core.tensor.DType(output_type))
     return result
@@ -207,8 +207,8 @@ def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     if not t.dtype.is_floating:
         raise TypeError(f"reduce_variance requires a floating-point tensor, got {t.dtype.name}")
     axes = axis_list(axis)
-    mean = _ops.reduce_mean(t, axes, True)
-    return _ops.reduce_mean(_ops.square(_ops.subtract(t, mean)), axes, bool(keepdims))
+    mean = _ops.reduce_mean(t, axes, keepdims=True)
+    return _ops.reduce_mean(_ops.square(_ops.subtract(t, mean)), axes, keepdims=bool(keepdims))
 
 
 def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
@@ -220,9 +220,9 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     """log(sum(exp(x))) over `axis`, computed stably (tf.math.reduce_logsumexp)."""
     t = _tensor(input_tensor)
     axes = axis_list(axis)
-    m = _ops.reduce_max(t, axes, True)
+    m = _ops.reduce_max(t, axes, keepdims=True)
     m = _ops.where(is_finite(m), m, _ops.zeros([], t.dtype))
-    s = _ops.log(_ops.reduce_sum(_ops.exp(_ops.subtract(t, m)), axes, True))
+    s = _ops.log(_ops.reduce_sum(_ops.exp(_ops.subtract(t, m)), axes, keepdims=True))
     out = _ops.add(s, m)
     if keepdims:
         return out
@@ -233,4 +233,4 @@ def count_nonzero(input, axis=None, keepdims=False, dtype=_core.tensor.int64, na
     """Number of non-zero elements over `axis` (tf.math.count_nonzero)."""
     t = _tensor(input)
     nonzero = _ops.cast(t, _core.tensor.bool) if t.dtype != _core.tensor.bool else t
-    return _ops.reduce_sum(_ops.cast(nonzero, _core.tensor.DType(dtype)), axis_list(axis), bool(keepdims))
+    return _ops.reduce_sum(_ops.cast(nonzero, _core.tensor.DType(dtype)), axis_list(axis), keepdims=bool(keepdims))

@@ -68,8 +68,8 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
     if half:
         y = _ops.cast(y, _core.tensor.float32)
     axes = axis_list(axes)
-    mean = _ops.reduce_mean(y, axes, True)
-    variance = _ops.reduce_mean(_ops.square(_ops.subtract(y, _ops.stop_gradient(mean))), axes, True)
+    mean = _ops.reduce_mean(y, axes, keepdims=True)
+    variance = _ops.reduce_mean(_ops.square(_ops.subtract(y, _ops.stop_gradient(mean))), axes, keepdims=True)
     if not keepdims:
         rank = y.ndim
         squeeze = sorted({a % rank for a in axes}) if axes is not None else list(range(rank))

@@ -64,7 +64,7 @@ def leaky_relu(features, alpha=0.2, name=None):
 def l2_loss(t, name=None):
     """sum(t ** 2) / 2 (tf.nn.l2_loss)."""
     x = _tensor(t)
-    return _ops.divide(_ops.reduce_sum(_ops.square(x), None, False), 2)
+    return _ops.divide(_ops.reduce_sum(_ops.square(x), None, keepdims=False), 2)
 
 
 def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
@@ -72,7 +72,7 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     x = _tensor(logits)
     y = _tensor(labels, x.dtype)
     ax = axis_int(axis)
-    return _ops.negative(_ops.reduce_sum(_ops.multiply(y, _ops.log_softmax(x, ax)), [ax], False))
+    return _ops.negative(_ops.reduce_sum(_ops.multiply(y, _ops.log_softmax(x, ax)), [ax], keepdims=False))
 
 
 def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
@@ -99,8 +99,8 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
         raise errors.InvalidArgumentError(
             None, None, f"labels shape {y._shape_tuple} must equal logits shape {x._shape_tuple} without its last axis"
         )
-    onehot = _ops.one_hot(y, classes, None, None, -1, x.dtype)
-    return _ops.negative(_ops.reduce_sum(_ops.multiply(onehot, _ops.log_softmax(x, -1)), [-1], False))
+    onehot = _ops.one_hot(y, classes, on_value=None, off_value=None, axis=-1, dtype=x.dtype)
+    return _ops.negative(_ops.reduce_sum(_ops.multiply(onehot, _ops.log_softmax(x, -1)), [-1], keepdims=False))
 
 
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):

@@ -21,7 +21,7 @@ def top_k(input, k=1, sorted=True, index_type=_core.tensor.int32, name=None):  #
     Raises:
       InvalidArgumentError: a scalar input, k < 0, or k greater than the last dimension.
     """
-    values, indices = _core.ops.top_k(input, axis_int(k, "k"), _core.tensor.DType(index_type))
+    values, indices = _core.ops.top_k(input, axis_int(k, "k"), index_type=_core.tensor.DType(index_type))
     return TopKV2(values, indices)
 
 

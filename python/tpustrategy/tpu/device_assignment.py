@@ -86,10 +86,10 @@ class DeviceAssignment:
             raise ValueError(f"device_order_mode must be a DeviceOrderMode; got {device_order_mode!r}") from error
         impl = _core.topology.DeviceAssignment.build(
             topology._impl,
-            _shape_argument(computation_shape, "computation_shape"),
-            _shape_argument(computation_stride, "computation_stride"),
-            int(num_replicas),
-            mode,
+            computation_shape=_shape_argument(computation_shape, "computation_shape"),
+            computation_stride=_shape_argument(computation_stride, "computation_stride"),
+            num_replicas=int(num_replicas),
+            device_order_mode=mode,
         )
         return DeviceAssignment._from_core(impl, topology)
 
@@ -125,11 +125,11 @@ class DeviceAssignment:
 
     def host_device(self, replica: int = 0, logical_core: int = 0, job: str | None = None) -> str:
         """The CPU device of the host that holds a replica's logical core."""
-        return self._impl.host_device(replica, logical_core, job)
+        return self._impl.host_device(replica, logical_core, job=job)
 
     def tpu_device(self, replica: int = 0, logical_core: int = 0, job: str | None = None) -> str:
         """The TPU device name of a replica's logical core, e.g. ``/job:worker/task:0/device:TPU:2``."""
-        return self._impl.tpu_device(replica, logical_core, job)
+        return self._impl.tpu_device(replica, logical_core, job=job)
 
     def host_task(self, replica: int = 0, logical_core: int = 0) -> int:
         """tpustrategy extension: the task (host) index of a replica's logical core."""

@@ -162,7 +162,7 @@ def reduce(kind: str, x, axis, keepdims):
         if axis is None
         else [int(v) % rank for v in (axis if isinstance(axis, (list, tuple)) else [axis])]
     )
-    return wrap(_spmd.reduce(step.ctx, kind, a._impl, axes, bool(keepdims)))
+    return wrap(_spmd.reduce(step.ctx, kind, a._impl, axes, keepdims=bool(keepdims)))
 
 
 def matmul(x, y, transpose_a=False, transpose_b=False):

@@ -93,10 +93,10 @@ class Topology:
         return self._impl.tpu_device_ordinal_at_coordinates(_coordinates_tuple(device_coordinates))
 
     def cpu_device_name_at_coordinates(self, device_coordinates: Any, job: str | None = None) -> str:
-        return self._impl.cpu_device_name_at_coordinates(_coordinates_tuple(device_coordinates), job)
+        return self._impl.cpu_device_name_at_coordinates(_coordinates_tuple(device_coordinates), job=job)
 
     def tpu_device_name_at_coordinates(self, device_coordinates: Any, job: str | None = None) -> str:
-        return self._impl.tpu_device_name_at_coordinates(_coordinates_tuple(device_coordinates), job)
+        return self._impl.tpu_device_name_at_coordinates(_coordinates_tuple(device_coordinates), job=job)
 
     def serialized(self) -> bytes:
         """The ``TopologyProto`` bytes; ``Topology(serialized=t.serialized())`` round-trips byte for byte."""

@@ -26,7 +26,13 @@ def _tf_config_value(key, default=None):
 class TFConfigClusterResolver(ClusterResolver):
     """Reads the cluster, task and rpc layer from ``TF_CONFIG``; explicit constructor arguments win."""
 
-    def __init__(self, task_type=None, task_id=None, rpc_layer=None, environment=None):
+    def __init__(
+        self,
+        task_type: str | None = None,
+        task_id: int | None = None,
+        rpc_layer: str | None = None,
+        environment: str | None = None,
+    ) -> None:
         self._task_type = task_type
         self._task_id = task_id
         self._rpc_layer = rpc_layer

@@ -77,8 +77,8 @@ class BatchNormalization(Layer):
         replica = ds_context.get_replica_context() if self.synchronized else None
         if replica is None or ds_context.in_cross_replica_context() or replica.num_replicas_in_sync == 1:
             return moments(x, self._reduction_axes)
-        local_sum = _core.ops.reduce_sum(x, self._reduction_axes, True)
-        local_sq = _core.ops.reduce_sum(_core.ops.square(x), self._reduction_axes, True)
+        local_sum = _core.ops.reduce_sum(x, self._reduction_axes, keepdims=True)
+        local_sq = _core.ops.reduce_sum(_core.ops.square(x), self._reduction_axes, keepdims=True)
         count = 1
         for axis in self._reduction_axes:
             count *= shape_of(x)[axis]

@@ -15,4 +15,4 @@ class GlobalAveragePooling2D(Layer):
 
     def call(self, inputs):
         axes = [1, 2] if self.data_format == "channels_last" else [2, 3]
-        return _core.ops.reduce_mean(inputs, axes, self.keepdims)
+        return _core.ops.reduce_mean(inputs, axes, keepdims=self.keepdims)

@@ -21,8 +21,8 @@ def normalize_axes(axis, rank: int, layer_name: str) -> list[int]:
 
 
 def moments(x, axes):
-    mean = _core.ops.reduce_mean(x, axes, True)
-    variance = _core.ops.reduce_mean(_core.ops.square(x - _core.ops.stop_gradient(mean)), axes, True)
+    mean = _core.ops.reduce_mean(x, axes, keepdims=True)
+    variance = _core.ops.reduce_mean(_core.ops.square(x - _core.ops.stop_gradient(mean)), axes, keepdims=True)
     return mean, variance
 
 

@@ -35,7 +35,7 @@ class _GlobalPooling3D(Layer):
 
     def call(self, inputs):
         axes = [1, 2, 3] if self.data_format == "channels_last" else [2, 3, 4]
-        return getattr(_core.ops, self._reduce)(inputs, axes, self.keepdims)
+        return getattr(_core.ops, self._reduce)(inputs, axes, keepdims=self.keepdims)
 
 
 class GlobalAveragePooling3D(_GlobalPooling3D):

@@ -24,6 +24,6 @@ class Softmax(Layer):
         axes = self.axis if isinstance(self.axis, tuple | list) else (self.axis,)
         if len(axes) == 1:
             return _core.ops.softmax(inputs, axes[0])
-        shifted = inputs - _core.ops.stop_gradient(_core.ops.reduce_max(inputs, list(axes), True))
+        shifted = inputs - _core.ops.stop_gradient(_core.ops.reduce_max(inputs, list(axes), keepdims=True))
         exp = _core.ops.exp(shifted)
-        return exp / _core.ops.reduce_sum(exp, list(axes), True)
+        return exp / _core.ops.reduce_sum(exp, list(axes), keepdims=True)

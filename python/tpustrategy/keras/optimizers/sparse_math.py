@@ -176,8 +176,8 @@ def clip_by_global_norm(values: list, clip_norm: float) -> list:
     """Keras 3's ``clip_by_global_norm``: the norm over every gradient's occurrences (a slice's values squared
     one by one), then each gradient times ``clip_norm * min(1 / norm, 1 / clip_norm)`` (NaN when the norm is not
     finite). Keras multiplies with ``*``, which TF's Tensor takes over for slices: they come back dense."""
-    squared = [_core.ops.reduce_sum(densify(square(v)), None, False) for v in values]
-    norm = _core.ops.sqrt(_core.ops.reduce_sum(_core.ops.stack(squared, 0), None, False))
+    squared = [_core.ops.reduce_sum(densify(square(v)), None, keepdims=False) for v in values]
+    norm = _core.ops.sqrt(_core.ops.reduce_sum(_core.ops.stack(squared, 0), None, keepdims=False))
     dtype = norm.dtype
     one = constant(1.0, dtype)
     scale = constant(clip_norm, dtype) * _core.ops.minimum(one / norm, constant(1.0 / clip_norm, dtype))

@@ -38,7 +38,7 @@ class _Session:
         """Closes the events recorded so far as one step (nothing if there are none)."""
         if _sim.record_num_events() == 0:
             return
-        self.steps.append(_sim.record_take(name, step_num))
+        self.steps.append(_sim.record_take(name=name, step_num=step_num))
 
 
 def start(logdir: str, options: ProfilerOptions | None = None) -> None:
