@@ -7,8 +7,10 @@ TypeError -> InvalidArgumentError, StopIteration -> OutOfRangeError, MemoryError
 ResourceExhaustedError, NotImplementedError -> UnimplementedError, other -> UnknownError; a TF
 error passes through), so ``Dataset.ignore_errors`` drops such elements as in TF.
 
-Deviation: TF gives the outputs an unknown static shape; here ``Dataset.map``'s element_spec shows
-the shapes the function really returns.
+Static shapes: TF cannot see into the function, so its outputs have an unknown shape in a ``Dataset.map``
+element_spec (``TensorSpec(shape=<unknown>, ...)``) until ``set_shape`` / ``tf.ensure_shape`` states one; so
+here (framework/static_shape.py). Values computed from an output (``x + 1``) show their real shape, where TF
+would still say unknown.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from tpustrategy import _core, errors
+from tpustrategy.framework import static_shape
+from tpustrategy.framework.string_tensor import StringTensor, is_string_dtype, to_bytes_array
 from tpustrategy.framework.tensor import Tensor
 
 _ERROR_OF = ((ValueError, errors.InvalidArgumentError), (TypeError, errors.InvalidArgumentError),
@@ -39,6 +43,13 @@ def _call(func, args):
 
 
 def _convert(value, dtype):
+    if is_string_dtype(dtype):
+        try:
+            return StringTensor(value if isinstance(value, StringTensor) else to_bytes_array(
+                value.numpy() if isinstance(value, Tensor) else value))
+        except TypeError:
+            raise errors.InvalidArgumentError(None, None, f"The function's output {value!r} cannot be converted "
+                                              "to tf.string (Tout).") from None
     if isinstance(value, Tensor) and value.dtype == _core.tensor.DType(dtype):
         return value
     array = np.asarray(value.numpy() if isinstance(value, Tensor) else value)
@@ -57,13 +68,19 @@ def _outputs(result, Tout):  # noqa: N803  (TF's argument name)
         if len(values) != len(Tout):
             raise errors.InvalidArgumentError(None, None, f"The function returned {len(values)} values but Tout has "
                                               f"{len(Tout)} types.")
-        return [_convert(v, t) for v, t in zip(values, Tout, strict=True)]
+        return [_opaque(_convert(v, t)) for v, t in zip(values, Tout, strict=True)]
     if isinstance(result, (list, tuple)):
         if len(result) != 1:
             raise errors.InvalidArgumentError(None, None, f"The function returned {len(result)} values but Tout is "
                                               "a single type.")
         result = result[0]
-    return _convert(result, Tout)
+    return _opaque(_convert(result, Tout))
+
+
+def _opaque(output):
+    """`output` gets an unknown static shape where a Dataset function's spec is being found (TF's rule)."""
+    static_shape.mark_unknown(output)
+    return output
 
 
 def py_function(func=None, inp=None, Tout=None, name=None):  # noqa: N803
