@@ -138,7 +138,7 @@ class RebatchDataset(_UnaryDataset):
         sizes = array.reshape(-1)
         self._batch_sizes = [int(s) for s in sizes]
         if not self._batch_sizes:
-            raise _invalid("`batch_size` must contain at least one size.")
+            raise _invalid(f"`batch_size` must contain at least one size, got {self._batch_sizes}.")
         if any(s < 0 for s in self._batch_sizes):
             raise _invalid(f"Batch sizes must be >= 0, got {self._batch_sizes}.")
         if not any(self._batch_sizes):
