@@ -185,6 +185,22 @@ def test_py_function_outputs_have_an_unknown_static_shape_in_map():
     assert [s.dtype for s in pair.element_spec] == [tf.int64, tf.float32]
 
 
+def test_unknown_rank_components_batch_as_tf():
+    ranges = Dataset.range(1, 4).map(lambda x: tf.py_function(lambda v: tf.range(v), [x], tf.int64))
+    with pytest.raises(ValueError, match="You must provide `padded_shapes` argument because component 0 has unknown "
+                                         "rank."):
+        ranges.padded_batch(2)
+    padded = ranges.padded_batch(2, padded_shapes=[None])
+    assert padded.element_spec.shape.as_list() == [None, None]
+    assert [b.numpy().tolist() for b in padded] == [[[0, 0], [0, 1]], [[0, 1, 2]]]
+    assert [b.numpy().tolist() for b in ranges.rebatch(1)] == [[0], [0], [1], [0], [1], [2]]
+    # ragged_batch leaves a component of unknown rank dense (TF's _DenseToRaggedDataset), so rows must agree
+    for batched in (ranges.batch(2), ranges.ragged_batch(2)):
+        assert batched.element_spec.shape.rank is None
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            list(batched)
+
+
 def test_set_shape_and_ensure_shape_state_the_static_shape():
     def load(x):
         image = tf.numpy_function(lambda v: np.full((4, 2), v, np.float32), [x], tf.float32)

@@ -61,14 +61,17 @@ class BatchDataset(_UnaryDataset):
         if sliced is not None and not self._ragged:
             yield from sliced(self._batch_size, self._drop_remainder)
             return
+        # ragged_batch makes ragged rows of the dense components of known rank >= 1 only (TF's _DenseToRaggedDataset
+        # leaves an unknown rank dense, so its rows must have one shape).
+        ragged = [self._ragged and s.shape.rank not in (None, 0) for s in _structure.flatten(self._input.element_spec)]
         pending = []
         for element in self._input._iterate():
             pending.append(element)
             if len(pending) == self._batch_size:
-                yield _stack_elements(pending, self._ragged)
+                yield _stack_elements(pending, ragged)
                 pending = []
         if pending and not self._drop_remainder:
-            yield _stack_elements(pending, self._ragged)
+            yield _stack_elements(pending, ragged)
 
     def _compute_element_spec(self):
         dim = self._batch_size if self._drop_remainder else None
@@ -84,10 +87,11 @@ class BatchDataset(_UnaryDataset):
         return n // self._batch_size if self._drop_remainder else -(-n // self._batch_size)
 
 
-def _stack_elements(elements: list, ragged: bool = False):
+def _stack_elements(elements: list, ragged: list[bool] | None = None):
+    """One batch of `elements`; component i stacks into ragged rows where ``ragged[i]`` (ragged_batch)."""
     columns = zip(*[_structure.flatten(e) for e in elements], strict=True)
-    stack = _structure.ragged_stack_leaves if ragged else _structure.stack_leaves
-    leaves = [stack(list(column), i) for i, column in enumerate(columns)]
+    leaves = [(_structure.ragged_stack_leaves if ragged and ragged[i] else _structure.stack_leaves)(list(column), i)
+              for i, column in enumerate(columns)]
     return _structure.pack_as(elements[0], leaves)
 
 
