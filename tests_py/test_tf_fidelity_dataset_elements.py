@@ -214,6 +214,12 @@ def test_set_shape_and_ensure_shape_state_the_static_shape():
     assert [(i.shape.as_list(), int(lab)) for i, lab in ds] == [([4, 2], 0), ([4, 2], 1), ([4, 2], 2)]
 
 
+def test_a_py_function_returning_its_input_leaves_the_input_known():
+    ds = Dataset.range(3).map(lambda x: (x, tf.py_function(lambda v: v, [x], tf.int64)))
+    assert [s.shape.rank for s in ds.element_spec] == [0, None]
+    assert [(int(a), int(b)) for a, b in ds] == [(0, 0), (1, 1), (2, 2)]
+
+
 def test_tensors_computed_from_a_py_function_output_show_their_shape():
     # A deviation: TF's shape inference says unknown for `out + 1` too; only the py_function output itself is opaque.
     ds = Dataset.range(2).map(lambda x: tf.py_function(lambda v: tf.fill([3], v), [x], tf.int64) + 1)

@@ -35,6 +35,11 @@ def recording():
         _state.shapes = saved
 
 
+def active() -> bool:
+    """Whether a Dataset function's spec is being found (``recording()``)."""
+    return _shapes() is not None
+
+
 def mark_unknown(tensor) -> None:
     """`tensor` has an unknown static shape (the output of an opaque Python function)."""
     shapes = _shapes()

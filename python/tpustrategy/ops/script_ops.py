@@ -60,7 +60,7 @@ def _convert(value, dtype):
     return _core.tensor.constant(array.astype(target.as_numpy_dtype), target)
 
 
-def _outputs(result, Tout):  # noqa: N803  (TF's argument name)
+def _outputs(result, Tout, inputs=()):  # noqa: N803  (TF's argument name)
     if Tout is None:
         return None
     if isinstance(Tout, (list, tuple)):
@@ -68,18 +68,21 @@ def _outputs(result, Tout):  # noqa: N803  (TF's argument name)
         if len(values) != len(Tout):
             raise errors.InvalidArgumentError(None, None, f"The function returned {len(values)} values but Tout has "
                                               f"{len(Tout)} types.")
-        return [_opaque(_convert(v, t)) for v, t in zip(values, Tout, strict=True)]
+        return [_opaque(_convert(v, t), inputs) for v, t in zip(values, Tout, strict=True)]
     if isinstance(result, (list, tuple)):
         if len(result) != 1:
             raise errors.InvalidArgumentError(None, None, f"The function returned {len(result)} values but Tout is "
                                               "a single type.")
         result = result[0]
-    return _opaque(_convert(result, Tout))
+    return _opaque(_convert(result, Tout), inputs)
 
 
-def _opaque(output):
+def _opaque(output, inputs):
     """`output` gets an unknown static shape where a Dataset function's spec is being found (TF's rule)."""
-    static_shape.mark_unknown(output)
+    if static_shape.active():
+        if any(output is x for x in inputs):  # a fresh tensor: the input keeps the static shape it has
+            output = _core.ops.identity(output)
+        static_shape.mark_unknown(output)
     return output
 
 
@@ -88,7 +91,7 @@ def py_function(func=None, inp=None, Tout=None, name=None):  # noqa: N803
     if not callable(func):
         raise TypeError(f"`func` must be callable, got {type(func).__name__}")
     args = [v if isinstance(v, Tensor) else _core.tensor.convert_to_tensor(v) for v in (inp or [])]
-    return _outputs(_call(func, args), Tout)
+    return _outputs(_call(func, args), Tout, args)
 
 
 def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):  # noqa: N803
