@@ -94,6 +94,16 @@ def test_none_component_of_from_tensors():
     assert int(x) == 42 and y is None
 
 
+def test_an_element_of_none_only_is_refused_as_tf():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="has no component but None"):
+        Dataset.from_tensors(None)
+    for ds in (Dataset.range(2).map(lambda x: None), Dataset.range(2).map(lambda x: (None, None))):
+        with pytest.raises(tf.errors.InvalidArgumentError, match="has no component but None"):
+            list(ds.take(1)) + [ds.element_spec]
+    with pytest.raises(tf.errors.InvalidArgumentError):  # a generator yielding None for a typed output
+        list(Dataset.from_generator(lambda: iter([None]), tf.int64))
+
+
 def test_none_component_reaches_map_functions():
     def halve_if_none(x, y):
         return x // 2 if y is None else x

@@ -40,6 +40,7 @@ class RangeDataset(Dataset):
 class TensorDataset(Dataset):
     def __init__(self, tensors):
         self._element = _structure.normalize_element(tensors)
+        _structure.check_has_component(_structure.spec_of(self._element), "from_tensors")
 
     def _iterate(self):
         yield self._element

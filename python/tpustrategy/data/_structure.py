@@ -175,9 +175,11 @@ def to_leaf(value, dtype=None):
     """A dataset leaf from a Python value: a Tensor, ``bytes``, an object array of bytes, None or a dataset."""
     if isinstance(value, Tensor) and dtype is None:
         return value
-    if isinstance(value, (SparseTensor, RaggedTensor)) or value is None:
+    if isinstance(value, (SparseTensor, RaggedTensor)):
         return value
-    if is_dataset(value):
+    if dtype is None and value is None:
+        return None
+    if dtype is None and is_dataset(value):
         from tpustrategy.data.dataset_ops import as_variant  # lazy: dataset_ops builds on this module
 
         return as_variant(value)
@@ -388,6 +390,14 @@ def _unimplemented(message: str):
     from tpustrategy.errors import UnimplementedError
 
     return UnimplementedError(None, None, message)
+
+
+def check_has_component(spec, what: str):
+    """`spec`, unless it has no component but None ones (TF refuses such elements: its ops need an output type)."""
+    if all(isinstance(s, NoneTensorSpec) for s in flatten(spec)):
+        raise _invalid_argument(f"{what}: the element {spec} has no component but None (TF: Length for attr "
+                                "'output_types' of 0 must be at least minimum 1).")
+    return spec
 
 
 def unstack_columns(element) -> list[list]:

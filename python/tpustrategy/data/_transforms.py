@@ -359,7 +359,10 @@ class MapDataset(_UnaryDataset):
         self._fn = map_func
 
     def _apply(self, element):
-        return _structure.normalize_function_output(call_with_element(self._fn, element))
+        output = call_with_element(self._fn, element)
+        if output is None:
+            _structure.check_has_component(_structure.NoneTensorSpec(), "map")
+        return _structure.normalize_function_output(output)
 
     def _iterate(self):
         for element in self._input._iterate():
@@ -380,12 +383,12 @@ class MapDataset(_UnaryDataset):
         try:
             first = self._spec_of_call(_dummy_element(input_spec, 1))
             second = self._spec_of_call(_dummy_element(input_spec, 2))
-            return _relax(first, second)
+            return _structure.check_has_component(_relax(first, second), "map")
         except Exception as probe_error:  # any failure (data-dependent fn): fall back to a real element
             element = next(iter(self._input._iterate()), None)
             if element is None:
                 raise probe_error
-            return self._spec_of_call(element)
+            return _structure.check_has_component(self._spec_of_call(element), "map")
 
 
 def _has_unknown_dims(spec) -> bool:
