@@ -71,7 +71,7 @@ def test_per_replica_mode_is_not_implemented_on_tpu():
 
 
 def test_dataset_fn_must_return_a_dataset():
-    with pytest.raises(TypeError, match="must return a tf.data.Dataset"):
+    with pytest.raises(TypeError, match="what `dataset_fn` returns must be a `tf.data.Dataset`, got list"):
         mirrored(2).distribute_datasets_from_function(lambda ctx: [1, 2])
 
 

@@ -277,6 +277,14 @@ def test_processes_that_disagree_on_shapes_dtypes_or_nests_get_tfs_error(case, p
 @needs_mpi
 @pytest.mark.parametrize("processes", [2, 4])
 def test_initial_values_are_process_0s_and_input_contexts_span_the_slice(processes):
+    import tpustrategy as tf
+
+    # What a single-process v4-32 feeds each replica with fetch_to_device=False: its host's CPU, the same rows.
+    strategy = tf.distribute.TPUStrategy(tf.distribute.cluster_resolver.TPUClusterResolver(tpu="v4-32"))
+    on_host = tf.distribute.InputOptions(experimental_fetch_to_device=False)
+    first = next(iter(strategy.experimental_distribute_dataset(tf.data.Dataset.range(64).batch(32), on_host)))
+    expected_inputs = [[t.device, t.numpy().tolist()] for t in strategy.experimental_local_results(first)]
+    assert [d for d, _ in expected_inputs] == [f"/job:worker/replica:0/task:{r // 4}/device:CPU:0" for r in range(16)]
     done = _mpirun(processes, "initial_values_and_inputs.py")
     assert done.returncode == 0, done.stdout + done.stderr
     lines = _marked_lines(done.stdout, ("RESULT",))
@@ -292,4 +300,6 @@ def test_initial_values_are_process_0s_and_input_contexts_span_the_slice(process
         assert result["computed"] == [0.0, 10.0], line
         hosts = range(process * hosts_per_process, (process + 1) * hosts_per_process)
         assert result["contexts"] == [[4, h, 16] for h in hosts], line
+        replicas = range(process * 16 // processes, (process + 1) * 16 // processes)
+        assert result["inputs"] == [expected_inputs[r] for r in replicas], line
     assert seen == set(range(processes))

@@ -100,3 +100,17 @@ def test_multi_worker_strategy_with_a_tf_config_names_devices_as_a_worker():
     worker_cpu = "/job:worker/replica:0/task:0/device:CPU:0"
     assert names["tensor"] == names["variable"] == names["run"] == worker_cpu
     assert names["workers"] == [worker_cpu] and names["logical"][0] == worker_cpu
+
+
+@pytest.mark.parametrize("index", [0, 1])
+def test_a_cluster_of_several_workers_without_mpirun_is_a_value_error(monkeypatch, index):
+    # TF would start worker `index` and wait for the others to join; no other process can join this one.
+    from tpustrategy.distribute import multi_process
+
+    if multi_process.launched_by_mpirun():
+        pytest.skip("this process was itself started by mpirun")
+    monkeypatch.setenv("TF_CONFIG", json.dumps({"cluster": {"worker": ["h1:2222", "h2:2222"]},
+                                                "task": {"type": "worker", "index": index}}))
+    with pytest.raises(ValueError, match=rf"has 2 workers and this process is worker {index}.*mpirun -n 2 python"):
+        tf.distribute.MultiWorkerMirroredStrategy()
+    assert tf.constant(1.0).device == LOCAL_CPU0  # refused before renaming any device

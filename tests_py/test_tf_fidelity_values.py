@@ -192,3 +192,51 @@ def test_control_dependencies_is_an_eager_no_op(strategy):
 
     ids = strategy.experimental_local_results(strategy.run(replica_fn))
     assert [float(v) for v in ids] == [float(i) for i in range(strategy.num_replicas_in_sync)]
+
+
+def test_variable_aggregation_enums_print_and_compare_as_tf(strategy):
+    # TF 2 exports VariableAggregationV2 as tf.VariableAggregation; variables created without an aggregation report
+    # the v1 enum's NONE (both printed as TF 2.21 prints them); members of the two enums compare and hash alike.
+    v1 = tf.compat.v1.VariableAggregation
+    assert [str(tf.VariableAggregation.SUM), str(v1.SUM)] == ["VariableAggregationV2.SUM", "VariableAggregation.SUM"]
+    assert v1.ONLY_FIRST_TOWER is v1.ONLY_FIRST_REPLICA
+    assert tf.VariableAggregation.MEAN == v1.MEAN and hash(tf.VariableAggregation.MEAN) == hash(v1.MEAN)
+    assert tf.VariableAggregation.SUM != v1.MEAN and tf.VariableAggregation.SUM != 1
+    plain = tf.Variable(1.0)
+    assert str(plain.aggregation) == "VariableAggregation.NONE" and plain.aggregation == tf.VariableAggregation.NONE
+    with strategy.scope():
+        summed = tf.Variable(1.0, aggregation=tf.VariableAggregation.SUM)
+        averaged = tf.Variable(1.0, aggregation=v1.MEAN)
+        default = tf.Variable(1.0)
+    assert [str(x.aggregation) for x in (summed, averaged, default)] == [
+        "VariableAggregationV2.SUM", "VariableAggregation.MEAN", "VariableAggregation.NONE"]
+    assert tf.distribute.ReduceOp.from_variable_aggregation(v1.SUM) is tf.distribute.ReduceOp.SUM
+    n = strategy.num_replicas_in_sync
+    strategy.run(lambda: averaged.assign_add(tf.cast(tf.distribute.get_replica_context().replica_id_in_sync_group,
+                                                     tf.float32)))
+    assert float(averaged.read_value()) == 1.0 + (n - 1) / 2  # the v1 MEAN aggregates as MEAN
+
+
+def test_cross_replica_updates_return_the_components_new_values_as_tf(strategy):
+    # TF's update_regroup: a cross-replica assign of a mirrored variable gives a Mirrored of each component's new
+    # value as a tensor, None with read_value=False; a sync-on-read one gives the variable's (aggregated) read.
+    n = strategy.num_replicas_in_sync
+    with strategy.scope():
+        v = tf.Variable(1.0)
+        mean = tf.Variable(0.0, aggregation=tf.VariableAggregation.MEAN)
+        total = tf.Variable(0.0, synchronization=tf.VariableSynchronization.ON_READ,
+                            aggregation=tf.VariableAggregation.SUM)
+    out = v.assign_add(2.0)
+    assert type(out).__name__ == "Mirrored"
+    local = strategy.experimental_local_results(out)
+    assert [type(t).__name__ for t in local] == ["Tensor"] * n and [float(t) for t in local] == [3.0] * n
+    assert v.assign(5.0, read_value=False) is None and float(v.read_value()) == 5.0
+    assert float(v.assign_sub(1.0) * 2) == 8.0  # the result still works as a value
+    out = strategy.run(lambda: mean.assign_add(tf.cast(
+        tf.distribute.get_replica_context().replica_id_in_sync_group, tf.float32)))
+    assert [float(t) for t in strategy.experimental_local_results(out)] == [(n - 1) / 2] * n
+    assert all(type(t).__name__ == "Tensor" for t in strategy.experimental_local_results(out))
+    read = total.assign(6.0)
+    assert type(read).__name__ == "Tensor" and float(read) == 6.0
+    assert [float(c.read_value()) for c in total.values] == [6.0 / n] * n
+    assert total.assign(4.0, read_value=False) is None and float(total.read_value()) == 4.0

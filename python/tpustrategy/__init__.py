@@ -82,7 +82,8 @@ _LAZY_NAMES = {
     "tpustrategy.framework.sparse_tensor": ("SparseTensor", "SparseTensorSpec"),
     "tpustrategy.framework.string_tensor": ("string",),  # tf.string tensors live on the host
     "tpustrategy.module": ("Module",),
-    "tpustrategy.ops.check_ops": ("Assert", "assert_equal", "assert_greater", "assert_less", "assert_rank"),
+    "tpustrategy.ops.check_ops": (
+        "Assert", "assert_equal", "assert_greater", "assert_less", "assert_rank", "ensure_shape"),
     "tpustrategy.ops.clip_ops": ("clip_by_global_norm", "clip_by_norm", "norm"),
     "tpustrategy.ops.custom_gradient": ("custom_gradient",),
     "tpustrategy.ops.numpy_backed_ops": (  # numpy-backed until they get C++ kernels
@@ -130,7 +131,14 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; tests_py/test_lazy_import.
     from tpustrategy.framework.sparse_tensor import SparseTensor, SparseTensorSpec  # noqa: F401
     from tpustrategy.framework.string_tensor import string  # noqa: F401
     from tpustrategy.module import Module  # noqa: F401
-    from tpustrategy.ops.check_ops import Assert, assert_equal, assert_greater, assert_less, assert_rank  # noqa: F401
+    from tpustrategy.ops.check_ops import (  # noqa: F401
+        Assert,
+        assert_equal,
+        assert_greater,
+        assert_less,
+        assert_rank,
+        ensure_shape,
+    )
     from tpustrategy.ops.clip_ops import clip_by_global_norm, clip_by_norm, norm  # noqa: F401
     from tpustrategy.ops.custom_gradient import custom_gradient  # noqa: F401
     from tpustrategy.ops.numpy_backed_ops import (

@@ -51,11 +51,42 @@ class VariableSynchronization(enum.Enum):
     ON_READ = 3
 
 
-class VariableAggregation(enum.Enum):
+class _AggregationEnum(enum.Enum):
+    """TF's two aggregation enums compare equal (and hash alike) member for member, by value."""
+
+    def __eq__(self, other):
+        if isinstance(other, _AggregationEnum):
+            return self.value == other.value
+        return NotImplemented
+
+    def __hash__(self):
+        return hash(self.value)
+
+
+class VariableAggregationV1(_AggregationEnum):
+    """TF's v1 enum (``tf.compat.v1.VariableAggregation``), named ``VariableAggregation`` as in TF: what a variable
+    created without an aggregation reports (``str(v.aggregation) == "VariableAggregation.NONE"``, as TF)."""
+
     NONE = 0
     SUM = 1
     MEAN = 2
     ONLY_FIRST_REPLICA = 3
+    ONLY_FIRST_TOWER = 3  # TF's old name, an alias
+
+
+VariableAggregationV1.__name__ = VariableAggregationV1.__qualname__ = "VariableAggregation"
+
+
+class VariableAggregationV2(_AggregationEnum):
+    """``tf.VariableAggregation`` in TF 2 (``str(tf.VariableAggregation.SUM) == "VariableAggregationV2.SUM"``)."""
+
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3
+
+
+VariableAggregation = VariableAggregationV2  # TF 2 exports the V2 enum as tf.VariableAggregation
 
 
 class _VariableMetaclass(type):
@@ -77,13 +108,15 @@ class _VariableMetaclass(type):
 
 def _bind_arguments(initial_value=None, trainable=None, validate_shape=True, caching_device=None, name=None,
                     variable_def=None, dtype=None, import_scope=None, constraint=None,
-                    synchronization=VariableSynchronization.AUTO, aggregation=VariableAggregation.NONE,
+                    synchronization=VariableSynchronization.AUTO, aggregation=VariableAggregationV1.NONE,
                     shape=None, experimental_enable_variable_lifting=True) -> dict:
     return dict(initial_value=initial_value, trainable=trainable, name=name, dtype=dtype,
                 synchronization=synchronization, aggregation=aggregation, shape=shape)
 
 
 def _as_enum(enum_type, value, what: str):
+    if enum_type is VariableAggregation and isinstance(value, _AggregationEnum):
+        return value  # either of TF's aggregation enums, kept as given (it prints as given)
     try:
         return value if isinstance(value, enum_type) else enum_type(value)
     except ValueError:
@@ -103,7 +136,7 @@ class Variable(TensorOperators, metaclass=_VariableMetaclass):
     _autocast = True  # read as the autocast dtype inside `autocast_reads` (Keras' add_weight(autocast=))
 
     def __init__(self, initial_value=None, trainable=None, name=None, dtype=None,
-                 synchronization=VariableSynchronization.AUTO, aggregation=VariableAggregation.NONE, shape=None,
+                 synchronization=VariableSynchronization.AUTO, aggregation=VariableAggregationV1.NONE, shape=None,
                  **unused_kwargs):
         if initial_value is None:
             raise ValueError("initial_value must be specified.")

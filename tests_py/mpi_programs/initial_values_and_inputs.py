@@ -1,6 +1,7 @@
 """Variables created under a multi-process TPUStrategy start from process 0's initial value (as
 MultiWorkerMirroredStrategy broadcasts the chief's), and ``distribute_datasets_from_function`` hands each process's
-``dataset_fn`` the whole slice's InputContext: one input pipeline per host, ``input_pipeline_id`` the host's."""
+``dataset_fn`` the whole slice's InputContext: one input pipeline per host, ``input_pipeline_id`` the host's. With
+``InputOptions(experimental_fetch_to_device=False)`` a distributed dataset's elements stay on their hosts' CPUs."""
 
 import json
 
@@ -25,6 +26,9 @@ def dataset_fn(context):
 
 
 strategy.distribute_datasets_from_function(dataset_fn)
+on_host = tf.distribute.InputOptions(experimental_fetch_to_device=False)
+first = next(iter(strategy.experimental_distribute_dataset(tf.data.Dataset.range(64).batch(32), on_host)))
+inputs = [[t.device, t.numpy().tolist()] for t in strategy.experimental_local_results(first)]
 result = {"constant": components[0], "computed": [float(x) for x in np.asarray(computed.values[0])],
-          "contexts": contexts}
+          "contexts": contexts, "inputs": inputs}
 print(f"RESULT process {process}: {json.dumps(result)}", flush=True)

@@ -4,10 +4,11 @@ interleave, map). Written anew from the checks, not copied: each case runs a sma
 describes its element_spec, its elements and the error type where TF's test expects one.
 
 Checks of TF's tests left out because tpustrategy differs there on purpose or does not build it yet (listed in
-tests_py/test_crosscheck_tf_tests.py): datasets as dataset elements and None components (NoneTensorSpec), the
-unknown static shape of py_function / numpy_function outputs, scan's spec for a SparseTensor state, scan_func
-returning a new state of another structure (TF fails later, at iteration), interleave's map_func returning a
-non-dataset (TF: AttributeError; here TypeError), rebatch([]) / [-1, 2] / [0, 0] (TF: IndexError / a crash)."""
+tests_py/test_crosscheck_tf_tests.py): scan's spec for a SparseTensor state, scan_func returning a new state of
+another structure (TF fails later, at iteration), interleave's map_func returning a non-dataset (TF:
+AttributeError; here an error that is both TypeError and AttributeError), rebatch([]) / [-1, 2] / [0, 0] (TF:
+IndexError / a crash). Datasets as elements, None components and py_function shapes, left out when these cases
+were recorded, are pinned to TF's behaviour in tests_py/test_tf_fidelity_dataset_elements.py."""
 
 from __future__ import annotations
 

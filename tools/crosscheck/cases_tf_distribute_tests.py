@@ -4,8 +4,9 @@ collective_all_reduce_strategy). Written anew from the checks, not copied.
 
 Left out (tpustrategy differs, see tests_py/test_crosscheck_tf_tests.py): next() past the end raises EndOfSequence
 (a StopIteration subclass, TF: StopIteration), experimental_distribute_dataset of a non-dataset (TF:
-AttributeError; here TypeError), a cross-replica assign_add's local results (variables here, tensors in TF),
-str() of VariableAggregation values (TF 2.21 prints VariableAggregationV2 for tf.VariableAggregation members)."""
+AttributeError; here an error that is both TypeError and AttributeError). A cross-replica assign_add's local
+results (tensors, as TF) and str() of VariableAggregation values (VariableAggregationV2 for tf.VariableAggregation
+members, as TF 2.21), left out when these cases were recorded, are pinned in tests_py/test_tf_fidelity_values.py."""
 
 from __future__ import annotations
 

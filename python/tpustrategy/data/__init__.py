@@ -19,7 +19,7 @@ from tpustrategy.data import (  # noqa: F401
     _windowing,
     experimental,
 )
-from tpustrategy.data._windowing import DatasetSpec
+from tpustrategy.data._structure import DatasetSpec
 from tpustrategy.data.dataset_ops import INFINITE as INFINITE_CARDINALITY
 from tpustrategy.data.dataset_ops import UNKNOWN as UNKNOWN_CARDINALITY
 from tpustrategy.data.dataset_ops import Dataset, DatasetV2

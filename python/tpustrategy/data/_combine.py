@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from tpustrategy.data import _structure
 from tpustrategy.data._transforms import _dummy_element, _int_arg, _invalid, _relax, _UnaryDataset
-from tpustrategy.data.dataset_ops import INFINITE, UNKNOWN, Dataset, call_with_element
+from tpustrategy.data.dataset_ops import INFINITE, UNKNOWN, Dataset, call_with_element, not_a_dataset
 
 
 def _as_dataset(value, what: str) -> Dataset:
     if not isinstance(value, Dataset):
-        raise TypeError(f"`{what}` must return a `tf.data.Dataset`, got {type(value).__name__}.")
+        raise not_a_dataset(value, f"what `{what}` returns")
     return value
 
 
@@ -69,6 +69,10 @@ class InterleaveDataset(FlatMapDataset):
                     open_count += 1
             else:
                 cycle_index, block_index = (cycle_index + 1) % self._cycle_length, 0
+
+
+class ParallelInterleaveDataset(InterleaveDataset):
+    """``interleave`` with ``num_parallel_calls``: the same order here (TF's ``_ParallelInterleaveDataset``)."""
 
 
 class ZipDataset(Dataset):

@@ -66,6 +66,8 @@ class RandomDataset(Dataset):
 class CounterDataset(Dataset):
     """``start, start + step, ...`` forever (``Dataset.counter``)."""
 
+    _tf_name = "_ScanDataset"  # TF scans a repeated from_tensors(0)
+
     def __init__(self, start, step, dtype):
         self._dtype = _core.tensor.DType(dtype)
         self._start = _int_arg(start, "start")
@@ -210,6 +212,8 @@ def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_datase
     """Elements drawn at random from `datasets` with probabilities `weights` (``Dataset.sample_from_datasets``)."""
     datasets = _check_datasets(datasets)
     selector = _WeightedSelector(weights, len(datasets), seed, rerandomize_each_iteration)
+    if len(datasets) == 1:
+        return datasets[0]  # TF 2.21 returns a single input as it is (nothing to sample from)
     return DirectedInterleaveDataset(selector, datasets, stop_on_empty_dataset)
 
 

@@ -40,6 +40,7 @@ class RangeDataset(Dataset):
 class TensorDataset(Dataset):
     def __init__(self, tensors):
         self._element = _structure.normalize_element(tensors)
+        _structure.check_has_component(_structure.spec_of(self._element), "from_tensors")
 
     def _iterate(self):
         yield self._element
@@ -59,22 +60,25 @@ class TensorSliceDataset(Dataset):
             raise ValueError("Invalid `tensors`: an empty structure cannot be sliced.")
         sizes = set()
         for leaf in leaves:
+            if leaf is None:  # a None component: None in every row
+                continue
             shape = _structure.leaf_shape(leaf)
             if not shape:
                 raise _structure._invalid_argument(
                     f"Unbatching a tensor is only supported for rank >= 1, got a value of shape {shape}.")
             sizes.add(shape[0])
-        if len(sizes) != 1:
+        if len(sizes) > 1:
             raise _structure._invalid_argument(
                 f"Dimensions of all components should match: got leading dimensions {sorted(sizes)}.")
+        if not sizes:
+            raise ValueError(f"Invalid `tensors`: {tensors!r} has no tensor component to slice.")
         self._element = element
         self._size = sizes.pop()
         self._rows = None  # unstacked lazily, once
 
     def _iterate(self):
         if self._rows is None:
-            columns = [_structure.unstack_leaf(leaf) for leaf in _structure.flatten(self._element)]
-            self._rows = [_structure.pack_as(self._element, row) for row in zip(*columns, strict=True)]
+            self._rows = _structure.unstack_element(self._element)
         return iter(self._rows)
 
     def _batch_bounds(self, batch_size: int, drop_remainder: bool):
@@ -89,7 +93,7 @@ class TensorSliceDataset(Dataset):
             yield _structure.pack_as(self._element, [
                 _core.data.slice_rows(leaf, begin, count) if isinstance(leaf, _core.tensor.Tensor)
                 else _structure.slice_leaf_rows(leaf, begin, count) if isinstance(leaf, (SparseTensor, RaggedTensor))
-                else leaf[begin:begin + count].copy() for leaf in leaves])
+                else None if leaf is None else leaf[begin:begin + count].copy() for leaf in leaves])
 
     def _compute_element_spec(self):
         return _structure.map_structure(
@@ -140,6 +144,8 @@ def _spec_for(shape, dtype):
 
 
 class GeneratorDataset(Dataset):
+    _tf_name = "_FlatMapDataset"  # TF flat_maps a from_tensors(0) into the generator's elements
+
     def __init__(self, generator, output_types, output_shapes, args, output_signature):
         if not callable(generator):
             raise TypeError("`generator` must be a Python callable.")

@@ -4,7 +4,10 @@ A dataset element is a nest of tuples, namedtuples and dicts (dict keys in sorte
 as ``tf.nest``) whose leaves are tpustrategy Tensors, SparseTensors, RaggedTensors or, for string data,
 Python ``bytes`` / numpy object arrays of bytes inside the pipeline — user functions and iterators see them as
 tf.string tensors (to_public). Lists are *values*, not structure:
-``from_tensor_slices([1, 2])`` slices one tensor, as in TensorFlow.
+``from_tensor_slices([1, 2])`` slices one tensor, as in TensorFlow. As in TF, a leaf may also be ``None``
+(spec ``NoneTensorSpec()``: it stays None through every transformation, batched or not) or a dataset (spec
+``DatasetSpec``: ``from_tensors(ds)``, a map returning datasets, ``window``; iterated it is a
+``_VariantDataset``).
 """
 
 from __future__ import annotations
@@ -22,6 +25,50 @@ from tpustrategy.framework.tensor import Tensor, TensorSpec
 from tpustrategy.framework.tensor_shape import TensorShape, as_shape
 from tpustrategy.ops.ragged import ragged_tensor
 from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec
+
+
+class NoneTensorSpec:
+    """The spec of a None component (TF's ``NoneTensorSpec``): None batches and unbatches to None."""
+
+    __slots__ = ()
+    shape = TensorShape(None)  # not in TF's spec; lets the pipeline's rank checks pass over None components
+
+    def __eq__(self, other):
+        return type(other) is NoneTensorSpec
+
+    def __hash__(self):
+        return hash(NoneTensorSpec)
+
+    def __repr__(self):
+        return "NoneTensorSpec()"
+
+
+class DatasetSpec:
+    """The spec of a dataset-valued component (``tf.data.DatasetSpec``)."""
+
+    def __init__(self, element_spec, dataset_shape=()):
+        self._element_spec = element_spec
+        self._dataset_shape = TensorShape(dataset_shape)
+
+    element_spec = property(lambda self: self._element_spec)
+    shape = property(lambda self: self._dataset_shape)
+
+    def __eq__(self, other):
+        return (isinstance(other, DatasetSpec) and self._element_spec == other._element_spec
+                and self._dataset_shape == other._dataset_shape)
+
+    def __hash__(self):
+        return hash(self._dataset_shape)
+
+    def __repr__(self):
+        return f"DatasetSpec({self._element_spec}, {self._dataset_shape!r})"
+
+
+def is_dataset(value) -> bool:
+    """A tf.data.Dataset (duck-typed on the class, so no element_spec is computed: dataset_ops builds on this
+    module)."""
+    cls = type(value)
+    return hasattr(cls, "_iterate") and hasattr(cls, "_compute_element_spec") and hasattr(cls, "_clone_with_inputs")
 
 
 class StringSpec(TensorSpec):
@@ -127,11 +174,17 @@ def _contains_strings(value) -> bool:
 
 
 def to_leaf(value, dtype=None):
-    """A dataset leaf from a Python value: a Tensor, ``bytes``, or an object array of bytes."""
+    """A dataset leaf from a Python value: a Tensor, ``bytes``, an object array of bytes, None or a dataset."""
     if isinstance(value, Tensor) and dtype is None:
         return value
     if isinstance(value, (SparseTensor, RaggedTensor)):
         return value
+    if dtype is None and value is None:
+        return None
+    if dtype is None and is_dataset(value):
+        from tpustrategy.data.dataset_ops import as_variant  # lazy: dataset_ops builds on this module
+
+        return as_variant(value)
     if isinstance(value, StringTensor):
         return value._array.item() if value.ndim == 0 else value._array
     if isinstance(value, list) and value and isinstance(value[0], StringTensor):
@@ -183,7 +236,18 @@ def normalize_function_output(value):
     return to_leaf(value)
 
 
+def function_output_leaves(value) -> list:
+    """The leaves of a function's output as returned, in the order of normalize_function_output's flattened
+    result (lists are structure there)."""
+    if isinstance(value, dict):
+        return [leaf for key in sorted(value) for leaf in function_output_leaves(value[key])]
+    if isinstance(value, (tuple, list)):
+        return [leaf for item in value for leaf in function_output_leaves(item)]
+    return [value]
+
+
 def leaf_shape(leaf) -> tuple:
+    """The shape of a tensor-like leaf (None and dataset leaves have no shape: ``()``)."""
     if isinstance(leaf, RaggedTensor):
         return tuple(int(d) for d in ragged_tensor._bounding(leaf))
     if isinstance(leaf, SparseTensor):
@@ -196,6 +260,10 @@ def leaf_shape(leaf) -> tuple:
 
 
 def spec_of_leaf(leaf):
+    if leaf is None:
+        return NoneTensorSpec()
+    if is_dataset(leaf):
+        return DatasetSpec(leaf.element_spec)
     if isinstance(leaf, RaggedTensor):
         return RaggedTensorSpec(leaf.shape, leaf.dtype, leaf.ragged_rank)
     if isinstance(leaf, SparseTensor):
@@ -212,7 +280,11 @@ def spec_of(element):
 
 
 def with_shape(spec, shape):
-    """`spec` with another shape (keeps the dtype / string kind)."""
+    """`spec` with another shape (keeps the dtype / string kind; a dataset's shape is its batch shape)."""
+    if isinstance(spec, NoneTensorSpec):
+        return spec
+    if isinstance(spec, DatasetSpec):
+        return DatasetSpec(spec.element_spec, shape)
     if isinstance(spec, RaggedTensorSpec):
         return RaggedTensorSpec(shape, spec.dtype, spec.ragged_rank)
     if is_string_spec(spec):
@@ -224,11 +296,21 @@ def with_shape(spec, shape):
 
 def relax_spec(a, b):
     """The most specific spec compatible with both (None where dims differ)."""
+    if isinstance(a, DatasetSpec) and isinstance(b, DatasetSpec) and same_structure(a.element_spec, b.element_spec):
+        inner = pack_as(a.element_spec, [relax_spec(x, y) for x, y in zip(flatten(a.element_spec),
+                                                                        flatten(b.element_spec), strict=True)])
+        return DatasetSpec(inner, a.shape.most_specific_compatible_shape(b.shape))
+    if isinstance(a, (NoneTensorSpec, DatasetSpec)) or isinstance(b, (NoneTensorSpec, DatasetSpec)):
+        if a != b:
+            raise ValueError(f"No TypeSpec is compatible with both {a} and {b}")
+        return a
     shape = as_shape(a.shape).most_specific_compatible_shape(b.shape)
     return with_shape(a, shape)
 
 
 def specs_compatible(a, b) -> bool:
+    if isinstance(a, (NoneTensorSpec, DatasetSpec)) or isinstance(b, (NoneTensorSpec, DatasetSpec)):
+        return a == b
     if isinstance(a, RaggedTensorSpec) or isinstance(b, RaggedTensorSpec):
         return a == b or (isinstance(a, RaggedTensorSpec) and a.is_compatible_with(b))
     if is_string_spec(a) or is_string_spec(b):
@@ -239,6 +321,8 @@ def specs_compatible(a, b) -> bool:
 
 
 def prepend_dim(spec, dim):
+    if isinstance(spec, NoneTensorSpec):
+        return spec
     shape = as_shape(spec.shape)
     if isinstance(spec, RaggedTensorSpec):  # batching a ragged element adds a ragged dimension (TF 2.21)
         return RaggedTensorSpec(TensorShape([dim]).concatenate(shape), spec.dtype, spec.ragged_rank + 1)
@@ -246,6 +330,8 @@ def prepend_dim(spec, dim):
 
 
 def drop_leading_dim(spec):
+    if isinstance(spec, NoneTensorSpec):
+        return spec
     shape = as_shape(spec.shape)
     if isinstance(spec, RaggedTensorSpec):
         inner = shape[1:] if shape.rank is not None else TensorShape(None)
@@ -259,6 +345,11 @@ def drop_leading_dim(spec):
 
 def stack_leaves(leaves: list, component: int):
     first = leaves[0]
+    if first is None:
+        return None
+    if is_dataset(first):
+        raise _unimplemented(f"Batching a component whose elements are datasets (component {component}: "
+                             f"{first!r}) is not supported; flat_map or interleave them first.")
     if isinstance(first, SparseTensor):
         return sparse_tensor.stack(leaves)
     if isinstance(first, RaggedTensor):
@@ -274,7 +365,10 @@ def stack_leaves(leaves: list, component: int):
     return out
 
 
-def unstack_leaf(leaf) -> list:
+def unstack_leaf(leaf) -> list | None:
+    """The rows of a batched leaf; None for a None component (it stays None in every row)."""
+    if leaf is None:
+        return None
     if isinstance(leaf, RaggedTensor):
         return [to_leaf(row) for row in leaf]
     if isinstance(leaf, SparseTensor):
@@ -292,6 +386,36 @@ def _invalid_argument(message: str):
     from tpustrategy.errors import InvalidArgumentError
 
     return InvalidArgumentError(None, None, message)
+
+
+def _unimplemented(message: str):
+    from tpustrategy.errors import UnimplementedError
+
+    return UnimplementedError(None, None, message)
+
+
+def check_has_component(spec, what: str):
+    """`spec`, unless it has no component but None ones (TF refuses such elements: its ops need an output type)."""
+    if all(isinstance(s, NoneTensorSpec) for s in flatten(spec)):
+        raise _invalid_argument(f"{what}: the element {spec} has no component but None (TF: Length for attr "
+                                "'output_types' of 0 must be at least minimum 1).")
+    return spec
+
+
+def unstack_columns(element) -> list[list]:
+    """The rows of each leaf of a batched element, in flatten order (a None component is None in every row);
+    InvalidArgumentError if the components' batch sizes differ."""
+    columns = [unstack_leaf(leaf) for leaf in flatten(element)]
+    sizes = {len(c) for c in columns if c is not None}
+    if len(sizes) > 1:
+        raise _invalid_argument(f"Input element must have the same batch size in each component: {sorted(sizes)}")
+    count = sizes.pop() if sizes else 0
+    return [c if c is not None else [None] * count for c in columns]
+
+
+def unstack_element(element) -> list:
+    """The rows of a batched element (see unstack_columns)."""
+    return [pack_as(element, row) for row in zip(*unstack_columns(element), strict=True)]
 
 
 def to_numpy(element):

@@ -8,8 +8,9 @@ import numpy as np
 
 from tpustrategy import _core
 from tpustrategy.data import _structure, _tf_random
-from tpustrategy.data.dataset_ops import INFINITE, UNKNOWN, Dataset, call_with_element
+from tpustrategy.data.dataset_ops import INFINITE, UNKNOWN, Dataset, VariantDataset, call_with_element
 from tpustrategy.data.options import SHARD_HINT, Options
+from tpustrategy.framework import static_shape
 from tpustrategy.framework.sparse_tensor import SparseTensor, SparseTensorSpec
 from tpustrategy.framework.tensor import Tensor, TensorSpec
 from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec
@@ -60,14 +61,17 @@ class BatchDataset(_UnaryDataset):
         if sliced is not None and not self._ragged:
             yield from sliced(self._batch_size, self._drop_remainder)
             return
+        # ragged_batch makes ragged rows of the dense components of known rank >= 1 only (TF's _DenseToRaggedDataset
+        # leaves an unknown rank dense, so its rows must have one shape).
+        ragged = [self._ragged and s.shape.rank not in (None, 0) for s in _structure.flatten(self._input.element_spec)]
         pending = []
         for element in self._input._iterate():
             pending.append(element)
             if len(pending) == self._batch_size:
-                yield _stack_elements(pending, self._ragged)
+                yield _stack_elements(pending, ragged)
                 pending = []
         if pending and not self._drop_remainder:
-            yield _stack_elements(pending, self._ragged)
+            yield _stack_elements(pending, ragged)
 
     def _compute_element_spec(self):
         dim = self._batch_size if self._drop_remainder else None
@@ -83,11 +87,16 @@ class BatchDataset(_UnaryDataset):
         return n // self._batch_size if self._drop_remainder else -(-n // self._batch_size)
 
 
-def _stack_elements(elements: list, ragged: bool = False):
+def _stack_elements(elements: list, ragged: list[bool] | None = None):
+    """One batch of `elements`; component i stacks into ragged rows where ``ragged[i]`` (ragged_batch)."""
     columns = zip(*[_structure.flatten(e) for e in elements], strict=True)
-    stack = _structure.ragged_stack_leaves if ragged else _structure.stack_leaves
-    leaves = [stack(list(column), i) for i, column in enumerate(columns)]
+    leaves = [(_structure.ragged_stack_leaves if ragged and ragged[i] else _structure.stack_leaves)(list(column), i)
+              for i, column in enumerate(columns)]
     return _structure.pack_as(elements[0], leaves)
+
+
+class ParallelBatchDataset(BatchDataset):
+    """``batch`` with ``num_parallel_calls``: the same batches (TF's ``_ParallelBatchDataset``)."""
 
 
 class UnbatchDataset(_UnaryDataset):
@@ -106,12 +115,7 @@ class UnbatchDataset(_UnaryDataset):
 
     def _iterate(self):
         for element in self._input._iterate():
-            columns = [_structure.unstack_leaf(leaf) for leaf in _structure.flatten(element)]
-            sizes = {len(c) for c in columns}
-            if len(sizes) > 1:
-                raise _invalid(f"Input element must have the same batch size in each component: {sorted(sizes)}")
-            for row in zip(*columns, strict=True):
-                yield _structure.pack_as(element, row)
+            yield from _structure.unstack_element(element)
 
     def _compute_element_spec(self):
         return _structure.map_structure(_structure.drop_leading_dim, self._input.element_spec)
@@ -138,7 +142,7 @@ class RebatchDataset(_UnaryDataset):
         sizes = array.reshape(-1)
         self._batch_sizes = [int(s) for s in sizes]
         if not self._batch_sizes:
-            raise _invalid("`batch_size` must contain at least one size.")
+            raise _invalid(f"`batch_size` must contain at least one size, got {self._batch_sizes}.")
         if any(s < 0 for s in self._batch_sizes):
             raise _invalid(f"Batch sizes must be >= 0, got {self._batch_sizes}.")
         if not any(self._batch_sizes):
@@ -181,9 +185,7 @@ class RebatchDataset(_UnaryDataset):
         pending: list[list] = []
         structure, leaves, index = None, [], 0
         for element in self._input._iterate():
-            columns = [_structure.unstack_leaf(leaf) for leaf in _structure.flatten(element)]
-            if len({len(c) for c in columns}) > 1:
-                raise _invalid("Input element must have the same batch size in each component.")
+            columns = _structure.unstack_columns(element)
             if structure is None:
                 structure, leaves, pending = element, _structure.flatten(element), [[] for _ in columns]
             for rows, column in zip(pending, columns, strict=True):
@@ -230,7 +232,7 @@ def _pop_rows(structure, leaves: list, pending: list[list], wanted: int):
         taken, rows[:] = rows[:wanted], rows[wanted:]
         # A ragged component's rows come out dense (of different lengths): they stack back into a ragged batch.
         stack = _structure.ragged_stack_leaves if isinstance(leaf, RaggedTensor) else _structure.stack_leaves
-        out.append(stack(taken, i) if taken else leaf[0:0])
+        out.append(stack(taken, i) if taken else None if leaf is None else leaf[0:0])
     return _structure.pack_as(structure, out)
 
 
@@ -357,23 +359,36 @@ class MapDataset(_UnaryDataset):
         self._fn = map_func
 
     def _apply(self, element):
-        return _structure.normalize_function_output(call_with_element(self._fn, element))
+        output = call_with_element(self._fn, element)
+        if output is None:
+            _structure.check_has_component(_structure.NoneTensorSpec(), "map")
+        return _structure.normalize_function_output(output)
 
     def _iterate(self):
         for element in self._input._iterate():
             yield self._apply(element)
 
+    def _spec_of_call(self, element):
+        """The spec of the function's output for `element`, with the static shapes TF gives py_function
+        outputs (unknown unless set_shape / ensure_shape state one; framework/static_shape.py)."""
+        with static_shape.recording():
+            output = call_with_element(self._fn, element)
+            spec = _structure.spec_of(_structure.normalize_function_output(output))
+            static = [static_shape.lookup(leaf) for leaf in _structure.function_output_leaves(output)]
+        return _structure.pack_as(spec, [s if shape is None else _structure.with_shape(s, shape)
+                                         for s, shape in zip(_structure.flatten(spec), static, strict=True)])
+
     def _compute_element_spec(self):
         input_spec = self._input.element_spec
         try:
-            first = _structure.spec_of(self._apply(_dummy_element(input_spec, 1)))
-            second = _structure.spec_of(self._apply(_dummy_element(input_spec, 2)))
-            return _relax(first, second)
+            first = self._spec_of_call(_dummy_element(input_spec, 1))
+            second = self._spec_of_call(_dummy_element(input_spec, 2))
+            return _structure.check_has_component(_relax(first, second), "map")
         except Exception as probe_error:  # any failure (data-dependent fn): fall back to a real element
             element = next(iter(self._input._iterate()), None)
             if element is None:
                 raise probe_error
-            return _structure.spec_of(self._apply(element))
+            return _structure.check_has_component(self._spec_of_call(element), "map")
 
 
 def _has_unknown_dims(spec) -> bool:
@@ -382,10 +397,10 @@ def _has_unknown_dims(spec) -> bool:
 
 def _dummy_element(spec, unknown_dim: int):
     def dummy(leaf_spec):
-        if type(leaf_spec).__name__ == "DatasetSpec":  # a window: an empty dataset of its element_spec
-            from tpustrategy.data._windowing import VariantDataset  # lazy: _windowing builds on this module
-
+        if isinstance(leaf_spec, _structure.DatasetSpec):  # an empty dataset of its element_spec
             return VariantDataset([], leaf_spec.element_spec)
+        if isinstance(leaf_spec, _structure.NoneTensorSpec):
+            return None
         if leaf_spec.shape.rank is None:
             raise ValueError("unknown rank")
         shape = [unknown_dim if d is None else d for d in leaf_spec.shape.as_list()]
@@ -432,6 +447,10 @@ def _as_predicate_result(value) -> bool:
         return bool(value)
     raise ValueError(f"Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but it returned "
                      f"{type(value).__name__}.")
+
+
+class ParallelMapDataset(MapDataset):
+    """``map`` with ``num_parallel_calls``: the same elements, in order (TF's ``_ParallelMapDataset``)."""
 
 
 class FilterDataset(_UnaryDataset):
@@ -508,6 +527,8 @@ class PrefetchDataset(_UnaryDataset):
 
 
 class CacheDataset(_UnaryDataset):
+    _tf_name = "CacheDataset"  # TF 2.21's class of ``cache`` has no leading underscore
+
     def __init__(self, input_dataset, filename):
         super().__init__(input_dataset)
         self._filename = filename

@@ -10,48 +10,11 @@ import numpy as np
 
 from tpustrategy import _core
 from tpustrategy.data import _structure
+from tpustrategy.data._structure import DatasetSpec
 from tpustrategy.data._transforms import _int_arg, _invalid, _UnaryDataset
-from tpustrategy.data.dataset_ops import UNKNOWN, Dataset, _nodes, call_with_element
+from tpustrategy.data.dataset_ops import UNKNOWN, Dataset, VariantDataset, _nodes, call_with_element
 from tpustrategy.framework.tensor import Tensor
 from tpustrategy.framework.tensor_shape import TensorShape
-
-
-class DatasetSpec:
-    """The spec of a dataset-valued component (``tf.data.DatasetSpec``)."""
-
-    def __init__(self, element_spec, dataset_shape=()):
-        self._element_spec = element_spec
-        self._dataset_shape = TensorShape(dataset_shape)
-
-    element_spec = property(lambda self: self._element_spec)
-    shape = property(lambda self: self._dataset_shape)
-
-    def __eq__(self, other):
-        return (isinstance(other, DatasetSpec) and self._element_spec == other._element_spec
-                and self._dataset_shape == other._dataset_shape)
-
-    def __hash__(self):
-        return hash(self._dataset_shape)
-
-    def __repr__(self):
-        return f"DatasetSpec({self._element_spec}, {self._dataset_shape!r})"
-
-
-class VariantDataset(Dataset):
-    """A finite dataset over a list of already-built elements with a given element_spec."""
-
-    def __init__(self, elements, element_spec):
-        self._elements = list(elements)
-        self._spec = element_spec
-
-    def _iterate(self):
-        return iter(self._elements)
-
-    def _compute_element_spec(self):
-        return self._spec
-
-    def _compute_cardinality(self):
-        return len(self._elements)
 
 
 def _positive(value, name: str) -> int:

@@ -45,6 +45,17 @@ from tpustrategy.data.options import Options
 INFINITE = -1
 UNKNOWN = -2
 
+class NotADatasetError(TypeError, AttributeError):
+    """A value that should be a tf.data.Dataset is not (``experimental_distribute_dataset([1, 2])``, a flat_map
+    function returning a tensor). A TypeError naming the value, as the project's rule for bad input; also an
+    AttributeError, which TF 2.21 raises there (it calls a Dataset method on the value), so code catching TF's
+    error type catches it too."""
+
+
+def not_a_dataset(value, what: str) -> NotADatasetError:
+    return NotADatasetError(f"{what} must be a `tf.data.Dataset`, got {type(value).__name__}: {value!r:.200}")
+
+
 # The pipeline nodes (_sources, _transforms, _combine, ...) subclass Dataset, so this module cannot import
 # them; each registers itself here by class name when defined (Dataset.__init_subclass__), and the
 # constructor methods below build them through this namespace (the few builder functions register
@@ -61,6 +72,10 @@ class Dataset:
         super().__init_subclass__(**kwargs)
         if cls.__module__.startswith("tpustrategy.data."):
             setattr(_nodes, cls.__name__, cls)
+            # The node takes the name TF's class has (``type(ds).__name__`` and ``repr(ds)`` show it): TF's private
+            # ``_MapDataset`` etc., or ``_tf_name`` where TF builds the node otherwise (from_generator is a
+            # ``_FlatMapDataset``, the file readers are the public ``TFRecordDatasetV2`` ...).
+            cls.__name__ = cls.__qualname__ = cls.__dict__.get("_tf_name", "_" + cls.__name__.lstrip("_"))
 
     # ---- to be provided by each node ----
     def _iterate(self):
@@ -123,10 +138,14 @@ class Dataset:
         return True  # like TF: a dataset is truthy even when empty (no __len__ call)
 
     def __repr__(self) -> str:
-        return f"<_{type(self).__name__} element_spec={self.element_spec}>"  # TF's private class names
+        return f"<{type(self).__name__} element_spec={self.element_spec}>"
 
     def as_numpy_iterator(self):
-        """Iterates elements as numpy values (bytes stay bytes)."""
+        """Iterates elements as numpy values (bytes stay bytes); TypeError for dataset-valued components, as TF."""
+        for spec in _structure.flatten(self.element_spec):
+            if isinstance(spec, _structure.DatasetSpec):
+                raise TypeError("`tf.data.Dataset.as_numpy_iterator()` is not supported for datasets that produce "
+                                f"values of type {Dataset}")
         return (_structure.to_numpy(element) for element in self._iterate())
 
     def reduce(self, initial_state, reduce_func):
@@ -187,7 +206,8 @@ class Dataset:
     @staticmethod
     def list_files(file_pattern, shuffle=None, seed=None, name=None):
         """The files matching the glob pattern(s), as ``bytes`` names; shuffled unless ``shuffle=False``."""
-        return _nodes.ListFilesDataset(file_pattern, shuffle, seed)
+        files = _nodes.ListFilesDataset if shuffle is None or bool(shuffle) else _nodes.SortedListFilesDataset
+        return files(file_pattern, shuffle, seed)
 
     @staticmethod
     def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
@@ -247,7 +267,8 @@ class Dataset:
 
     def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None, name=None):
         """Stacks consecutive elements into batches (the last may be smaller unless drop_remainder)."""
-        return _nodes.BatchDataset(self, batch_size, drop_remainder)
+        batch = _nodes.BatchDataset if num_parallel_calls is None else _nodes.ParallelBatchDataset
+        return batch(self, batch_size, drop_remainder)
 
     def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=None, name=None):
         """Batches elements whose shapes differ: dense components of rank >= 1 become RaggedTensors (rank-0
@@ -280,7 +301,7 @@ class Dataset:
 
     def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
         """Applies `map_func` to each element (tuple elements are passed as separate arguments)."""
-        return _nodes.MapDataset(self, map_func)
+        return (_nodes.MapDataset if num_parallel_calls is None else _nodes.ParallelMapDataset)(self, map_func)
 
     def filter(self, predicate, name=None):
         """Keeps the elements for which `predicate` returns True (a scalar bool)."""
@@ -293,7 +314,8 @@ class Dataset:
     def interleave(self, map_func, cycle_length=None, block_length=None, num_parallel_calls=None,
                    deterministic=None, name=None):
         """Maps each element to a dataset and interleaves `block_length` elements from `cycle_length` of them."""
-        return _nodes.InterleaveDataset(self, map_func, cycle_length, block_length)
+        interleave = _nodes.InterleaveDataset if num_parallel_calls is None else _nodes.ParallelInterleaveDataset
+        return interleave(self, map_func, cycle_length, block_length)
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None, name=None):
         """Shuffles with a buffer of `buffer_size` elements, in TF's order for the same seeds."""
@@ -328,6 +350,30 @@ class Dataset:
 
 
 DatasetV2 = Dataset
+
+
+class VariantDataset(Dataset):
+    """A dataset held as an element of another (TF's ``_VariantDataset``): a window's column, a dataset given to
+    ``from_tensors`` or returned by a map function. It iterates a list of already-built elements with the given
+    element_spec, or another dataset."""
+
+    def __init__(self, elements, element_spec):
+        self._elements = elements if isinstance(elements, Dataset) else list(elements)
+        self._spec = element_spec
+
+    def _iterate(self):
+        return self._elements._iterate() if isinstance(self._elements, Dataset) else iter(self._elements)
+
+    def _compute_element_spec(self):
+        return self._spec
+
+    def _compute_cardinality(self):
+        return self._elements._compute_cardinality() if isinstance(self._elements, Dataset) else len(self._elements)
+
+
+def as_variant(dataset: Dataset) -> VariantDataset:
+    """`dataset` as a dataset-valued element (what TF's iterator hands out for it)."""
+    return dataset if isinstance(dataset, VariantDataset) else VariantDataset(dataset, dataset.element_spec)
 
 
 def get_single_element(dataset):

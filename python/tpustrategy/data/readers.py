@@ -126,6 +126,8 @@ class _FileDataset(Dataset):
 class TFRecordDataset(_FileDataset):
     """The records of one or more TFRecord files, in order, as ``bytes``."""
 
+    _tf_name = "TFRecordDatasetV2"  # TF's public classes keep their names
+
     def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None):
         super().__init__(filenames, compression_type)
         if buffer_size is not None and int(buffer_size) < 0:
@@ -143,6 +145,8 @@ class TFRecordDataset(_FileDataset):
 
 class TextLineDataset(_FileDataset):
     """The lines of one or more text files, without the line ending (``\\n`` or ``\\r\\n``), as ``bytes``."""
+
+    _tf_name = "TextLineDatasetV2"
 
     def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None):
         super().__init__(filenames, compression_type)
@@ -164,6 +168,8 @@ class FixedLengthRecordDataset(_FileDataset):
 
     A file whose body is not a whole number of records raises InvalidArgumentError, as in TF.
     """
+
+    _tf_name = "FixedLengthRecordDatasetV2"
 
     def __init__(self, filenames, record_bytes, header_bytes=None, footer_bytes=None, buffer_size=None,
                  compression_type=None, num_parallel_reads=None, name=None):
@@ -205,6 +211,8 @@ class ListFilesDataset(Dataset):
     ``list_files(...).interleave(TFRecordDataset)`` is sharded by file as TF does it.
     """
 
+    _tf_name = "_ShuffleDataset"  # TF shuffles a from_tensor_slices of the names
+
     def __init__(self, file_pattern, shuffle=None, seed=None):
         patterns = _filenames(file_pattern)
         files = sorted({f for pattern in patterns for f in glob.glob(pattern)})
@@ -238,6 +246,12 @@ class ListFilesDataset(Dataset):
 
     def _compute_cardinality(self):
         return len(self._files)
+
+
+class SortedListFilesDataset(ListFilesDataset):
+    """``list_files(..., shuffle=False)``: the sorted names (TF's plain ``_TensorSliceDataset``)."""
+
+    _tf_name = "_TensorSliceDataset"
 
 
 class _NamesDataset(Dataset):

@@ -8,6 +8,9 @@ as TF's strategy without a ``TF_CONFIG``.
 With a cluster (a TF_CONFIG, or a resolver with a cluster spec) the process's devices are named
 ``/job:worker/replica:0/task:<index>/...`` from then on, plain eager tensors' included, as TF names a worker's.
 
+Without mpirun, a cluster of more than one worker (a TF_CONFIG naming several, whatever this process's task index)
+is a ValueError: no other process could join, where TF would wait for them.
+
 Simulator deviation: a worker's local device is its simulated host's CPU (``/job:worker/task:<rank>/device:CPU:0``,
 which needs ``TPUSTRATEGY_SLICE`` to have at least as many hosts as there are processes); TF would use its GPUs.
 Variables' initial values are not broadcast from worker 0 (every process runs the same program, so they agree
@@ -50,7 +53,15 @@ class CollectiveAllReduceExtended(MirroredExtended):
         if not callable(getattr(cluster_resolver, "cluster_spec", None)):
             raise TypeError(f"cluster_resolver must be a tf.distribute.cluster_resolver.ClusterResolver, got "
                             f"{cluster_resolver!r}")
-        if cluster_resolver.cluster_spec().as_dict():
+        cluster = cluster_resolver.cluster_spec().as_dict()
+        workers = sum(len(cluster.get(job, ())) for job in ("chief", "worker"))
+        if process_slice is None and workers > 1:
+            raise ValueError(
+                f"MultiWorkerMirroredStrategy: the cluster {cluster} has {workers} workers and this process is "
+                f"{cluster_resolver.task_type} {cluster_resolver.task_id}, but no other worker can join a process "
+                f"not started by mpirun (TF would wait for them). Run one process per worker: mpirun -n {workers} "
+                "python prog.py (each process's TF_CONFIG task index is its MPI rank).")
+        if cluster:
             # A worker of a cluster: TF names this process's devices (plain eager tensors' too) /job:worker/...
             _core.devices.set_job("worker")
         super().__init__(container_strategy, None if process_slice is None else process_slice.devices)

@@ -128,17 +128,29 @@ class MirroredVariable(DistributedVariable):
                 raise TypeError(f"Expected value to be mirrored across replicas: {value!r} in {method} of "
                                 f"{self.name}")
             self._update_each(method, value)
-            return self
+            return _updated_values(self, read_value)
         context = ds_context.get_replica_context()
         if self.aggregation == VariableAggregation.NONE or context is None:
             # NONE, or inside extended.update (cross-replica, one component at a time): the local component
             getattr(local, method)(value)
             return self
-        context.merge_call(_aggregate_and_update, args=(self, method, value))
-        return self
+        # Each replica gets its component's new value (TF: the merge_fn's Mirrored, selected per replica).
+        return context.merge_call(_aggregate_and_update, args=(self, method, value, read_value))
 
 
-def _aggregate_and_update(strategy, variable, method, value):
+def _updated_values(variable, read_value: bool):
+    """What TF's cross-replica update of a mirrored variable returns (distribute_utils.update_regroup): a Mirrored
+    of every component's new value as a tensor (the component itself when there is one), None without
+    read_value."""
+    if not read_value:
+        return None
+    components = variable.values
+    if len(components) == 1:
+        return values_lib.Mirrored(tuple(components))
+    return values_lib.Mirrored(tuple(c.read_value() for c in components))
+
+
+def _aggregate_and_update(strategy, variable, method, value, read_value=True):
     """merge_fn of a replica-context write: reduce the replicas' values, then update every component."""
     if variable.aggregation == VariableAggregation.ONLY_FIRST_REPLICA:
         reduced = value.values[0] if isinstance(value, values_lib.DistributedValues) else value
@@ -147,6 +159,7 @@ def _aggregate_and_update(strategy, variable, method, value):
         devices = [c._device for c in variable.values]
         reduced = strategy.extended._reduce_to(op, value, devices)
     variable._update_each(method, reduced)
+    return _updated_values(variable, read_value)
 
 
 class SyncOnReadVariable(DistributedVariable):
@@ -171,11 +184,9 @@ class SyncOnReadVariable(DistributedVariable):
                                  "aggregation is set to `tf.VariableAggregation.SUM`.")
             value = _divide(value, len(self._values), self.dtype)
         self._update_each(method, value)
-        if read_value and self.aggregation == VariableAggregation.NONE:
-            # TF updates every component, then returns var.read_value(): a cross-replica read, which for NONE is
-            # a ValueError (observed with TF 2.21). read_value=False skips the read and so the error.
-            self._read_cross_replica()
-        return self
+        # TF updates every component, then returns var.read_value(): a cross-replica read (the aggregate; for
+        # NONE a ValueError, observed with TF 2.21). read_value=False returns None, skipping the read and the error.
+        return self.read_value() if read_value else None
 
 
 def _divide(value, count: int, dtype):

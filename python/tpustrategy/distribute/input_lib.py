@@ -17,7 +17,7 @@ import numpy as np
 from tpustrategy import _core, errors
 from tpustrategy._pictures import distribute_pictures
 from tpustrategy.data import _structure
-from tpustrategy.data.dataset_ops import INFINITE, Dataset
+from tpustrategy.data.dataset_ops import INFINITE, Dataset, not_a_dataset
 from tpustrategy.data.iterator_ops import Optional
 from tpustrategy.distribute import distribution_strategy_context as ds_context
 from tpustrategy.distribute import input_pipeline
@@ -117,14 +117,15 @@ class DistributedDataset(_DistributedDatasetBase):
 
     def __init__(self, strategy, dataset, options=None):
         if not isinstance(dataset, Dataset):
-            raise TypeError(f"experimental_distribute_dataset expects a tf.data.Dataset, got {type(dataset).__name__}")
+            raise not_a_dataset(dataset, "experimental_distribute_dataset's `dataset`")
         process_slice = strategy.extended._process_slice
         if process_slice is None:
             workers = input_pipeline.InputWorkers(_input_devices(strategy, options))
             pipelines = input_pipeline.build_pipelines(dataset, workers)
         else:
             # TF's rules over the whole slice (one input worker per host), then this process's hosts only.
-            workers, pipelines = process_slice.local_pipelines(dataset, strategy.extended._replica_devices())
+            workers, pipelines = process_slice.local_pipelines(dataset, _input_devices(strategy, options),
+                                                               on_host=_on_host(options))
         super().__init__(strategy, workers, pipelines, dataset._compute_cardinality())
         self._dataset = dataset
 
@@ -159,15 +160,19 @@ def _input_devices(strategy, options) -> list:
     """Where each replica's input lands: its device, or its host's CPU with experimental_fetch_to_device=False
     (TF's host input workers)."""
     devices = strategy.extended._replica_devices()
-    if options is not None and options.experimental_fetch_to_device is False:
+    if _on_host(options):
         return [_core.devices.host_cpu(d.task) for d in devices]
     return devices
+
+
+def _on_host(options) -> bool:
+    return options is not None and options.experimental_fetch_to_device is False
 
 
 def _call_dataset_fn(dataset_fn, context):
     dataset = dataset_fn(context)
     if not isinstance(dataset, Dataset):
-        raise TypeError(f"dataset_fn must return a tf.data.Dataset, got {type(dataset).__name__}")
+        raise not_a_dataset(dataset, "what `dataset_fn` returns")
     return dataset
 
 

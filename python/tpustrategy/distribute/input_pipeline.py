@@ -231,7 +231,8 @@ class SplitPipeline:
             if element is _END:
                 return
             leaves = _structure.flatten(element)
-            rows = {_structure.leaf_shape(leaf)[0] if _structure.leaf_shape(leaf) else None for leaf in leaves}
+            rows = {_structure.leaf_shape(leaf)[0] if _structure.leaf_shape(leaf) else None
+                    for leaf in leaves if leaf is not None}  # a None component is None on every replica
             if None in rows:
                 raise ValueError(f"Cannot split a scalar component: call batch on the input dataset so that it "
                                  f"can be split across {self.num_slices} replicas.")
@@ -274,6 +275,8 @@ def _per_replica_elements(structure, columns: list, count: int) -> list:
 
 
 def _split_leaf(leaf, begins, counts, devices) -> list:
+    if leaf is None:
+        return [None] * len(begins)
     if isinstance(leaf, RaggedTensor):  # rows of a ragged batch; values placed on each replica's device
         return [_place_ragged(_structure.slice_leaf_rows(leaf, b, c), d)
                 for b, c, d in zip(begins, counts, devices, strict=True)]

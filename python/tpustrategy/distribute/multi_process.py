@@ -193,12 +193,15 @@ class ProcessSlice:
         votes = [np.array([1 if flag else 0], np.int32)] * len(self.replica_ids)
         return bool(np.asarray(self.communicator.all_reduce(votes, "MAX"))[0])
 
-    def local_pipelines(self, dataset, local_devices) -> tuple:
+    def local_pipelines(self, dataset, local_devices, on_host: bool = False) -> tuple:
         """``experimental_distribute_dataset``'s input workers and pipelines for this process: the pipelines
-        over the whole slice (one per host, TF's auto-shard and rebatch rules), this process's hosts' only."""
+        over the whole slice (one per host, TF's auto-shard and rebatch rules), this process's hosts' only.
+        `on_host` (``InputOptions(experimental_fetch_to_device=False)``): each replica's input stays on its
+        host's CPU, as `local_devices` (those CPUs) say."""
         from tpustrategy.distribute import input_pipeline
 
-        workers = input_pipeline.InputWorkers(self.devices)
+        every = [_core.devices.host_cpu(d.task) for d in self.devices] if on_host else self.devices
+        workers = input_pipeline.InputWorkers(every)
         pipelines = input_pipeline.build_pipelines(dataset, workers)
         local = input_pipeline.InputWorkers(local_devices)
         if list(local.hosts) != list(self.hosts):

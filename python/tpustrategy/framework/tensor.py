@@ -7,6 +7,7 @@ Adds what TF's EagerTensor has in Python: ``shape`` as a TensorShape,
 from __future__ import annotations
 
 from tpustrategy import _core
+from tpustrategy.framework import static_shape
 from tpustrategy.framework.string_tensor import StringTensor, is_string_dtype, string
 from tpustrategy.framework.tensor_shape import TensorShape, as_shape
 
@@ -38,8 +39,18 @@ def _shape(self) -> TensorShape:
     return TensorShape(self._shape_tuple)
 
 
+def _set_shape(self, shape) -> None:
+    """TF's eager ``set_shape``: a ValueError unless `shape` is compatible with the tensor's (None dims match
+    any size); the tensor is unchanged. A py_function output inside ``Dataset.map`` takes `shape` as its
+    element_spec shape, as TF's static shape (framework/static_shape.py)."""
+    if not self.shape.is_compatible_with(shape):
+        raise ValueError(f"Tensor's shape {self.shape} is not compatible with supplied shape {as_shape(shape)}.")
+    static_shape.refine(self, shape)
+
+
 Tensor.shape = property(_shape, doc="The shape of this tensor, a TensorShape.")
 Tensor.get_shape = _shape
+Tensor.set_shape = StringTensor.set_shape = _set_shape
 Tensor.ref = lambda self: Reference(self)
 Tensor.experimental_ref = Tensor.ref
 StringTensor.ref = StringTensor.experimental_ref = Tensor.ref  # tf.string tensors are referenced alike

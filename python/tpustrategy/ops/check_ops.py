@@ -8,7 +8,10 @@ from __future__ import annotations
 import numpy as np
 
 from tpustrategy import _core, errors
+from tpustrategy.framework import static_shape
+from tpustrategy.framework.string_tensor import StringTensor
 from tpustrategy.framework.tensor import Tensor
+from tpustrategy.framework.tensor_shape import TensorShape, as_shape
 
 
 def _tensor(x, dtype=None):
@@ -197,6 +200,26 @@ def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
                                  f"must have size {known}. Received size {size}, shape {shape}")
             else:
                 sizes.setdefault(symbol, (size, described.replace("Tensor ", "tensor ", 1)))
+
+
+def _debug_string(shape: TensorShape) -> str:
+    """TF's C++ ``TensorShape::DebugString``: ``[2,?]``, ``<unknown>``."""
+    if shape.rank is None:
+        return "<unknown>"
+    return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
+
+
+def ensure_shape(x, shape, name=None):
+    """``tf.ensure_shape``: `x` (as a tensor) if its shape is compatible with `shape` (None dims match any
+    size), else TF's InvalidArgumentError. Inside ``Dataset.map`` it also states a py_function output's static
+    shape, as ``set_shape`` does."""
+    t = x if isinstance(x, (Tensor, StringTensor)) else _tensor(x)
+    expected = as_shape(shape)
+    if not expected.is_compatible_with(t._shape_tuple):
+        _fail(f"Shape of tensor input {_debug_string(TensorShape(t._shape_tuple))} is not compatible with expected "
+              f"shape {_debug_string(expected)}.")
+    static_shape.refine(t, expected)
+    return t
 
 
 def check_numerics(tensor, message, name=None):

@@ -202,7 +202,11 @@ def linspace(start, stop, num, name=None, axis=0):
     if n < 0:
         raise _invalid(f"Requires num >= 0: {n}")
     dtype = s.dtype if s.dtype.kind == "f" else np.float32
-    return _out(np.linspace(s, e, n, axis=axis), dtype)
+    try:
+        values = np.linspace(s, e, n, axis=axis)
+    except MemoryError:  # TF's allocator says the same (num = 2**40 needs terabytes)
+        raise errors.ResourceExhaustedError(None, None, f"OOM when allocating the {n} values of linspace") from None
+    return _out(values, dtype)
 
 
 def searchsorted(sorted_sequence, values, side="left", out_type="int32", name=None):

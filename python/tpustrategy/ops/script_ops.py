@@ -7,8 +7,10 @@ TypeError -> InvalidArgumentError, StopIteration -> OutOfRangeError, MemoryError
 ResourceExhaustedError, NotImplementedError -> UnimplementedError, other -> UnknownError; a TF
 error passes through), so ``Dataset.ignore_errors`` drops such elements as in TF.
 
-Deviation: TF gives the outputs an unknown static shape; here ``Dataset.map``'s element_spec shows
-the shapes the function really returns.
+Static shapes: TF cannot see into the function, so its outputs have an unknown shape in a ``Dataset.map``
+element_spec (``TensorSpec(shape=<unknown>, ...)``) until ``set_shape`` / ``tf.ensure_shape`` states one; so
+here (framework/static_shape.py). Values computed from an output (``x + 1``) show their real shape, where TF
+would still say unknown.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from tpustrategy import _core, errors
+from tpustrategy.framework import static_shape
+from tpustrategy.framework.string_tensor import StringTensor, is_string_dtype, to_bytes_array
 from tpustrategy.framework.tensor import Tensor
 
 _ERROR_OF = ((ValueError, errors.InvalidArgumentError), (TypeError, errors.InvalidArgumentError),
@@ -39,6 +43,13 @@ def _call(func, args):
 
 
 def _convert(value, dtype):
+    if is_string_dtype(dtype):
+        try:
+            return StringTensor(value if isinstance(value, StringTensor) else to_bytes_array(
+                value.numpy() if isinstance(value, Tensor) else value))
+        except TypeError:
+            raise errors.InvalidArgumentError(None, None, f"The function's output {value!r} cannot be converted "
+                                              "to tf.string (Tout).") from None
     if isinstance(value, Tensor) and value.dtype == _core.tensor.DType(dtype):
         return value
     array = np.asarray(value.numpy() if isinstance(value, Tensor) else value)
@@ -49,7 +60,7 @@ def _convert(value, dtype):
     return _core.tensor.constant(array.astype(target.as_numpy_dtype), target)
 
 
-def _outputs(result, Tout):  # noqa: N803  (TF's argument name)
+def _outputs(result, Tout, inputs=()):  # noqa: N803  (TF's argument name)
     if Tout is None:
         return None
     if isinstance(Tout, (list, tuple)):
@@ -57,13 +68,22 @@ def _outputs(result, Tout):  # noqa: N803  (TF's argument name)
         if len(values) != len(Tout):
             raise errors.InvalidArgumentError(None, None, f"The function returned {len(values)} values but Tout has "
                                               f"{len(Tout)} types.")
-        return [_convert(v, t) for v, t in zip(values, Tout, strict=True)]
+        return [_opaque(_convert(v, t), inputs) for v, t in zip(values, Tout, strict=True)]
     if isinstance(result, (list, tuple)):
         if len(result) != 1:
             raise errors.InvalidArgumentError(None, None, f"The function returned {len(result)} values but Tout is "
                                               "a single type.")
         result = result[0]
-    return _convert(result, Tout)
+    return _opaque(_convert(result, Tout), inputs)
+
+
+def _opaque(output, inputs):
+    """`output` gets an unknown static shape where a Dataset function's spec is being found (TF's rule)."""
+    if static_shape.active():
+        if any(output is x for x in inputs):  # a fresh tensor: the input keeps the static shape it has
+            output = _core.ops.identity(output)
+        static_shape.mark_unknown(output)
+    return output
 
 
 def py_function(func=None, inp=None, Tout=None, name=None):  # noqa: N803
@@ -71,7 +91,7 @@ def py_function(func=None, inp=None, Tout=None, name=None):  # noqa: N803
     if not callable(func):
         raise TypeError(f"`func` must be callable, got {type(func).__name__}")
     args = [v if isinstance(v, Tensor) else _core.tensor.convert_to_tensor(v) for v in (inp or [])]
-    return _outputs(_call(func, args), Tout)
+    return _outputs(_call(func, args), Tout, args)
 
 
 def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):  # noqa: N803
