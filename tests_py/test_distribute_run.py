@@ -233,4 +233,4 @@ def test_drive_rejects_lists_of_different_lengths():
     with pytest.raises(tps.errors.InvalidArgumentError,
                        match="2 workers, but 1 contexts, 2 values, 2 modes and 2 suspended flags"):
         tps._core.runtime.drive([object(), object()], [None], [None, None], False, [None, None], [False, False],
-                                rendezvous, context, None, None, None, None)
+                                rendezvous, context, None, None, None, None, None, None)

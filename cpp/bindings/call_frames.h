@@ -33,10 +33,16 @@ template struct Expose<ParentOf, &Frame::parent>;
 // Called from inside a bound call (whose own frame is on top) that switches the bound context from `from`
 // to `to`: the caller's chain is kept as `from`'s, and the call returns into `to`'s chain (empty for a
 // context not seen before, as a replica that has not started).
+// The chains of the contexts not bound now, per thread.
+inline std::unordered_map<const void*, Frame*>& saved_chains() {
+  thread_local std::unordered_map<const void*, Frame*> saved;
+  return saved;
+}
+
 inline void switch_chain(const void* from, const void* to) {
   Frame* own = get(TopOfStack{})();
   if (own == nullptr || from == to) return;
-  thread_local std::unordered_map<const void*, Frame*> saved;
+  std::unordered_map<const void*, Frame*>& saved = saved_chains();
   Frame*& parent = own->*get(ParentOf{});
   if (parent != nullptr) {
     saved[from] = parent;
@@ -45,6 +51,22 @@ inline void switch_chain(const void* from, const void* to) {
   }
   auto it = saved.find(to);
   parent = it != saved.end() ? it->second : nullptr;
+}
+
+// For a bound call that switches into another greenlet which resumes in context `to` (a replica handing over to
+// the next one): the chain now on top (the caller's, its own frame included if it is part of it) is kept as
+// `from`'s, and the thread continues on `to`'s chain.
+inline void swap_chains(const void* from, const void* to) {
+  if (from == to) return;
+  std::unordered_map<const void*, Frame*>& saved = saved_chains();
+  Frame*& top = get(TopOfStack{})();
+  if (top != nullptr) {
+    saved[from] = top;
+  } else {
+    saved.erase(from);
+  }
+  auto it = saved.find(to);
+  top = it != saved.end() ? it->second : nullptr;
 }
 
 // For a bound call that itself switches into other greenlets (the scheduler's switch_round): while the
