@@ -277,6 +277,21 @@ class ReplicaRendezvous {
     return out;
   }
 
+  // park() for the commonest point, an all_reduce of one tensor with no options: no nest, no groups; returns
+  // the reduced tensor (not a list of one).
+  py::object park_all_reduce(int replica, const std::string& op, Tensor tensor, py::object devices, py::handle driver,
+                             py::handle parked) {
+    Leaves leaves;
+    leaves.push_back(std::move(tensor));
+    py::object out = park(replica, "all_reduce", std::move(leaves), op, 0, "", true, std::move(devices), driver,
+                          parked, {}, 0, {});
+    if (!PyList_Check(out.ptr()) || PyList_GET_SIZE(out.ptr()) != 1) {
+      fail<InternalError>("ReplicaRendezvous::park_all_reduce", "replica {} was resumed with {} instead of its result",
+                          replica, py::repr(out).cast<std::string>());
+    }
+    return py::reinterpret_borrow<py::object>(PyList_GET_ITEM(out.ptr(), 0));
+  }
+
   // Runs the point every replica park()ed at (GIL released): one result list per replica (None for none).
   py::list complete_parked() {
     std::vector<DevicePtr> destinations;
@@ -697,6 +712,9 @@ for nests of different structure), or when a replica it waits for has finished.)
            py::arg("pairs") = std::vector<std::pair<int, int>>{},
            "arrive(), then switch to `driver` handing it `parked`; returns what the driver resumes this replica "
            "with (its results). `devices`: where the results go.")
+      .def("park_all_reduce", &ReplicaRendezvous::park_all_reduce, py::arg("replica"), py::arg("op"),
+           py::arg("tensor"), py::arg("devices").none(true), py::arg("driver"), py::arg("parked"),
+           "park() for an all_reduce of one tensor: returns the reduced tensor.")
       .def("depart", &ReplicaRendezvous::depart, py::arg("replica"),
            "Replica `replica` finished; True if that failed a synchronisation point others wait at.")
       .def("raise_if_failed", &ReplicaRendezvous::raise_if_failed)

@@ -153,15 +153,15 @@ class ReplicaContext:
         op = as_reduce_op(reduce_op)
         options = collective_util.check_options(options, "ReplicaContext.all_reduce")
         run = self._run
-        if (options is None and run is not None and type(value) is _Tensor
-                and (op is not _MEAN or not value.dtype.is_integer)):
-            # The common case, one tensor (no nest to walk, nothing to divide): what the general path does.
-            _check_collective_dtypes((value,), self)
-            results = run.collective(self._position, "all_reduce", [value], self._destination_devices(),
-                                     _OP_NAMES[op], 0, "")
-            if _recording():
-                results = collective_gradients.record_all_reduce(self, op, [value], results)
-            return results[0]
+        if options is None and run is not None and type(value) is _Tensor:
+            dtype = value.dtype
+            if dtype.name in _ALL_REDUCE_ACCEPTS and (op is not _MEAN or not dtype.is_integer):
+                # The common case, one tensor of a dtype the collective takes (no nest to walk, nothing to divide,
+                # nothing to reject): what the general path does, in one call into C++.
+                result = run.all_reduce_one(self._position, _OP_NAMES[op], value, self._destination_devices())
+                if _recording():
+                    return collective_gradients.record_all_reduce(self, op, [value], [result])[0]
+                return result
         nested = nest.is_nested(value)
         leaves = [_core.tensor.convert_to_tensor(v) for v in nest.flatten(value)] if nested else \
             [_core.tensor.convert_to_tensor(value)]

@@ -97,6 +97,12 @@ class ReplicaRun:
         return self._rendezvous.park(replica_id, kind, tensors, op, axis, structure, ragged, devices, self._driver,
                                      _PARKED)
 
+    def all_reduce_one(self, replica_id: int, op: str, tensor, devices):
+        """``collective(replica_id, "all_reduce", [tensor], devices, op)[0]``, in one call into C++."""
+        if self.num_replicas == 1:
+            return self.collective(replica_id, "all_reduce", [tensor], devices, op)[0]
+        return self._rendezvous.park_all_reduce(replica_id, op, tensor, devices, self._driver, _PARKED)
+
     def merge(self, replica_id: int, contribution: Any, combine: Callable[[list], Sequence],
               structure: str = "") -> Any:
         """Parks replica `replica_id` in ``merge_call`` until every replica is there; `combine` runs once,
