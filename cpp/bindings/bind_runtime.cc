@@ -710,8 +710,8 @@ for nests of different structure), or when a replica it waits for has finished.)
            py::arg("axis"), py::arg("structure"), py::arg("ragged"), py::arg("devices").none(true), py::arg("driver"),
            py::arg("parked"), py::arg("groups") = std::vector<std::vector<int>>{}, py::arg("split_axis") = 0,
            py::arg("pairs") = std::vector<std::pair<int, int>>{},
-           "arrive(), then switch to `driver` handing it `parked`; returns what the driver resumes this replica "
-           "with (its results). `devices`: where the results go.")
+           "arrive(), then hand over to the next replica of the round (outside drive(): switch to `driver` handing "
+           "it `parked`); returns what this replica is resumed with (its results). `devices`: where the results go.")
       .def("park_all_reduce", &ReplicaRendezvous::park_all_reduce, py::arg("replica"), py::arg("op"),
            py::arg("tensor"), py::arg("devices").none(true), py::arg("driver"), py::arg("parked"),
            "park() for an all_reduce of one tensor: returns the reduced tensor.")
