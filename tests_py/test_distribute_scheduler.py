@@ -396,3 +396,33 @@ def test_the_last_replica_of_a_round_raising_cancels_every_parked_replica():
 
     _run_expecting(four(), fn, OverflowError, "in the last replica")
     assert cancelled == [0, 1, 2]
+
+
+@pytest.mark.parametrize(("dtype", "op", "expected"), [
+    ("float32", "mean", [2.5, 2.5]),   # taken in C++ in one call
+    ("int32", "sum", [5, 5]),          # taken in C++
+    ("int32", "mean", [2.5, 2.5]),     # declined: TF sums, then divides (float64)
+    ("bool", "sum", [True, True]),     # taken in C++
+], ids=["f32-mean", "i32-sum", "i32-mean", "bool-sum"])
+def test_one_tensor_all_reduce_matches_the_general_path_for_each_dtype(dtype, op, expected):
+    def fn():
+        rid = replica_id()
+        value = tps.constant(np.asarray([2 + rid if dtype != "bool" else bool(rid)], dtype))
+        one = ds.get_replica_context().all_reduce(op, value)
+        nested = ds.get_replica_context().all_reduce(op, [value])[0]  # the general path
+        assert one.dtype == nested.dtype and np.array_equal(np.asarray(one), np.asarray(nested))
+        return one
+
+    results = ms2().run(fn)
+    assert [np.asarray(v).tolist() for v in results.values] == [[e] for e in expected]
+    assert results.values[0].dtype.name == ("float64" if (dtype, op) == ("int32", "mean") else dtype)
+
+
+def test_one_tensor_all_reduce_of_a_rejected_dtype_raises_tfs_error_and_the_strategy_stays_usable():
+    strategy = ms2()
+
+    def fn():
+        return ds.get_replica_context().all_reduce("sum", tps.constant(np.asarray([1], np.uint8)))
+
+    _run_expecting(strategy, fn, tps.errors.InvalidArgumentError, "uint8 is not in the list of allowed values")
+    assert values_of(strategy.run(lambda: ds.get_replica_context().all_reduce("sum", tps.constant(1.0)))) == [2.0, 2.0]

@@ -278,9 +278,17 @@ class ReplicaRendezvous {
   }
 
   // park() for the commonest point, an all_reduce of one tensor with no options: no nest, no groups; returns
-  // the reduced tensor (not a list of one).
+  // the reduced tensor (not a list of one). Declines (None, before arriving) what the general path
+  // (replica_context.py) must check or finish itself: a dtype TF's all_reduce rejects, a MEAN that is not
+  // floating (integers are summed there, then divided).
   py::object park_all_reduce(int replica, const std::string& op, Tensor tensor, py::object devices, py::handle driver,
                              py::handle parked) {
+    if (!tensor.valid()) return py::none();
+    const DType dtype = tensor.dtype();
+    const bool floating =
+        dtype == DType::kFloat16 || dtype == DType::kBFloat16 || dtype == DType::kFloat32 || dtype == DType::kFloat64;
+    const bool accepted = floating || dtype == DType::kBool || dtype == DType::kInt32 || dtype == DType::kInt64;
+    if (!accepted || (op == "MEAN" && !floating)) return py::none();
     Leaves leaves;
     leaves.push_back(std::move(tensor));
     py::object out = park(replica, "all_reduce", std::move(leaves), op, 0, "", true, std::move(devices), driver,
@@ -714,7 +722,8 @@ for nests of different structure), or when a replica it waits for has finished.)
            "it `parked`); returns what this replica is resumed with (its results). `devices`: where the results go.")
       .def("park_all_reduce", &ReplicaRendezvous::park_all_reduce, py::arg("replica"), py::arg("op"),
            py::arg("tensor"), py::arg("devices").none(true), py::arg("driver"), py::arg("parked"),
-           "park() for an all_reduce of one tensor: returns the reduced tensor.")
+           "park() for an all_reduce of one tensor: returns the reduced tensor, or None (without arriving) for a "
+           "dtype or op the general path must handle.")
       .def("depart", &ReplicaRendezvous::depart, py::arg("replica"),
            "Replica `replica` finished; True if that failed a synchronisation point others wait at.")
       .def("raise_if_failed", &ReplicaRendezvous::raise_if_failed)

@@ -95,7 +95,7 @@ class ReplicaRendezvous:
         """
     def park_all_reduce(self, replica: typing.SupportsInt | typing.SupportsIndex, op: str, tensor: tpustrategy._core.tensor.Tensor, devices: typing.Any, driver: typing.Any, parked: typing.Any) -> typing.Any:
         """
-        park() for an all_reduce of one tensor: returns the reduced tensor.
+        park() for an all_reduce of one tensor: returns the reduced tensor, or None (without arriving) for a dtype or op the general path must handle.
         """
     def raise_if_failed(self) -> None:
         ...

@@ -34,7 +34,6 @@ def _structure_of(value, count: int) -> str:
 
 
 _OP_NAMES = {op: op.value for op in ReduceOp}  # a dict lookup: an enum's .value is a descriptor call
-_MEAN = ReduceOp.MEAN
 _Tensor = _core.tensor.Tensor
 _recording = _core.autodiff.recording
 
@@ -154,11 +153,10 @@ class ReplicaContext:
         options = collective_util.check_options(options, "ReplicaContext.all_reduce")
         run = self._run
         if options is None and run is not None and type(value) is _Tensor:
-            dtype = value.dtype
-            if dtype.name in _ALL_REDUCE_ACCEPTS and (op is not _MEAN or not dtype.is_integer):
-                # The common case, one tensor of a dtype the collective takes (no nest to walk, nothing to divide,
-                # nothing to reject): what the general path does, in one call into C++.
-                result = run.all_reduce_one(self._position, _OP_NAMES[op], value, self._destination_devices())
+            # The common case, one tensor (no nest to walk): what the general path does, in one call into C++, which
+            # declines (None) a dtype the general path rejects and a MEAN it must divide.
+            result = run.all_reduce_one(self._position, _OP_NAMES[op], value, self._destination_devices())
+            if result is not None:
                 if _recording():
                     return collective_gradients.record_all_reduce(self, op, [value], [result])[0]
                 return result

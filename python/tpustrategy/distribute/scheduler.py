@@ -98,9 +98,10 @@ class ReplicaRun:
                                      _PARKED)
 
     def all_reduce_one(self, replica_id: int, op: str, tensor, devices):
-        """``collective(replica_id, "all_reduce", [tensor], devices, op)[0]``, in one call into C++."""
+        """``collective(replica_id, "all_reduce", [tensor], devices, op)[0]`` in one call into C++, or None (nothing
+        done) when the caller's general path must handle it: one replica, a dtype to reject, a MEAN of integers."""
         if self.num_replicas == 1:
-            return self.collective(replica_id, "all_reduce", [tensor], devices, op)[0]
+            return None
         return self._rendezvous.park_all_reduce(replica_id, op, tensor, devices, self._driver, _PARKED)
 
     def merge(self, replica_id: int, contribution: Any, combine: Callable[[list], Sequence],
