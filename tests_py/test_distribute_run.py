@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 from distribute_helpers import ms2, times, values_of
 
-import tpustrategy as tf
+import tpustrategy as tps
 
-ds = tf.distribute
+ds = tps.distribute
 
 
 def test_case_b_run_multiplies_on_each_replica():
-    result = ms2().run(lambda x: times(x, 2.0), args=(tf.constant(3.0),))
+    result = ms2().run(lambda x: times(x, 2.0), args=(tps.constant(3.0),))
     assert isinstance(result, ds.PerReplica)
     assert values_of(result) == [6.0, 6.0]
 
@@ -34,7 +34,7 @@ def test_replicas_run_on_their_devices_in_order():
 
     def fn():
         order.append(ds.get_replica_context().replica_id_in_sync_group)
-        return tf.constant(1.0)
+        return tps.constant(1.0)
 
     result = strategy.run(fn)
     assert order == [0, 1]
@@ -44,19 +44,19 @@ def test_replicas_run_on_their_devices_in_order():
 
 def test_args_must_be_list_or_tuple():
     with pytest.raises(ValueError, match="positional args must be a list or tuple"):
-        ms2().run(lambda x: x, args=tf.constant(1.0))
+        ms2().run(lambda x: x, args=tps.constant(1.0))
 
 
 def test_per_replica_args_are_selected_and_kwargs_work():
     strategy = ms2()
-    per_replica = ds.PerReplica([tf.constant(1.0), tf.constant(2.0)])
+    per_replica = ds.PerReplica([tps.constant(1.0), tps.constant(2.0)])
     result = strategy.run(lambda x, scale=1.0: times(x, scale), args=[per_replica], kwargs={"scale": 10.0})
     assert values_of(result) == [10.0, 20.0]
 
 
 def test_regroup_structures_and_identity():
     strategy = ms2()
-    shared = tf.constant(5.0)
+    shared = tps.constant(5.0)
     Pair = collections.namedtuple("Pair", ["a", "b"])
 
     def fn():
@@ -74,9 +74,9 @@ def test_regroup_structures_and_identity():
 
 def test_fn_returning_none_and_one_replica_unwrapped():
     assert ms2().run(lambda: None) is None
-    one = tf.distribute.MirroredStrategy(["GPU:0"])
-    result = one.run(lambda: tf.constant(2.0))
-    assert isinstance(result, tf.Tensor)
+    one = tps.distribute.MirroredStrategy(["GPU:0"])
+    result = one.run(lambda: tps.constant(2.0))
+    assert isinstance(result, tps.Tensor)
 
 
 def test_mismatched_result_structures_raise_tf_assertion_errors():
@@ -93,14 +93,14 @@ def test_mismatched_result_structures_raise_tf_assertion_errors():
     with pytest.raises(AssertionError):
         ms2().run(lambda: [1] if rid() == 0 else (1,))
     with pytest.raises(AssertionError):
-        ds.TPUStrategy().run(lambda: [tf.constant(1)] if rid() == 0 else [tf.constant(1)] * 2)
+        ds.TPUStrategy().run(lambda: [tps.constant(1)] if rid() == 0 else [tps.constant(1)] * 2)
     # A leaf that is a nest on one replica only is not walked (TF regroups from replica 0's structure).
     mixed = ms2().run(lambda: None if rid() == 0 else [1])
     assert mixed.values == (None, [1])
 
 
 def test_per_replica_repr_matches_tensorflow():
-    result = ms2().run(lambda: tf.constant([ds.get_replica_context().replica_id_in_sync_group * 2]))
+    result = ms2().run(lambda: tps.constant([ds.get_replica_context().replica_id_in_sync_group * 2]))
     assert repr(result) == ("PerReplica:{\n"
                             "  0: <tf.Tensor: shape=(1,), dtype=int32, numpy=array([0], dtype=int32)>,\n"
                             "  1: <tf.Tensor: shape=(1,), dtype=int32, numpy=array([2], dtype=int32)>\n}")
@@ -111,7 +111,7 @@ def test_local_results():
     strategy = ms2()
     result = strategy.run(lambda: ds.get_replica_context().replica_id_in_sync_group)
     assert strategy.experimental_local_results(result) == (0, 1)
-    plain = tf.constant(1.0)
+    plain = tps.constant(1.0)
     assert strategy.experimental_local_results(plain) == (plain,)
     nested = strategy.experimental_local_results({"a": result, "b": 3})
     assert nested == ({"a": 0, "b": 3}, {"a": 1, "b": 3})
@@ -139,7 +139,7 @@ def test_case_e_value_context_and_values_from_function():
 
 def test_seed_values_from_function_constant_and_placement():
     strategy = ms2()
-    values = strategy.experimental_distribute_values_from_function(lambda ctx: tf.constant(1.0))
+    values = strategy.experimental_distribute_values_from_function(lambda ctx: tps.constant(1.0))
     local = strategy.experimental_local_results(values)
     assert repr(local) == ("(<tf.Tensor: shape=(), dtype=float32, numpy=1.0>, "
                            "<tf.Tensor: shape=(), dtype=float32, numpy=1.0>)")
@@ -149,7 +149,7 @@ def test_seed_values_from_function_constant_and_placement():
 def test_seed_run_with_distributed_values_from_function():
     strategy = ds.MirroredStrategy(["TPU:0", "TPU:1"])
 
-    @tf.function
+    @tps.function
     def run():
         distributed_values = strategy.experimental_distribute_values_from_function(
             lambda value_context: value_context.num_replicas_in_sync)
@@ -167,26 +167,26 @@ def test_default_strategy_runs_inline():
 
 def test_one_device_strategy():
     strategy = ds.OneDeviceStrategy("GPU:0")
-    result = strategy.run(lambda: tf.constant(1.0))
+    result = strategy.run(lambda: tps.constant(1.0))
     assert result.device.endswith("GPU:0")
     assert strategy.num_replicas_in_sync == 1
     assert strategy.reduce("SUM", result, axis=None) is result
     with strategy.scope():
-        variable = tf.Variable(2.0)
-    assert type(variable) is tf.Variable and variable.device.endswith("GPU:0")
+        variable = tps.Variable(2.0)
+    assert type(variable) is tps.Variable and variable.device.endswith("GPU:0")
     assert strategy.extended.variable_created_in_scope(variable)
 
 
 def test_mirrored_default_devices(monkeypatch):
     assert ds.MirroredStrategy().num_replicas_in_sync == 1
-    cpu = tf.config.list_physical_devices("CPU")[0]
-    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 4)
+    cpu = tps.config.list_physical_devices("CPU")[0]
+    tps.config.set_logical_device_configuration(cpu, [tps.config.LogicalDeviceConfiguration()] * 4)
     try:
         strategy = ds.MirroredStrategy()
         assert strategy.num_replicas_in_sync == 4
         assert strategy.extended.worker_devices[3].endswith("CPU:3")
     finally:
-        tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()])
+        tps.config.set_logical_device_configuration(cpu, [tps.config.LogicalDeviceConfiguration()])
 
 
 def test_mirrored_rejects_bad_device_lists():
@@ -197,12 +197,12 @@ def test_mirrored_rejects_bad_device_lists():
 
 
 def test_function_decorator_accepts_tf_function_kwargs():
-    @tf.function(jit_compile=True, reduce_retracing=True)
+    @tps.function(jit_compile=True, reduce_retracing=True)
     def double(x):
         return x * 2
 
     assert double(3) == 6
-    assert tf.function(lambda: 1)() == 1
+    assert tps.function(lambda: 1)() == 1
 
 
 def test_flat_per_replica_arguments_positional_and_keyword_reach_their_replicas():
@@ -228,9 +228,9 @@ def test_flat_per_replica_argument_missing_a_component_raises_in_that_replica():
 
 
 def test_drive_rejects_lists_of_different_lengths():
-    rendezvous = tf._core.runtime.ReplicaRendezvous(2)
-    context = tf._core.runtime.current_context()
-    with pytest.raises(tf.errors.InvalidArgumentError,
+    rendezvous = tps._core.runtime.ReplicaRendezvous(2)
+    context = tps._core.runtime.current_context()
+    with pytest.raises(tps.errors.InvalidArgumentError,
                        match="2 workers, but 1 contexts, 2 values, 2 modes and 2 suspended flags"):
-        tf._core.runtime.drive([object(), object()], [None], [None, None], False, [None, None], [False, False],
-                                rendezvous, context, None, None, None, None, None, None)
+        tps._core.runtime.drive([object(), object()], [None], [None, None], False, [None, None], [False, False],
+                                rendezvous, context, None, None, None, None)

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-import contextvars
 import gc
 import random
 import resource
 import time
 
-import greenlet
 import numpy as np
 import pytest
 from distribute_helpers import ms2, values_of
 
-import tpustrategy as tf
-from tpustrategy import _core
+import tpustrategy as tps
 
-ds = tf.distribute
+ds = tps.distribute
 
 
 def four():
@@ -44,11 +41,11 @@ def test_current_device_follows_each_replica_across_switches():
 
     def fn():
         ds.get_replica_context().merge_call(lambda s: None)
-        return tf.constant(1.0).device
+        return tps.constant(1.0).device
 
     devices = strategy.run(fn).values
     assert [d.split("/")[-1] for d in devices] == ["device:GPU:0", "device:GPU:1"]
-    assert tf.constant(1.0).device.endswith("CPU:0")
+    assert tps.constant(1.0).device.endswith("CPU:0")
 
 
 def test_merge_call_receives_per_replica_arguments():
@@ -73,13 +70,13 @@ def test_mismatched_collectives_cancel_parked_replicas():
     def fn():
         try:
             if replica_id() == 1:
-                ds.get_replica_context().all_reduce("sum", tf.constant([1.0, 2.0]))
+                ds.get_replica_context().all_reduce("sum", tps.constant([1.0, 2.0]))
             else:
-                ds.get_replica_context().all_reduce("sum", tf.constant([1.0]))
+                ds.get_replica_context().all_reduce("sum", tps.constant([1.0]))
         finally:
             finished.append(replica_id())
 
-    info = _run_expecting(ms2(), fn, tf.errors.InvalidArgumentError,
+    info = _run_expecting(ms2(), fn, tps.errors.InvalidArgumentError,
                           r"replica 1 issued all_reduce.*but replica 0 issued all_reduce.*differing: shape")
     assert "float32[1]" in str(info.value) and "float32[2]" in str(info.value)
     assert isinstance(info.value, ValueError)  # TF's InvalidArgumentError is also a ValueError here
@@ -91,7 +88,7 @@ def test_different_ops_mismatch():
         op = "sum" if replica_id() == 0 else "mean"
         ds.get_replica_context().all_reduce(op, 1.0)
 
-    _run_expecting(ms2(), fn, tf.errors.InvalidArgumentError, "replica 1 issued all_reduce{op=MEAN.*replica 0 "
+    _run_expecting(ms2(), fn, tps.errors.InvalidArgumentError, "replica 1 issued all_reduce{op=MEAN.*replica 0 "
                    "issued all_reduce{op=SUM.*differing: op")
 
 
@@ -134,7 +131,7 @@ def test_parked_replicas_see_cancelled_error():
             if replica_id() == 1:
                 raise ValueError("late failure")
             ds.get_replica_context().merge_call(lambda s: None)
-        except tf.errors.CancelledError as error:
+        except tps.errors.CancelledError as error:
             seen.append(str(error))
             raise
 
@@ -156,10 +153,10 @@ def test_merge_fn_error_propagates_and_strategy_is_reusable():
 
 def test_collective_errors_in_cpp_name_the_replica():
     def fn():
-        dtype = tf.float32 if replica_id() == 0 else tf.float64
-        ds.get_replica_context().all_gather(tf.constant([1.0], dtype), 0)
+        dtype = tps.float32 if replica_id() == 0 else tps.float64
+        ds.get_replica_context().all_gather(tps.constant([1.0], dtype), 0)
 
-    _run_expecting(ms2(), fn, tf.errors.InvalidArgumentError,
+    _run_expecting(ms2(), fn, tps.errors.InvalidArgumentError,
                    r"replica 1 issued all_gather{tensors=\[float64.*replica 0 issued all_gather{tensors=\[float32")
 
 
@@ -171,7 +168,7 @@ def _rss_mib() -> float:
 def test_stress_thousands_of_runs_with_random_failures():
     strategy = ds.MirroredStrategy([f"CPU:{0}"] + [f"GPU:{i}" for i in range(3)])
     rng = random.Random(1234)
-    payload = [tf.constant(np.full(64, float(i), np.float32)) for i in range(4)]
+    payload = [tps.constant(np.full(64, float(i), np.float32)) for i in range(4)]
     expected_sum = float(sum(range(4)))
 
     def make_fn(fault, faulty_replica):
@@ -183,9 +180,9 @@ def test_stress_thousands_of_runs_with_random_failures():
             if rid == faulty_replica and fault == "raise":
                 raise ArithmeticError("injected")
             if rid == faulty_replica and fault == "mismatch":
-                context.all_reduce("sum", tf.constant([1.0]))
+                context.all_reduce("sum", tps.constant([1.0]))
             else:
-                context.all_reduce("mean", tf.constant([float(rid)]))
+                context.all_reduce("mean", tps.constant([float(rid)]))
             return np.asarray(total)[0], merged
 
         return fn
@@ -200,7 +197,7 @@ def test_stress_thousands_of_runs_with_random_failures():
             total, merged = strategy.run(fn)
             assert total.values == (expected_sum,) * 4 and merged == 4
         else:
-            with pytest.raises(ArithmeticError if fault == "raise" else tf.errors.InvalidArgumentError):
+            with pytest.raises(ArithmeticError if fault == "raise" else tps.errors.InvalidArgumentError):
                 strategy.run(fn)
         outcomes[fault] += 1
         if step == 500:
@@ -279,11 +276,11 @@ def test_interrupt_in_the_driver_leaves_no_parked_replica_in_the_pool(monkeypatc
 def test_failed_run_keeps_no_tensors_alive_through_its_exception():
     # The caller's exception (kept by pytest.raises, sys.last_exc in Jupyter, ...) must not pin the
     # step's collective outputs or the cancelled replicas' frames, and so their HBM.
-    strategy = tf.distribute.TPUStrategy()
+    strategy = tps.distribute.TPUStrategy()
 
     def step():
         ctx = ds.get_replica_context()
-        big = tf.constant(np.zeros(1000, np.float32))
+        big = tps.constant(np.zeros(1000, np.float32))
         total = ctx.all_reduce("sum", big)
         if ctx.replica_id_in_sync_group == 1:
             del big, total  # the raising frame is legitimately kept by the traceback: hold nothing in it
@@ -294,135 +291,6 @@ def test_failed_run_keeps_no_tensors_alive_through_its_exception():
     with pytest.raises(ValueError, match="replica 1 fails") as info:
         strategy.run(step)
     gc.collect()
-    used = [tf.config.experimental.get_memory_info(f"TPU:{i}")["current"] for i in range(8)]
+    used = [tps.config.experimental.get_memory_info(f"TPU:{i}")["current"] for i in range(8)]
     assert used == [0] * 8
     del info
-
-
-# ---- replicas handing over to each other (no driver between them; one worker while none parks) ----
-
-_marker = contextvars.ContextVar("scheduler_test_marker", default="caller")
-
-
-def test_replicas_that_never_park_each_get_their_own_contextvars_device_and_order():
-    strategy = four()
-    token = _marker.set("set by the caller")
-    seen = []
-
-    def fn():
-        rid = replica_id()
-        seen.append((rid, _marker.get(), tf.constant(1.0).device.split("/")[-1], greenlet.getcurrent()))
-        _marker.set(f"set by replica {rid}")  # visible to nobody else
-        return rid
-
-    try:
-        for _ in range(2):
-            seen.clear()
-            assert strategy.run(fn).values == (0, 1, 2, 3)
-            assert [(r, m, d) for r, m, d, _ in seen] == [(i, "set by the caller", f"device:GPU:{i}") for i in range(4)]
-            assert len({id(g) for *_, g in seen}) == 1  # one worker ran the four jobs one after the other
-            assert _marker.get() == "set by the caller"
-    finally:
-        _marker.reset(token)
-    assert _core.runtime.current_context().replica_id == -1
-
-
-def test_a_replica_raising_before_any_park_stops_the_others_and_unwinds_their_modes():
-    strategy = four()
-    started = []
-
-    def fn():
-        rid = replica_id()
-        started.append(rid)
-        if rid == 2:
-            raise KeyError("boom in replica 2")
-        return rid
-
-    info = _run_expecting(strategy, fn, KeyError, "boom")
-    assert "replica 2" in "".join(getattr(info.value, "__notes__", []))
-    assert started == [0, 1, 2]  # replica 3 never started
-    assert not ds.has_strategy() and ds.get_replica_context() is not None
-    contexts = strategy.extended._cached_replica_contexts(strategy.extended._replica_devices())[1]
-    assert [c.mode_depth for c in contexts] == [0] * 4
-    assert strategy.run(replica_id).values == (0, 1, 2, 3)
-
-
-def test_replicas_finishing_after_others_parked_is_an_error_naming_them():
-    def fn():
-        if replica_id() >= 2:
-            ds.get_replica_context().all_reduce("sum", 1.0)
-        return replica_id()
-
-    _run_expecting(four(), fn, tf.errors.FailedPreconditionError,
-                   r"replica 0 finished without joining all_reduce.*replicas \[2, 3\] are waiting")
-
-
-def test_rounds_alternate_collectives_merge_calls_and_per_replica_results_in_replica_order():
-    strategy = four()
-    log = []
-
-    def fn(x):
-        rid = replica_id()
-        context = ds.get_replica_context()
-        log.append(("start", rid))
-        total = context.all_reduce("sum", x)
-        log.append(("reduced", rid))
-        merged = context.merge_call(lambda s, v: [float(np.asarray(c)) for c in v.values], args=(x,))
-        log.append(("merged", rid))
-        gathered = context.all_gather(tf.reshape(x, [1]), 0)
-        return float(np.asarray(total)), merged, np.asarray(gathered)
-
-    inputs = strategy.experimental_distribute_values_from_function(
-        lambda c: tf.constant(float(c.replica_id_in_sync_group + 1)))
-    totals, merged, gathered = strategy.run(fn, args=(inputs,))
-    assert totals.values == (10.0,) * 4
-    assert merged == [1.0, 2.0, 3.0, 4.0]
-    assert [g.tolist() for g in gathered.values] == [[1.0, 2.0, 3.0, 4.0]] * 4
-    assert log == [(stage, i) for stage in ("start", "reduced", "merged") for i in range(4)]
-
-
-def test_the_last_replica_of_a_round_raising_cancels_every_parked_replica():
-    cancelled = []
-
-    def fn():
-        try:
-            ds.get_replica_context().all_reduce("sum", tf.constant([1.0]))
-            if replica_id() == 3:
-                raise OverflowError("after the collective, in the last replica")
-            ds.get_replica_context().all_reduce("sum", tf.constant([1.0]))
-        except tf.errors.CancelledError:
-            cancelled.append(replica_id())
-            raise
-
-    _run_expecting(four(), fn, OverflowError, "in the last replica")
-    assert cancelled == [0, 1, 2]
-
-
-@pytest.mark.parametrize(("dtype", "op", "expected"), [
-    ("float32", "mean", [2.5, 2.5]),   # taken in C++ in one call
-    ("int32", "sum", [5, 5]),          # taken in C++
-    ("int32", "mean", [2.5, 2.5]),     # declined: TF sums, then divides (float64)
-    ("bool", "sum", [True, True]),     # taken in C++
-], ids=["f32-mean", "i32-sum", "i32-mean", "bool-sum"])
-def test_one_tensor_all_reduce_matches_the_general_path_for_each_dtype(dtype, op, expected):
-    def fn():
-        rid = replica_id()
-        value = tf.constant(np.asarray([2 + rid if dtype != "bool" else bool(rid)], dtype))
-        one = ds.get_replica_context().all_reduce(op, value)
-        nested = ds.get_replica_context().all_reduce(op, [value])[0]  # the general path
-        assert one.dtype == nested.dtype and np.array_equal(np.asarray(one), np.asarray(nested))
-        return one
-
-    results = ms2().run(fn)
-    assert [np.asarray(v).tolist() for v in results.values] == [[e] for e in expected]
-    assert results.values[0].dtype.name == ("float64" if (dtype, op) == ("int32", "mean") else dtype)
-
-
-def test_one_tensor_all_reduce_of_a_rejected_dtype_raises_tfs_error_and_the_strategy_stays_usable():
-    strategy = ms2()
-
-    def fn():
-        return ds.get_replica_context().all_reduce("sum", tf.constant(np.asarray([1], np.uint8)))
-
-    _run_expecting(strategy, fn, tf.errors.InvalidArgumentError, "uint8 is not in the list of allowed values")
-    assert values_of(strategy.run(lambda: ds.get_replica_context().all_reduce("sum", tf.constant(1.0)))) == [2.0, 2.0]

@@ -505,8 +505,8 @@ class ReplicaRendezvous {
 // run is over) or every replica is in merge_call. The driver's own context is not restored: Python does that.
 py::tuple drive(const py::list& workers, const py::list& contexts, py::list values, bool fresh, const py::list& modes,
                 const py::list& suspended, ReplicaRendezvous& rendezvous, const ContextPtr& driver_context,
-                const py::handle& driver, const py::handle& round_over, const py::handle& parked,
-                const py::handle& merged, const py::handle& done, const py::handle& failed) {
+                const py::handle& parked, const py::handle& merged, const py::handle& done, const py::handle& failed,
+                const py::handle& driver, const py::handle& round_over) {
   const Py_ssize_t n = static_cast<Py_ssize_t>(workers.size());
   for (const py::list* list : {&contexts, static_cast<const py::list*>(&values), &modes, &suspended}) {
     if (static_cast<Py_ssize_t>(list->size()) != n) {
@@ -515,6 +515,9 @@ py::tuple drive(const py::list& workers, const py::list& contexts, py::list valu
     }
   }
   if (n == 0) fail<InvalidArgumentError>("drive", "no replicas to run");
+  if (driver.is_none() || round_over.is_none()) {
+    fail<InvalidArgumentError>("drive", "needs the driver greenlet and the round's end marker");
+  }
   auto round = std::make_unique<DriveRound>();
   round->rendezvous = &rendezvous;
   round->workers = workers;
@@ -732,8 +735,8 @@ for nests of different structure), or when a replica it waits for has finished.)
       .def("reset", &ReplicaRendezvous::reset);
   // After ReplicaRendezvous: its signature names the class.
   m.def("drive", &drive, py::arg("workers"), py::arg("contexts"), py::arg("values"), py::arg("fresh"), py::arg("modes"),
-        py::arg("suspended"), py::arg("rendezvous"), py::arg("driver_context"), py::arg("driver"),
-        py::arg("round_over"), py::arg("parked"), py::arg("merged"), py::arg("done"), py::arg("failed"),
+        py::arg("suspended"), py::arg("rendezvous"), py::arg("driver_context"), py::arg("parked"), py::arg("merged"),
+        py::arg("done"), py::arg("failed"), py::arg("driver") = py::none(), py::arg("round_over") = py::none(),
         "The replica scheduler's driver loop: rounds of the replicas, each with its context current, handing over "
         "to each other, and the collectives they park in (scheduler.py).");
   m.def("finish_job", &finish_job, py::arg("position"), py::arg("handed"), py::arg("driver"),

@@ -115,7 +115,7 @@ def current_mode() -> typing.Any:
     """
     The top frame of the current context's mode stack, or None when it is empty.
     """
-def drive(workers: list, contexts: list, values: list, fresh: bool, modes: list, suspended: list, rendezvous: ReplicaRendezvous, driver_context: ExecutionContext, driver: typing.Any, round_over: typing.Any, parked: typing.Any, merged: typing.Any, done: typing.Any, failed: typing.Any) -> tuple:
+def drive(workers: list, contexts: list, values: list, fresh: bool, modes: list, suspended: list, rendezvous: ReplicaRendezvous, driver_context: ExecutionContext, parked: typing.Any, merged: typing.Any, done: typing.Any, failed: typing.Any, driver: typing.Any = None, round_over: typing.Any = None) -> tuple:
     """
     The replica scheduler's driver loop: rounds of the replicas, each with its context current, handing over to each other, and the collectives they park in (scheduler.py).
     """

@@ -138,8 +138,8 @@ class ReplicaRun:
             while True:
                 try:
                     i, out, finished_count = _drive(workers, contexts, values, fresh, modes, suspended, rendezvous,
-                                                    driver_context, self._driver, _ROUND, _PARKED, _MERGED, _DONE,
-                                                    _FAILED)
+                                                    driver_context, _PARKED, _MERGED, _DONE, _FAILED, self._driver,
+                                                    _ROUND)
                 except BaseException as error:  # a collective failed (or the driver was interrupted)
                     _set_context(driver_context)
                     self._cancel(workers, f"a synchronisation point failed: {type(error).__name__}: {error}")
