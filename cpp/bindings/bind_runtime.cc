@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bindings/bindings.h"
@@ -101,6 +102,81 @@ void unwind_mode(py::handle frame) { unwind_context_mode(current_context(), fram
 
 using Leaves = std::vector<Tensor>;
 
+class ReplicaRendezvous;
+
+// One drive() call's round of the replicas (drive below): which replica runs, what each is handed, and the
+// counts the driver reads when the round is over. The replicas hand over to each other without the driver: one
+// that parks starts or resumes the next, one whose job ends runs the next job itself when that is a new one, else
+// resumes the next; the last of the round switches to the driver. On the heap: a suspended greenlet's C stack is
+// copied away, so nothing a replica reads may live on the driver's stack. Current for the thread while drive()
+// runs; a replica that parks or ends outside one (cancelled, a merge_call's run) switches to its driver instead.
+struct DriveRound {
+  ReplicaRendezvous* rendezvous = nullptr;
+  py::list workers, values, modes, suspended;
+  std::vector<ContextPtr> contexts;
+  py::object snapshot;  // the driver's contextvars: each new job runs in a copy
+  py::handle driver, round_over, parked, merged, done, failed;
+  bool fresh = false;
+  Py_ssize_t n = 0;
+  Py_ssize_t cursor = 0;  // the replica running (n: the round is over)
+  int finished = 0;       // replicas whose jobs ended this round
+  int merging = 0;        // replicas that parked in merge_call this round
+};
+
+thread_local DriveRound* tl_round = nullptr;
+
+PyObject* interned(const char* name) { return PyUnicode_InternFromString(name); }
+
+py::object switch_into(py::handle greenlet, py::handle value) {
+  static PyObject* const switch_name = interned("switch");
+  PyObject* args[2] = {greenlet.ptr(), value.ptr()};
+  PyObject* out = PyObject_VectorcallMethod(switch_name, args, 2 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
+  if (out == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(out);
+}
+
+void set_greenlet_context(py::handle greenlet, py::handle context) {
+  static PyObject* const gr_context_name = interned("gr_context");
+  if (PyObject_SetAttr(greenlet.ptr(), gr_context_name, context.ptr()) != 0) throw py::error_already_set();
+}
+
+// Replica i is next in the round: a new job gets a copy of the driver's contextvars and its mode pushed.
+// Binding its context is the caller's (how depends on where the caller runs).
+void prepare(DriveRound& round, Py_ssize_t i) {
+  round.cursor = i;
+  if (round.fresh) {
+    py::object copy = py::reinterpret_steal<py::object>(PyContext_Copy(round.snapshot.ptr()));
+    if (!copy) throw py::error_already_set();
+    set_greenlet_context(PyList_GET_ITEM(round.workers.ptr(), i), copy);
+    round.contexts[static_cast<std::size_t>(i)]->mode_stack.push_back(
+        hold_frame(py::reinterpret_borrow<py::object>(PyList_GET_ITEM(round.modes.ptr(), i))));
+  }
+  if (PyList_SetItem(round.suspended.ptr(), i, py::bool_(false).release().ptr()) != 0) throw py::error_already_set();
+}
+
+// From a replica that stops running this round (it parked, or its job ended): the next replica runs, in its
+// worker with its context bound, or the round is over and the driver takes over. Returns what this greenlet is
+// resumed with. `round` may be gone by then: nothing of it is touched after the switch. `hand_value`: the next
+// replica gets its value from this switch; else it is handed `done` and takes its value from the round (a greenlet
+// keeps what it switched with until it is resumed: a worker whose job ended would keep the next replica's results,
+// and their memory, while it waits in the pool).
+py::object hand_over_round(DriveRound& round, bool hand_value) {
+  const Py_ssize_t next = round.cursor + 1;
+  if (next >= round.n) {
+    round.cursor = round.n;
+    return switch_into(round.driver, round.round_over);
+  }
+  prepare(round, next);
+  const ContextPtr& context = round.contexts[static_cast<std::size_t>(next)];
+  call_frames::swap_chains(bound_placement(), context.get());
+  set_current_context(context.get());
+  tl_bound_context = context;
+  // Borrowed: a reference held here would stay with this greenlet while it is suspended (a result list after
+  // the run, until this worker's next job).
+  return switch_into(PyList_GET_ITEM(round.workers.ptr(), next),
+                     hand_value ? PyList_GET_ITEM(round.values.ptr(), next) : round.done.ptr());
+}
+
 // One strategy run's synchronisation points, for the greenlet scheduler (one thread). Each replica
 // arrive()s with what it is doing; mismatches raise there, in the replica, with TF's error types and
 // the replica ids. When every replica has parked, the scheduler calls complete(), which runs the
@@ -171,22 +247,57 @@ class ReplicaRendezvous {
     return out;
   }
 
-  // A replica's side of a collective in a cooperative run: arrive(), then switch to the driver
-  // (`driver.switch(parked)`), which runs the point once every replica has parked (drive below) and resumes
-  // this replica with its result list, or throws the run's cancellation into it. `devices`: where results go
-  // (the same for every replica; converted once, when the point runs).
+  // A replica's side of a synchronisation point in a cooperative run: arrive(), then hand over to the next
+  // replica of the round, or to the driver at the round's end (drive below; outside drive(): `driver.switch(parked)`).
+  // The driver runs the point once every replica has parked and the round that follows resumes this replica with
+  // its result list (or what merge_call's function gave it), or the run's cancellation is thrown into it. `parked`:
+  // the run's sentinel for a collective or for merge_call. `devices`: where results go (the same for every
+  // replica; converted once, when the point runs; None for merge_call).
   py::object park(int replica, const std::string& kind_name, Leaves leaves, const std::string& op, std::int64_t axis,
                   const std::string& structure, bool ragged, py::object devices, py::handle driver, py::handle parked,
                   std::vector<std::vector<int>> groups, std::int64_t split_axis,
                   std::vector<std::pair<int, int>> pairs) {
-    static PyObject* const switch_name = PyUnicode_InternFromString("switch");
     arrive(replica, kind_name, std::move(leaves), op, axis, structure, ragged, std::move(groups), split_axis,
            std::move(pairs));
     parked_destinations_ = std::move(devices);
-    PyObject* args[2] = {driver.ptr(), parked.ptr()};
-    PyObject* out = PyObject_VectorcallMethod(switch_name, args, 2 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
-    if (out == nullptr) throw py::error_already_set();
-    return py::reinterpret_steal<py::object>(out);
+    DriveRound* round = tl_round;
+    if (round == nullptr || round->rendezvous != this || round->cursor != replica ||
+        (!parked.is(round->parked) && !parked.is(round->merged))) {
+      return switch_into(driver, parked);  // outside drive(): the driver decides
+    }
+    if (PyList_SetItem(round->suspended.ptr(), replica, py::bool_(true).release().ptr()) != 0) {
+      throw py::error_already_set();
+    }
+    round->merging += parked.is(round->merged) ? 1 : 0;
+    py::object out = hand_over_round(*round, true);
+    const DriveRound* resumed_by = tl_round;  // the round that resumes this replica (drive() or a replica of it)
+    if (resumed_by != nullptr && out.is(resumed_by->done)) {
+      return py::reinterpret_borrow<py::object>(PyList_GET_ITEM(resumed_by->values.ptr(), replica));
+    }
+    return out;
+  }
+
+  // park() for the commonest point, an all_reduce of one tensor with no options: no nest, no groups; returns
+  // the reduced tensor (not a list of one). Declines (None, before arriving) what the general path
+  // (replica_context.py) must check or finish itself: a dtype TF's all_reduce rejects, a MEAN that is not
+  // floating (integers are summed there, then divided).
+  py::object park_all_reduce(int replica, const std::string& op, Tensor tensor, py::object devices, py::handle driver,
+                             py::handle parked) {
+    if (!tensor.valid()) return py::none();
+    const DType dtype = tensor.dtype();
+    const bool floating =
+        dtype == DType::kFloat16 || dtype == DType::kBFloat16 || dtype == DType::kFloat32 || dtype == DType::kFloat64;
+    const bool accepted = floating || dtype == DType::kBool || dtype == DType::kInt32 || dtype == DType::kInt64;
+    if (!accepted || (op == "MEAN" && !floating)) return py::none();
+    Leaves leaves;
+    leaves.push_back(std::move(tensor));
+    py::object out = park(replica, "all_reduce", std::move(leaves), op, 0, "", true, std::move(devices), driver,
+                          parked, {}, 0, {});
+    if (!PyList_Check(out.ptr()) || PyList_GET_SIZE(out.ptr()) != 1) {
+      fail<InternalError>("ReplicaRendezvous::park_all_reduce", "replica {} was resumed with {} instead of its result",
+                          replica, py::repr(out).cast<std::string>());
+    }
+    return py::reinterpret_borrow<py::object>(PyList_GET_ITEM(out.ptr(), 0));
   }
 
   // Runs the point every replica park()ed at (GIL released): one result list per replica (None for none).
@@ -381,21 +492,21 @@ class ReplicaRendezvous {
 };
 
 // The replica scheduler's driver loop (scheduler.py, ReplicaRun.execute), here rather than in Python because it
-// runs once per replica per synchronisation point, the hottest loop of a step. Rounds of switches into
-// workers[0], workers[1], ..., each with contexts[i] current and handed values[i]; `fresh`: a new job, started in
-// a copy of the caller's contextvars with modes[i] pushed on its context's mode stack. A replica hands back
-// `parked` (it is in a collective: ReplicaRendezvous.park), `merged` (in merge_call), `done` or `failed` (its job
-// ended: its mode frame is unwound and its contextvars dropped); suspended[i] says whether replica i is parked.
-// When every replica parked in a collective, the collective runs here (GIL released, the driver's context
-// current) and the next round resumes the replicas with their results. Python takes over for the rest:
+// runs once per replica per synchronisation point, the hottest loop of a step. Rounds over workers[0], workers[1],
+// ..., each replica with contexts[i] current and handed values[i]; `fresh`: new jobs, each started in a copy of the
+// caller's contextvars with modes[i] pushed on its context's mode stack. The driver switches into replica 0; from
+// there the replicas hand over to each other (DriveRound above): a replica that parks (ReplicaRendezvous.park)
+// starts or resumes the next; one whose job ends (finish_job) runs the next new job in its own greenlet, without a
+// switch, or resumes the next; the last switches back here with `round_over`. suspended[i] says whether replica i
+// is parked. When every replica parked in a collective, the collective runs here (GIL released, the driver's
+// context current) and the next round resumes the replicas with their results. Python takes over for the rest:
 // returns (i, what it handed back, finished so far) when replica i failed or switched out by itself, else
 // (n, `merged` or None, how many finished) at the end of a round in which replicas finished (all of them: the
 // run is over) or every replica is in merge_call. The driver's own context is not restored: Python does that.
 py::tuple drive(const py::list& workers, const py::list& contexts, py::list values, bool fresh, const py::list& modes,
                 const py::list& suspended, ReplicaRendezvous& rendezvous, const ContextPtr& driver_context,
-                const py::handle& parked, const py::handle& merged, const py::handle& done, const py::handle& failed) {
-  static PyObject* const switch_name = PyUnicode_InternFromString("switch");
-  static PyObject* const gr_context_name = PyUnicode_InternFromString("gr_context");
+                const py::handle& parked, const py::handle& merged, const py::handle& done, const py::handle& failed,
+                const py::handle& driver, const py::handle& round_over) {
   const Py_ssize_t n = static_cast<Py_ssize_t>(workers.size());
   for (const py::list* list : {&contexts, static_cast<const py::list*>(&values), &modes, &suspended}) {
     if (static_cast<Py_ssize_t>(list->size()) != n) {
@@ -403,52 +514,96 @@ py::tuple drive(const py::list& workers, const py::list& contexts, py::list valu
                                  contexts.size(), values.size(), modes.size(), suspended.size());
     }
   }
+  if (n == 0) fail<InvalidArgumentError>("drive", "no replicas to run");
+  if (driver.is_none() || round_over.is_none()) {
+    fail<InvalidArgumentError>("drive", "needs the driver greenlet and the round's end marker");
+  }
+  auto round = std::make_unique<DriveRound>();
+  round->rendezvous = &rendezvous;
+  round->workers = workers;
+  round->modes = modes;
+  round->suspended = suspended;
+  round->contexts.reserve(static_cast<std::size_t>(n));
+  for (const py::handle context : contexts) round->contexts.push_back(py::cast<ContextPtr>(context));
+  round->driver = driver;
+  round->round_over = round_over;
+  round->parked = parked;
+  round->merged = merged;
+  round->done = done;
+  round->failed = failed;
+  round->n = n;
+  if (fresh) {
+    round->snapshot = py::reinterpret_steal<py::object>(PyContext_CopyCurrent());
+    if (!round->snapshot) throw py::error_already_set();
+  }
+  struct Current {
+    DriveRound* outer;
+    explicit Current(DriveRound* round) : outer(std::exchange(tl_round, round)) {}
+    ~Current() { tl_round = outer; }
+    Current(const Current&) = delete;
+    Current& operator=(const Current&) = delete;
+  } current(round.get());
   while (true) {
-    int finished = 0;
-    int merging = 0;
-    for (Py_ssize_t i = 0; i < n; ++i) {
-      py::handle worker = PyList_GET_ITEM(workers.ptr(), i);
-      py::handle mode = PyList_GET_ITEM(modes.ptr(), i);
-      ContextPtr context = py::cast<ContextPtr>(py::handle(PyList_GET_ITEM(contexts.ptr(), i)));
-      ReplicaContext& replica = *context;
-      bind_context(std::move(context));
-      if (fresh) {
-        py::object copy = py::reinterpret_steal<py::object>(PyContext_CopyCurrent());
-        if (!copy || PyObject_SetAttr(worker.ptr(), gr_context_name, copy.ptr()) != 0) throw py::error_already_set();
-        replica.mode_stack.push_back(hold_frame(py::reinterpret_borrow<py::object>(mode)));
-      }
-      suspended[static_cast<std::size_t>(i)] = py::bool_(false);
-      PyObject* args[2] = {worker.ptr(), PyList_GET_ITEM(values.ptr(), i)};
-      py::object out;
-      {
-        call_frames::HandOver hand_over;  // the replica resumes inside its own bound calls (park, Tape.gradient)
-        out = py::reinterpret_steal<py::object>(
-            PyObject_VectorcallMethod(switch_name, args, 2 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr));
-      }
-      if (!out) throw py::error_already_set();
-      if (out.is(parked) || out.is(merged)) {
-        suspended[static_cast<std::size_t>(i)] = py::bool_(true);
-        merging += out.is(merged) ? 1 : 0;
-        continue;
-      }
-      if (out.is(done) || out.is(failed)) {  // the job ended: what it pushed goes with it
-        unwind_context_mode(replica, mode);
-        if (PyObject_SetAttr(worker.ptr(), gr_context_name, Py_None) != 0) throw py::error_already_set();
-        if (out.is(done)) {
-          ++finished;
-          continue;
-        }
-      }
-      return py::make_tuple(i, std::move(out), finished);
+    round->values = values;
+    round->fresh = fresh;
+    round->finished = 0;
+    round->merging = 0;
+    prepare(*round, 0);
+    bind_context(round->contexts.front());
+    py::object out;
+    {
+      call_frames::HandOver hand_over;  // the replicas resume inside their own bound calls (park, Tape.gradient)
+      out = switch_into(PyList_GET_ITEM(workers.ptr(), 0), PyList_GET_ITEM(values.ptr(), 0));
     }
-    if (finished > 0 || merging > 0) {
-      return py::make_tuple(n, merging > 0 ? py::reinterpret_borrow<py::object>(merged) : py::object(py::none()),
-                            finished);
+    if (!out.is(round_over)) {
+      // failed: replica `cursor` raised (finish_job); anything else: it switched out of its greenlet by itself
+      return py::make_tuple(round->cursor, std::move(out), round->finished);
+    }
+    if (round->finished > 0 || round->merging > 0) {
+      return py::make_tuple(n, round->merging > 0 ? py::reinterpret_borrow<py::object>(merged) : py::object(py::none()),
+                            round->finished);
     }
     bind_context(driver_context);
     values = rendezvous.complete_parked();
     fresh = false;
   }
+}
+
+// The end of replica `position`'s job (scheduler.py, the worker loop), in its worker: `handed` is `done` (its value
+// is in the run's results) or `failed` (its error is). Unwinds the mode its job pushed and drops its contextvars,
+// then hands over as park does: when the next replica's job is new, this greenlet runs it (the job is returned);
+// else the next replica is resumed, or the driver at the round's end, and what this greenlet is handed later (its
+// next job) is returned. A failure goes to the driver at once. Outside drive() (a cancelled replica):
+// `driver.switch(handed)`.
+py::object finish_job(Py_ssize_t position, const py::handle& handed, const py::handle& driver) {
+  DriveRound* round = tl_round;
+  if (round == nullptr || round->cursor != position || (!handed.is(round->done) && !handed.is(round->failed))) {
+    call_frames::HandOver hand_over;
+    return switch_into(driver, handed);
+  }
+  const std::size_t i = static_cast<std::size_t>(position);
+  unwind_context_mode(*round->contexts[i], PyList_GET_ITEM(round->modes.ptr(), position));
+  if (handed.is(round->done)) {
+    ++round->finished;
+    const Py_ssize_t next = position + 1;
+    if (round->fresh && next < round->n) {
+      // The next replica's job starts here: its worker and this one trade places in the list.
+      py::list& workers = round->workers;
+      py::object own = py::reinterpret_borrow<py::object>(PyList_GET_ITEM(workers.ptr(), position));
+      py::object other = py::reinterpret_borrow<py::object>(PyList_GET_ITEM(workers.ptr(), next));
+      if (PyList_SetItem(workers.ptr(), position, other.release().ptr()) != 0 ||
+          PyList_SetItem(workers.ptr(), next, own.release().ptr()) != 0) {
+        throw py::error_already_set();
+      }
+      prepare(*round, next);  // a fresh copy of the driver's contextvars replaces this job's
+      bind_context(round->contexts[static_cast<std::size_t>(next)]);
+      return py::reinterpret_borrow<py::object>(PyList_GET_ITEM(round->values.ptr(), next));
+    }
+  }
+  set_greenlet_context(PyList_GET_ITEM(round->workers.ptr(), position), py::none());
+  call_frames::HandOver hand_over;  // this call's frame set aside while other greenlets run
+  if (handed.is(round->failed)) return switch_into(round->driver, handed);
+  return hand_over_round(*round, false);
 }
 
 // Counts the collectives the hook point sees while registered (tests; a seed for the trace recorder).
@@ -566,8 +721,12 @@ for nests of different structure), or when a replica it waits for has finished.)
            py::arg("axis"), py::arg("structure"), py::arg("ragged"), py::arg("devices").none(true), py::arg("driver"),
            py::arg("parked"), py::arg("groups") = std::vector<std::vector<int>>{}, py::arg("split_axis") = 0,
            py::arg("pairs") = std::vector<std::pair<int, int>>{},
-           "arrive(), then switch to `driver` handing it `parked`; returns what the driver resumes this replica "
-           "with (its results). `devices`: where the results go.")
+           "arrive(), then hand over to the next replica of the round (outside drive(): switch to `driver` handing "
+           "it `parked`); returns what this replica is resumed with (its results). `devices`: where the results go.")
+      .def("park_all_reduce", &ReplicaRendezvous::park_all_reduce, py::arg("replica"), py::arg("op"),
+           py::arg("tensor"), py::arg("devices").none(true), py::arg("driver"), py::arg("parked"),
+           "park() for an all_reduce of one tensor: returns the reduced tensor, or None (without arriving) for a "
+           "dtype or op the general path must handle.")
       .def("depart", &ReplicaRendezvous::depart, py::arg("replica"),
            "Replica `replica` finished; True if that failed a synchronisation point others wait at.")
       .def("raise_if_failed", &ReplicaRendezvous::raise_if_failed)
@@ -577,9 +736,12 @@ for nests of different structure), or when a replica it waits for has finished.)
   // After ReplicaRendezvous: its signature names the class.
   m.def("drive", &drive, py::arg("workers"), py::arg("contexts"), py::arg("values"), py::arg("fresh"), py::arg("modes"),
         py::arg("suspended"), py::arg("rendezvous"), py::arg("driver_context"), py::arg("parked"), py::arg("merged"),
-        py::arg("done"), py::arg("failed"),
-        "The replica scheduler's driver loop: rounds of switches into the workers, each with its context current, "
-        "and the collectives they park in (scheduler.py).");
+        py::arg("done"), py::arg("failed"), py::arg("driver") = py::none(), py::arg("round_over") = py::none(),
+        "The replica scheduler's driver loop: rounds of the replicas, each with its context current, handing over "
+        "to each other, and the collectives they park in (scheduler.py).");
+  m.def("finish_job", &finish_job, py::arg("position"), py::arg("handed"), py::arg("driver"),
+        "The end of a replica's job in its worker: hands over to the next replica (or runs its new job here, "
+        "returned) or to `driver`; returns this worker's next job (scheduler.py).");
 }
 
 }  // namespace tpustrategy::bindings

@@ -30,21 +30,35 @@ struct ParentOf {
 template struct Expose<TopOfStack, &Frame::tls_current_frame>;
 template struct Expose<ParentOf, &Frame::parent>;
 
+// The chains of the contexts not bound now, per thread: keeps `chain` as `from`'s and returns `to`'s.
+inline Frame* exchange_chain(const void* from, Frame* chain, const void* to) {
+  thread_local std::unordered_map<const void*, Frame*> saved;
+  if (chain != nullptr) {
+    saved[from] = chain;
+  } else {
+    saved.erase(from);
+  }
+  auto it = saved.find(to);
+  return it != saved.end() ? it->second : nullptr;
+}
+
 // Called from inside a bound call (whose own frame is on top) that switches the bound context from `from`
 // to `to`: the caller's chain is kept as `from`'s, and the call returns into `to`'s chain (empty for a
 // context not seen before, as a replica that has not started).
 inline void switch_chain(const void* from, const void* to) {
   Frame* own = get(TopOfStack{})();
   if (own == nullptr || from == to) return;
-  thread_local std::unordered_map<const void*, Frame*> saved;
   Frame*& parent = own->*get(ParentOf{});
-  if (parent != nullptr) {
-    saved[from] = parent;
-  } else {
-    saved.erase(from);
-  }
-  auto it = saved.find(to);
-  parent = it != saved.end() ? it->second : nullptr;
+  parent = exchange_chain(from, parent, to);
+}
+
+// For a bound call that switches into another greenlet which resumes in context `to` (a replica handing over to
+// the next one): the chain now on top (the caller's, its own frame included if it is part of it) is kept as
+// `from`'s, and the thread continues on `to`'s chain.
+inline void swap_chains(const void* from, const void* to) {
+  if (from == to) return;
+  Frame*& top = get(TopOfStack{})();
+  top = exchange_chain(from, top, to);
 }
 
 // For a bound call that itself switches into other greenlets (the scheduler's switch_round): while the

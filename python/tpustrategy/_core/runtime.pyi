@@ -6,7 +6,7 @@ import collections.abc
 import tpustrategy._core.devices
 import tpustrategy._core.tensor
 import typing
-__all__: list[str] = ['CollectiveCounter', 'ExecutionContext', 'ReplicaRendezvous', 'current_context', 'current_mode', 'drive', 'pop_mode', 'push_mode', 'set_current_context', 'unwind_mode']
+__all__: list[str] = ['CollectiveCounter', 'ExecutionContext', 'ReplicaRendezvous', 'current_context', 'current_mode', 'drive', 'finish_job', 'pop_mode', 'push_mode', 'set_current_context', 'unwind_mode']
 class CollectiveCounter:
     """
     While entered, counts every collective that passes the Communicator hook point, by kind.
@@ -91,7 +91,11 @@ class ReplicaRendezvous:
         """
     def park(self, replica: typing.SupportsInt | typing.SupportsIndex, kind: str, tensors: collections.abc.Sequence[tpustrategy._core.tensor.Tensor], op: str, axis: typing.SupportsInt | typing.SupportsIndex, structure: str, ragged: bool, devices: typing.Any, driver: typing.Any, parked: typing.Any, groups: collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]] = [], split_axis: typing.SupportsInt | typing.SupportsIndex = 0, pairs: collections.abc.Sequence[tuple[typing.SupportsInt | typing.SupportsIndex, typing.SupportsInt | typing.SupportsIndex]] = []) -> typing.Any:
         """
-        arrive(), then switch to `driver` handing it `parked`; returns what the driver resumes this replica with (its results). `devices`: where the results go.
+        arrive(), then hand over to the next replica of the round (outside drive(): switch to `driver` handing it `parked`); returns what this replica is resumed with (its results). `devices`: where the results go.
+        """
+    def park_all_reduce(self, replica: typing.SupportsInt | typing.SupportsIndex, op: str, tensor: tpustrategy._core.tensor.Tensor, devices: typing.Any, driver: typing.Any, parked: typing.Any) -> typing.Any:
+        """
+        park() for an all_reduce of one tensor: returns the reduced tensor, or None (without arriving) for a dtype or op the general path must handle.
         """
     def raise_if_failed(self) -> None:
         ...
@@ -111,9 +115,13 @@ def current_mode() -> typing.Any:
     """
     The top frame of the current context's mode stack, or None when it is empty.
     """
-def drive(workers: list, contexts: list, values: list, fresh: bool, modes: list, suspended: list, rendezvous: ReplicaRendezvous, driver_context: ExecutionContext, parked: typing.Any, merged: typing.Any, done: typing.Any, failed: typing.Any) -> tuple:
+def drive(workers: list, contexts: list, values: list, fresh: bool, modes: list, suspended: list, rendezvous: ReplicaRendezvous, driver_context: ExecutionContext, parked: typing.Any, merged: typing.Any, done: typing.Any, failed: typing.Any, driver: typing.Any = None, round_over: typing.Any = None) -> tuple:
     """
-    The replica scheduler's driver loop: rounds of switches into the workers, each with its context current, and the collectives they park in (scheduler.py).
+    The replica scheduler's driver loop: rounds of the replicas, each with its context current, handing over to each other, and the collectives they park in (scheduler.py).
+    """
+def finish_job(position: typing.SupportsInt | typing.SupportsIndex, handed: typing.Any, driver: typing.Any) -> typing.Any:
+    """
+    The end of a replica's job in its worker: hands over to the next replica (or runs its new job here, returned) or to `driver`; returns this worker's next job (scheduler.py).
     """
 def pop_mode(frame: typing.Any) -> None:
     """

@@ -34,7 +34,6 @@ def _structure_of(value, count: int) -> str:
 
 
 _OP_NAMES = {op: op.value for op in ReduceOp}  # a dict lookup: an enum's .value is a descriptor call
-_MEAN = ReduceOp.MEAN
 _Tensor = _core.tensor.Tensor
 _recording = _core.autodiff.recording
 
@@ -153,15 +152,14 @@ class ReplicaContext:
         op = as_reduce_op(reduce_op)
         options = collective_util.check_options(options, "ReplicaContext.all_reduce")
         run = self._run
-        if (options is None and run is not None and type(value) is _Tensor
-                and (op is not _MEAN or not value.dtype.is_integer)):
-            # The common case, one tensor (no nest to walk, nothing to divide): what the general path does.
-            _check_collective_dtypes((value,), self)
-            results = run.collective(self._position, "all_reduce", [value], self._destination_devices(),
-                                     _OP_NAMES[op], 0, "")
-            if _recording():
-                results = collective_gradients.record_all_reduce(self, op, [value], results)
-            return results[0]
+        if options is None and run is not None and type(value) is _Tensor:
+            # The common case, one tensor (no nest to walk): what the general path does, in one call into C++, which
+            # declines (None) a dtype the general path rejects and a MEAN it must divide.
+            result = run.all_reduce_one(self._position, _OP_NAMES[op], value, self._destination_devices())
+            if result is not None:
+                if _recording():
+                    return collective_gradients.record_all_reduce(self, op, [value], [result])[0]
+                return result
         nested = nest.is_nested(value)
         leaves = [_core.tensor.convert_to_tensor(v) for v in nest.flatten(value)] if nested else \
             [_core.tensor.convert_to_tensor(value)]

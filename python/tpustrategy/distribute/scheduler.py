@@ -5,15 +5,18 @@ own greenlet on the calling thread (taken from a per-thread pool of workers: cre
 more than a whole run's switches), in a copy of the caller's contextvars, started in replica order, with
 its own C++ execution context (device, mode, replica id) made current exactly once per switch into it, its
 tf.distribute mode pushed on that context's stack for the job. The driver loop is one C++ call
-(``_core.runtime.drive``): rounds of switches into every replica and the collectives between them run there, once
-per replica per synchronisation point, the hottest loop of a step; Python takes over for ``merge_call``, failures
-and the end of the run.
+(``_core.runtime.drive``): it starts each round (replicas 0 … n-1 in order) by switching into replica 0, and the
+replicas hand over to each other from C++ without coming back to it — one that parks starts or resumes the next;
+one whose job ends (``_core.runtime.finish_job``) runs the next replica's new job in its own greenlet (replicas that
+never park share one worker and need no switch) or resumes the next — until the last one of the round switches back
+to the driver. Collectives run in the driver between rounds; Python takes over for ``merge_call``, failures and the
+end of the run.
 A replica that reaches a synchronisation point (an all-reduce, all-gather, ``merge_call``) arrives at the
 run's C++ Rendezvous (``_core.runtime.ReplicaRendezvous``), which checks it against the replicas already there —
 kind, op, dtypes, shapes, nest structure, order — and raises TF's error at once, naming the replicas; then
-the replica switches back to the driver (a collective: from C++, ``ReplicaRendezvous.park``). Once every replica
-has parked, the Rendezvous runs the collective through the Communicator (a ``merge_call`` runs its merge function
-here, in cross-replica context) and each replica is resumed with its share of the result.
+it parks (``ReplicaRendezvous.park``) and the round goes on. Once every replica has parked, the Rendezvous runs the
+collective through the Communicator (a ``merge_call`` runs its merge function in the driver, in cross-replica
+context) and each replica is resumed with its share of the result.
 
 Failures are known at once, so nothing ever waits: if a replica raises (a mismatch raises in the replica
 that arrived with it), returns while others are parked at a point it will never reach, switches out of its
@@ -37,6 +40,7 @@ from tpustrategy.distribute import _gc_headroom
 
 _set_context = _core.runtime.set_current_context
 _drive = _core.runtime.drive
+_finish_job = _core.runtime.finish_job
 
 
 class _Merge:
@@ -93,6 +97,13 @@ class ReplicaRun:
         return self._rendezvous.park(replica_id, kind, tensors, op, axis, structure, ragged, devices, self._driver,
                                      _PARKED)
 
+    def all_reduce_one(self, replica_id: int, op: str, tensor, devices):
+        """``collective(replica_id, "all_reduce", [tensor], devices, op)[0]`` in one call into C++, or None (nothing
+        done) when the caller's general path must handle it: one replica, a dtype to reject, a MEAN of integers."""
+        if self.num_replicas == 1:
+            return None
+        return self._rendezvous.park_all_reduce(replica_id, op, tensor, devices, self._driver, _PARKED)
+
     def merge(self, replica_id: int, contribution: Any, combine: Callable[[list], Sequence],
               structure: str = "") -> Any:
         """Parks replica `replica_id` in ``merge_call`` until every replica is there; `combine` runs once,
@@ -100,9 +111,10 @@ class ReplicaRun:
         `structure` (of the arguments) must be the same for every replica."""
         if self.num_replicas == 1:
             return combine([contribution])[0]
-        self._rendezvous.arrive(replica_id, "merge_call", [], "", 0, structure, True)
         self._parked[replica_id] = _Merge(contribution, combine)
-        return self._driver.switch(_MERGED)
+        # Raises on a mismatch (the _Merge left behind is dropped with the failed run); else parks until the driver
+        # has run the merge function.
+        return self._rendezvous.park(replica_id, "merge_call", [], "", 0, structure, True, None, self._driver, _MERGED)
 
     # ---- called by the strategy, in the caller's context ----
     def execute(self, calls: Sequence) -> list:
@@ -126,7 +138,8 @@ class ReplicaRun:
             while True:
                 try:
                     i, out, finished_count = _drive(workers, contexts, values, fresh, modes, suspended, rendezvous,
-                                                    driver_context, _PARKED, _MERGED, _DONE, _FAILED)
+                                                    driver_context, _PARKED, _MERGED, _DONE, _FAILED, self._driver,
+                                                    _ROUND)
                 except BaseException as error:  # a collective failed (or the driver was interrupted)
                     _set_context(driver_context)
                     self._cancel(workers, f"a synchronisation point failed: {type(error).__name__}: {error}")
@@ -269,14 +282,17 @@ class ReplicaRun:
 
 _PARKED = object()  # what a replica hands the driver when it parks in a collective
 _MERGED = object()  # ... when it parks in merge_call (its _Merge is in run._parked)
-_DONE = object()  # what a replica hands the driver when it returned (its value is in run._finished)
+_DONE = object()  # what a replica's job hands on when it returned (its value is in run._finished)
 _FAILED = object()  # ... when it raised (its error is in run._finished)
+_ROUND = object()  # what the last replica of a round hands the driver
 
 
 def _worker_loop(job):
     """A reusable replica greenlet: runs jobs (run, (fn, args, kwargs), position) until the thread ends.
 
-    Creating a greenlet costs ~12 µs, switching to a live one well under 1 µs, so workers are pooled.
+    Creating a greenlet costs ~12 µs, switching to a live one well under 1 µs, so workers are pooled. At a job's
+    end the worker hands over to the next replica of the round (``_core.runtime.finish_job``); when that replica's
+    job is new, this worker runs it itself, so replicas that never park share one worker and no switch.
     """
     while True:
         run, (fn, args, kwargs), position = job
@@ -290,7 +306,7 @@ def _worker_loop(job):
             outcome, handed = error, _FAILED
         run._finished[position] = outcome
         del run, fn, args, kwargs, job, outcome  # hold nothing of a finished run while idle in the pool
-        job = driver.switch(handed)
+        job = _finish_job(position, handed, driver)
 
 
 _pool = threading.local()
