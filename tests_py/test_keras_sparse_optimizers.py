@@ -19,8 +19,9 @@ keras = tf.keras
 program, REFERENCE = load_program("keras_sparse_optimizers")
 TOLERANCE = dict(rtol=2e-6, atol=1e-7)
 # A fit runs several epochs, and RMSprop divides by sqrt(v): the last-bit differences of the matmuls' FMA kernels,
-# which OpenBLAS picks per CPU (AVX-512 where the reference was stored, AVX2 elsewhere), grow to about one ulp of
-# the order-1 weights (1.04e-7 seen on a Zen 3 where a weight cancels to -5.7e-4). Three ulp of 1.0 absolute.
+# which OpenBLAS picks per CPU (its Cooperlake kernels on an AMD EPYC with AVX-512 here, others on the machines the
+# reference and earlier runs used), grow to about one ulp of the order-1 weights (1.04e-7 seen where a weight
+# cancels to -5.7e-4). Three ulp of 1.0 absolute.
 FIT_TOLERANCE = dict(rtol=2e-6, atol=3.6e-7)
 
 pytestmark = pytest.mark.usefixtures("fresh_keras_names")
