@@ -1,7 +1,5 @@
 """help() and Jupyter's `?` are useful on the extension: every bound function, method and class of the _core
 submodules has a docstring, Google style (an Args section when it takes arguments), and options are keyword-only.
-
-_core.runtime is not covered yet (its bindings are being rewritten).
 """
 
 from __future__ import annotations
@@ -15,10 +13,7 @@ import pytest
 
 from tpustrategy import _core
 
-NOT_COVERED = {"runtime"}
-SUBMODULES = sorted(
-    n for n in dir(_core) if isinstance(getattr(_core, n), types.ModuleType) and n not in NOT_COVERED
-)
+SUBMODULES = sorted(n for n in dir(_core) if isinstance(getattr(_core, n), types.ModuleType))
 
 
 def user_doc(fn, name: str) -> tuple[str, str]:

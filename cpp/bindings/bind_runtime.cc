@@ -633,7 +633,7 @@ struct CountingScope {
 void init_runtime(py::module_& m) {
   py::class_<CountingScope>(m, "CollectiveCounter", R"doc(
 While entered, counts every collective that passes the Communicator hook point, by kind.)doc")
-      .def(py::init<>())
+      .def(py::init<>(), "A counter with no counts; counting starts when it is entered.")
       .def("__enter__",
            [](CountingScope& scope) -> CountingScope& {
              scope.registration = add_collective_observer(scope.counter);
@@ -654,7 +654,14 @@ that later layers fill). One is current per thread; the scheduler switches it at
              return context;
            }),
            py::arg("device") = nullptr, py::arg("replica_id") = -1, py::arg("num_replicas") = 1,
-           py::arg("mode") = "cross_replica")
+           py::arg("mode") = "cross_replica", R"doc(
+A context for one replica (or the cross-replica caller).
+
+Args:
+  device: the device new tensors land on (None: the default device).
+  replica_id: the replica's id in its sync group (-1: not a replica).
+  num_replicas: replicas in the sync group.
+  mode: "cross_replica", "replica" or "merge".)doc")
       .def_readwrite("device", &ReplicaContext::device)
       .def_readwrite("replica_id", &ReplicaContext::replica_id)
       .def_readwrite("num_replicas", &ReplicaContext::num_replicas)
@@ -668,15 +675,31 @@ that later layers fill). One is current per thread; the scheduler switches it at
       .def(
           "clear_modes", [](ReplicaContext& c) { c.mode_stack.clear(); },
           "Empties this context's mode stack (after a failed run).")
-      .def("unwind_mode", &unwind_context_mode, py::arg("frame"),
-           "Pops this context's mode stack down to and including `frame`, if it is on it.");
+      .def("unwind_mode", &unwind_context_mode, py::arg("frame"), R"doc(
+Pops this context's mode stack down to and including `frame`, if it is on it.
+
+Args:
+  frame: a frame pushed earlier (push_mode).)doc");
   m.def(
       "push_mode", [](py::object frame) { current_context().mode_stack.push_back(hold_frame(std::move(frame))); },
-      py::arg("frame"), "Pushes a frame onto the current context's tf.distribute mode stack.");
-  m.def("pop_mode", &pop_mode, py::arg("frame"),
-        "Pops `frame` off the current context's mode stack (RuntimeError unless it is on top).");
-  m.def("unwind_mode", &unwind_mode, py::arg("frame"),
-        "Pops the current context's mode stack down to and including `frame`, if it is on it.");
+      py::arg("frame"), R"doc(
+Pushes a frame onto the current context's tf.distribute mode stack.
+
+Args:
+  frame: the Python object that stands for the mode (scope, replica or merge frame).)doc");
+  m.def("pop_mode", &pop_mode, py::arg("frame"), R"doc(
+Pops `frame` off the current context's mode stack.
+
+Args:
+  frame: the frame on top of the stack.
+
+Raises:
+  RuntimeError: `frame` is not on top.)doc");
+  m.def("unwind_mode", &unwind_mode, py::arg("frame"), R"doc(
+Pops the current context's mode stack down to and including `frame`, if it is on it.
+
+Args:
+  frame: a frame pushed earlier (push_mode).)doc");
   m.def(
       "current_mode",
       []() -> py::object {
@@ -685,8 +708,11 @@ that later layers fill). One is current per thread; the scheduler switches it at
         return py::reinterpret_borrow<py::object>(frame_ptr(stack.back()));
       },
       "The top frame of the current context's mode stack, or None when it is empty.");
-  m.def("set_current_context", &bind_context, py::arg("context").none(true),
-        "Makes `context` this thread's current context (None: the thread's default).");
+  m.def("set_current_context", &bind_context, py::arg("context").none(true), R"doc(
+Makes `context` this thread's current context.
+
+Args:
+  context: an ExecutionContext, or None for the thread's default.)doc");
   m.def(
       "current_context",
       []() -> ContextPtr {
@@ -699,49 +725,134 @@ that later layers fill). One is current per thread; the scheduler switches it at
   py::class_<ReplicaRendezvous>(m, "ReplicaRendezvous", R"doc(
 The synchronisation points of one Strategy.run (the cooperative front end of the C++ Rendezvous).)doc")
       .def(py::init<int, std::shared_ptr<Communicator>>(), py::arg("num_replicas"),
-           py::arg("communicator").none(true) = nullptr,
-           "`communicator`: the group the replicas belong to (default: all of them, in process); the run's "
-           "positions are its local ranks.")
+           py::arg("communicator").none(true) = nullptr, R"doc(
+The synchronisation points of a run of `num_replicas` replicas.
+
+Args:
+  num_replicas: replicas of the run in this process.
+  communicator: the group the replicas belong to (None: all of them, in this process); the run's
+    positions are its local ranks.)doc")
       .def_property_readonly("num_replicas", &ReplicaRendezvous::num_replicas)
       .def_property_readonly("replica_ids", &ReplicaRendezvous::replica_ids)
       .def("arrive", &ReplicaRendezvous::arrive, py::arg("replica"), py::arg("kind"), py::arg("tensors"),
            py::arg("op") = "", py::arg("axis") = 0, py::arg("structure") = "", py::arg("ragged") = true,
            py::arg("groups") = std::vector<std::vector<int>>{}, py::arg("split_axis") = 0,
            py::arg("pairs") = std::vector<std::pair<int, int>>{}, R"doc(
-Replica `replica` reaches a synchronisation point; True when every replica has. `ragged`: an
-all_gather's tensors may differ in size along `axis`; `groups`: TF's group_assignment (the collective
-runs within each group); `split_axis`: all_to_all's split dimension (`axis` its concat dimension);
-`pairs`: collective_permute's (source, target) replica ids. Raises at once,
-naming the replicas, when it does not match what the others do (InvalidArgumentError; ValueError
-for nests of different structure), or when a replica it waits for has finished.)doc")
+Replica `replica` reaches a synchronisation point.
+
+Args:
+  replica: the replica's position in the run.
+  kind: the collective ("all_reduce", "all_gather", "merge_call", ...).
+  tensors: the replica's flattened tensors.
+  op: the reduction of a reducing collective ("SUM", "MEAN", ...).
+  axis: all_gather's concat axis; all_to_all's concat dimension.
+  structure: the nest's structure, compared across replicas.
+  ragged: an all_gather's tensors may differ in size along `axis`.
+  groups: TF's group_assignment (the collective runs within each group).
+  split_axis: all_to_all's split dimension.
+  pairs: collective_permute's (source, target) replica ids.
+
+Returns:
+  True when every replica has arrived.
+
+Raises:
+  InvalidArgumentError: it does not match what the others do (naming the replicas).
+  ValueError: nests of different structure.
+  FailedPreconditionError: a replica it waits for has finished.)doc")
       .def("complete", &ReplicaRendezvous::complete, py::arg("devices") = std::vector<DevicePtr>{},
            py::call_guard<py::gil_scoped_release>(),
-           "Runs the full synchronisation point; one list of result tensors per replica (None for merge_call).")
+           R"doc(
+Runs the full synchronisation point, with the GIL released.
+
+Args:
+  devices: where the results go (empty: each replica's own device).
+
+Returns:
+  One list of result tensors per replica (None for merge_call).)doc")
       .def("park", &ReplicaRendezvous::park, py::arg("replica"), py::arg("kind"), py::arg("tensors"), py::arg("op"),
            py::arg("axis"), py::arg("structure"), py::arg("ragged"), py::arg("devices").none(true), py::arg("driver"),
            py::arg("parked"), py::arg("groups") = std::vector<std::vector<int>>{}, py::arg("split_axis") = 0,
            py::arg("pairs") = std::vector<std::pair<int, int>>{},
-           "arrive(), then hand over to the next replica of the round (outside drive(): switch to `driver` handing "
-           "it `parked`); returns what this replica is resumed with (its results). `devices`: where the results go.")
+           R"doc(
+arrive(), then hands over to the next replica of the round.
+
+Args:
+  replica, kind, tensors, op, axis, structure, ragged, groups, split_axis, pairs: as arrive().
+  devices: where the results go (None: each replica's own device).
+  driver: the driver greenlet, switched to outside drive().
+  parked: the marker handed to `driver` outside drive().
+
+Returns:
+  What this replica is resumed with: its results.)doc")
       .def("park_all_reduce", &ReplicaRendezvous::park_all_reduce, py::arg("replica"), py::arg("op"),
            py::arg("tensor"), py::arg("devices").none(true), py::arg("driver"), py::arg("parked"),
-           "park() for an all_reduce of one tensor: returns the reduced tensor, or None (without arriving) for a "
-           "dtype or op the general path must handle.")
-      .def("depart", &ReplicaRendezvous::depart, py::arg("replica"),
-           "Replica `replica` finished; True if that failed a synchronisation point others wait at.")
-      .def("raise_if_failed", &ReplicaRendezvous::raise_if_failed)
-      .def("cancel", &ReplicaRendezvous::cancel, py::arg("reason"))
-      .def("arrived", &ReplicaRendezvous::arrived)
-      .def("reset", &ReplicaRendezvous::reset);
+           R"doc(
+park() for an all_reduce of one tensor.
+
+Args:
+  replica: the replica's position in the run.
+  op: the reduction ("SUM", "MEAN", ...).
+  tensor: the replica's tensor.
+  devices, driver, parked: as park().
+
+Returns:
+  The reduced tensor, or None (without arriving) for a dtype or op the general path must handle.)doc")
+      .def("depart", &ReplicaRendezvous::depart, py::arg("replica"), R"doc(
+Replica `replica` finished its function.
+
+Args:
+  replica: the replica's position in the run.
+
+Returns:
+  True if that failed a synchronisation point others wait at.)doc")
+      .def("raise_if_failed", &ReplicaRendezvous::raise_if_failed,
+           "Raises the error that failed the current synchronisation point, if one did.")
+      .def("cancel", &ReplicaRendezvous::cancel, py::arg("reason"), R"doc(
+Fails the current synchronisation point, so that every replica waiting at it raises.
+
+Args:
+  reason: the error message the waiting replicas raise.)doc")
+      .def("arrived", &ReplicaRendezvous::arrived, "How many replicas are at the current synchronisation point.")
+      .def("reset", &ReplicaRendezvous::reset, "Forgets the current synchronisation point (after a failed run).");
   // After ReplicaRendezvous: its signature names the class.
   m.def("drive", &drive, py::arg("workers"), py::arg("contexts"), py::arg("values"), py::arg("fresh"), py::arg("modes"),
         py::arg("suspended"), py::arg("rendezvous"), py::arg("driver_context"), py::arg("parked"), py::arg("merged"),
         py::arg("done"), py::arg("failed"), py::arg("driver") = py::none(), py::arg("round_over") = py::none(),
-        "The replica scheduler's driver loop: rounds of the replicas, each with its context current, handing over "
-        "to each other, and the collectives they park in (scheduler.py).");
+        R"doc(
+The replica scheduler's driver loop (scheduler.py): rounds of the replicas, each with its context
+current, handing over to each other, and the collectives they park in, run with the GIL released.
+
+Args:
+  workers: one greenlet per replica.
+  contexts: each replica's ExecutionContext.
+  values: what each replica is handed when it starts or resumes.
+  fresh: the jobs are new (started in a copy of the caller's contextvars).
+  modes: the mode frame each new job pushes.
+  suspended: whether each replica is parked.
+  rendezvous: the run's ReplicaRendezvous.
+  driver_context: the driver's ExecutionContext.
+  parked, merged, done, failed: the markers replicas hand back.
+  driver: the driver greenlet (required).
+  round_over: the marker the last replica of a round switches back with (required).
+
+Returns:
+  (i, what it handed back, finished so far) when replica i failed or switched out by itself, else
+  (n, `merged` or None, how many finished) at the end of a round in which replicas finished or every
+  replica is in merge_call.
+
+Raises:
+  InvalidArgumentError: lists of different lengths, or no `driver` / `round_over`.)doc");
   m.def("finish_job", &finish_job, py::arg("position"), py::arg("handed"), py::arg("driver"),
-        "The end of a replica's job in its worker: hands over to the next replica (or runs its new job here, "
-        "returned) or to `driver`; returns this worker's next job (scheduler.py).");
+        R"doc(
+The end of a replica's job in its worker: hands over to the next replica, or to `driver`.
+
+Args:
+  position: the replica's position in the run.
+  handed: `done` (its value is in the run's results) or `failed` (its error is).
+  driver: the driver greenlet.
+
+Returns:
+  This worker's next job (the next replica's new job, run here without a switch).)doc");
 }
 
 }  // namespace tpustrategy::bindings

@@ -16,7 +16,9 @@ class CollectiveCounter:
     def __exit__(self, *args) -> None:
         ...
     def __init__(self) -> None:
-        ...
+        """
+        A counter with no counts; counting starts when it is entered.
+        """
     @property
     def counts(self) -> dict[str, int]:
         ...
@@ -28,7 +30,15 @@ class ExecutionContext:
     device: tpustrategy._core.devices.Device
     mode: str
     def __init__(self, device: tpustrategy._core.devices.Device = None, replica_id: typing.SupportsInt | typing.SupportsIndex = -1, num_replicas: typing.SupportsInt | typing.SupportsIndex = 1, mode: str = 'cross_replica') -> None:
-        ...
+        """
+        A context for one replica (or the cross-replica caller).
+        
+        Args:
+          device: the device new tensors land on (None: the default device).
+          replica_id: the replica's id in its sync group (-1: not a replica).
+          num_replicas: replicas in the sync group.
+          mode: "cross_replica", "replica" or "merge".
+        """
     def clear_modes(self) -> None:
         """
         Empties this context's mode stack (after a failed run).
@@ -36,6 +46,9 @@ class ExecutionContext:
     def unwind_mode(self, frame: typing.Any) -> None:
         """
         Pops this context's mode stack down to and including `frame`, if it is on it.
+        
+        Args:
+          frame: a frame pushed earlier (push_mode).
         """
     @property
     def logical_core(self) -> int:
@@ -66,41 +79,102 @@ class ReplicaRendezvous:
     """
     def __init__(self, num_replicas: typing.SupportsInt | typing.SupportsIndex, communicator: ... = None) -> None:
         """
-        `communicator`: the group the replicas belong to (default: all of them, in process); the run's positions are its local ranks.
+        The synchronisation points of a run of `num_replicas` replicas.
+        
+        Args:
+          num_replicas: replicas of the run in this process.
+          communicator: the group the replicas belong to (None: all of them, in this process); the run's
+            positions are its local ranks.
         """
     def arrive(self, replica: typing.SupportsInt | typing.SupportsIndex, kind: str, tensors: collections.abc.Sequence[tpustrategy._core.tensor.Tensor], op: str = '', axis: typing.SupportsInt | typing.SupportsIndex = 0, structure: str = '', ragged: bool = True, groups: collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]] = [], split_axis: typing.SupportsInt | typing.SupportsIndex = 0, pairs: collections.abc.Sequence[tuple[typing.SupportsInt | typing.SupportsIndex, typing.SupportsInt | typing.SupportsIndex]] = []) -> bool:
         """
-        Replica `replica` reaches a synchronisation point; True when every replica has. `ragged`: an
-        all_gather's tensors may differ in size along `axis`; `groups`: TF's group_assignment (the collective
-        runs within each group); `split_axis`: all_to_all's split dimension (`axis` its concat dimension);
-        `pairs`: collective_permute's (source, target) replica ids. Raises at once,
-        naming the replicas, when it does not match what the others do (InvalidArgumentError; ValueError
-        for nests of different structure), or when a replica it waits for has finished.
+        Replica `replica` reaches a synchronisation point.
+        
+        Args:
+          replica: the replica's position in the run.
+          kind: the collective ("all_reduce", "all_gather", "merge_call", ...).
+          tensors: the replica's flattened tensors.
+          op: the reduction of a reducing collective ("SUM", "MEAN", ...).
+          axis: all_gather's concat axis; all_to_all's concat dimension.
+          structure: the nest's structure, compared across replicas.
+          ragged: an all_gather's tensors may differ in size along `axis`.
+          groups: TF's group_assignment (the collective runs within each group).
+          split_axis: all_to_all's split dimension.
+          pairs: collective_permute's (source, target) replica ids.
+        
+        Returns:
+          True when every replica has arrived.
+        
+        Raises:
+          InvalidArgumentError: it does not match what the others do (naming the replicas).
+          ValueError: nests of different structure.
+          FailedPreconditionError: a replica it waits for has finished.
         """
     def arrived(self) -> list[int]:
-        ...
+        """
+        How many replicas are at the current synchronisation point.
+        """
     def cancel(self, reason: str) -> None:
-        ...
+        """
+        Fails the current synchronisation point, so that every replica waiting at it raises.
+        
+        Args:
+          reason: the error message the waiting replicas raise.
+        """
     def complete(self, devices: collections.abc.Sequence[tpustrategy._core.devices.Device] = []) -> list[list[tpustrategy._core.tensor.Tensor] | None]:
         """
-        Runs the full synchronisation point; one list of result tensors per replica (None for merge_call).
+        Runs the full synchronisation point, with the GIL released.
+        
+        Args:
+          devices: where the results go (empty: each replica's own device).
+        
+        Returns:
+          One list of result tensors per replica (None for merge_call).
         """
     def depart(self, replica: typing.SupportsInt | typing.SupportsIndex) -> bool:
         """
-        Replica `replica` finished; True if that failed a synchronisation point others wait at.
+        Replica `replica` finished its function.
+        
+        Args:
+          replica: the replica's position in the run.
+        
+        Returns:
+          True if that failed a synchronisation point others wait at.
         """
     def park(self, replica: typing.SupportsInt | typing.SupportsIndex, kind: str, tensors: collections.abc.Sequence[tpustrategy._core.tensor.Tensor], op: str, axis: typing.SupportsInt | typing.SupportsIndex, structure: str, ragged: bool, devices: typing.Any, driver: typing.Any, parked: typing.Any, groups: collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]] = [], split_axis: typing.SupportsInt | typing.SupportsIndex = 0, pairs: collections.abc.Sequence[tuple[typing.SupportsInt | typing.SupportsIndex, typing.SupportsInt | typing.SupportsIndex]] = []) -> typing.Any:
         """
-        arrive(), then hand over to the next replica of the round (outside drive(): switch to `driver` handing it `parked`); returns what this replica is resumed with (its results). `devices`: where the results go.
+        arrive(), then hands over to the next replica of the round.
+        
+        Args:
+          replica, kind, tensors, op, axis, structure, ragged, groups, split_axis, pairs: as arrive().
+          devices: where the results go (None: each replica's own device).
+          driver: the driver greenlet, switched to outside drive().
+          parked: the marker handed to `driver` outside drive().
+        
+        Returns:
+          What this replica is resumed with: its results.
         """
     def park_all_reduce(self, replica: typing.SupportsInt | typing.SupportsIndex, op: str, tensor: tpustrategy._core.tensor.Tensor, devices: typing.Any, driver: typing.Any, parked: typing.Any) -> typing.Any:
         """
-        park() for an all_reduce of one tensor: returns the reduced tensor, or None (without arriving) for a dtype or op the general path must handle.
+        park() for an all_reduce of one tensor.
+        
+        Args:
+          replica: the replica's position in the run.
+          op: the reduction ("SUM", "MEAN", ...).
+          tensor: the replica's tensor.
+          devices, driver, parked: as park().
+        
+        Returns:
+          The reduced tensor, or None (without arriving) for a dtype or op the general path must handle.
         """
     def raise_if_failed(self) -> None:
-        ...
+        """
+        Raises the error that failed the current synchronisation point, if one did.
+        """
     def reset(self) -> None:
-        ...
+        """
+        Forgets the current synchronisation point (after a failed run).
+        """
     @property
     def num_replicas(self) -> int:
         ...
@@ -117,25 +191,70 @@ def current_mode() -> typing.Any:
     """
 def drive(workers: list, contexts: list, values: list, fresh: bool, modes: list, suspended: list, rendezvous: ReplicaRendezvous, driver_context: ExecutionContext, parked: typing.Any, merged: typing.Any, done: typing.Any, failed: typing.Any, driver: typing.Any = None, round_over: typing.Any = None) -> tuple:
     """
-    The replica scheduler's driver loop: rounds of the replicas, each with its context current, handing over to each other, and the collectives they park in (scheduler.py).
+    The replica scheduler's driver loop (scheduler.py): rounds of the replicas, each with its context
+    current, handing over to each other, and the collectives they park in, run with the GIL released.
+    
+    Args:
+      workers: one greenlet per replica.
+      contexts: each replica's ExecutionContext.
+      values: what each replica is handed when it starts or resumes.
+      fresh: the jobs are new (started in a copy of the caller's contextvars).
+      modes: the mode frame each new job pushes.
+      suspended: whether each replica is parked.
+      rendezvous: the run's ReplicaRendezvous.
+      driver_context: the driver's ExecutionContext.
+      parked, merged, done, failed: the markers replicas hand back.
+      driver: the driver greenlet (required).
+      round_over: the marker the last replica of a round switches back with (required).
+    
+    Returns:
+      (i, what it handed back, finished so far) when replica i failed or switched out by itself, else
+      (n, `merged` or None, how many finished) at the end of a round in which replicas finished or every
+      replica is in merge_call.
+    
+    Raises:
+      InvalidArgumentError: lists of different lengths, or no `driver` / `round_over`.
     """
 def finish_job(position: typing.SupportsInt | typing.SupportsIndex, handed: typing.Any, driver: typing.Any) -> typing.Any:
     """
-    The end of a replica's job in its worker: hands over to the next replica (or runs its new job here, returned) or to `driver`; returns this worker's next job (scheduler.py).
+    The end of a replica's job in its worker: hands over to the next replica, or to `driver`.
+    
+    Args:
+      position: the replica's position in the run.
+      handed: `done` (its value is in the run's results) or `failed` (its error is).
+      driver: the driver greenlet.
+    
+    Returns:
+      This worker's next job (the next replica's new job, run here without a switch).
     """
 def pop_mode(frame: typing.Any) -> None:
     """
-    Pops `frame` off the current context's mode stack (RuntimeError unless it is on top).
+    Pops `frame` off the current context's mode stack.
+    
+    Args:
+      frame: the frame on top of the stack.
+    
+    Raises:
+      RuntimeError: `frame` is not on top.
     """
 def push_mode(frame: typing.Any) -> None:
     """
     Pushes a frame onto the current context's tf.distribute mode stack.
+    
+    Args:
+      frame: the Python object that stands for the mode (scope, replica or merge frame).
     """
 def set_current_context(context: ExecutionContext) -> None:
     """
-    Makes `context` this thread's current context (None: the thread's default).
+    Makes `context` this thread's current context.
+    
+    Args:
+      context: an ExecutionContext, or None for the thread's default.
     """
 def unwind_mode(frame: typing.Any) -> None:
     """
     Pops the current context's mode stack down to and including `frame`, if it is on it.
+    
+    Args:
+      frame: a frame pushed earlier (push_mode).
     """
