@@ -153,8 +153,8 @@ ShardedTensor slice_grad(SpmdContext& ctx, const ShardedTensor& x_in, const std:
   auto shards = per_core(ctx, sharding, [&](int k) {
     const auto bounds = tile_bounds_for_device(x_in.shape(), sharding, k);
     const auto out_bounds = tile_bounds_for_device(dy.shape(), sharding, k);
-    std::vector<std::int64_t> paddings(static_cast<std::size_t>(2 * rank), 0);
-    for (int d = 0; d < rank; ++d) {
+    std::vector<std::int64_t> paddings(2 * x_in.shape().size(), 0);
+    for (std::size_t d = 0; d < x_in.shape().size(); ++d) {
       if (dy.shape()[d] == x_in.shape()[d]) continue;  // untouched axis: same tile on both sides
       paddings[2 * d] = begin[d] + out_bounds.offset[d] - bounds.offset[d];
       paddings[2 * d + 1] = (bounds.limit[d] - bounds.offset[d]) - paddings[2 * d] - dy.shards()[k].shape()[d];

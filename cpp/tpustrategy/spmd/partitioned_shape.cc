@@ -141,11 +141,13 @@ ShardedTensor concat(SpmdContext& ctx, const std::vector<ShardedTensor>& values,
   }
   auto shards = per_core(ctx, first.sharding(), [&](int k) {
     std::vector<Tensor> pieces;
+    pieces.reserve(parts.size());
     for (const auto& p : parts) pieces.push_back(p.shards()[k]);
     return tpustrategy::concat(pieces, axis);
   });
   ShardedTensor result(shape, first.dtype(), first.sharding(), ctx.devices(), std::move(shards));
   std::vector<const ShardedTensor*> inputs;
+  inputs.reserve(parts.size());
   for (const auto& p : parts) inputs.push_back(&p);
   record_op(ctx, "concatenate", "local along an untiled axis", result, {}, local_bytes(inputs, result));
   return result;

@@ -45,7 +45,7 @@ std::int64_t grid_position(const Sharding& sharding, std::span<const std::int64_
 
 }  // namespace
 
-Sharding Sharding::replicated() { return Sharding(); }
+Sharding Sharding::replicated() { return {}; }
 
 Sharding Sharding::maximal(int device) {
   if (device < 0) fail<ValueError>("Sharding", "maximal device must be non-negative, got {}", device);

@@ -36,6 +36,7 @@ std::string shapes_text(const SpmdEntry& e) {
 
 std::string groups_text(const std::vector<std::vector<int>>& groups) {
   std::vector<std::string> parts;
+  parts.reserve(groups.size());
   for (const auto& g : groups) parts.push_back(fmt::format("{{{}}}", fmt::join(g, ",")));
   return fmt::format("{{{}}}", fmt::join(parts, ","));
 }
