@@ -176,3 +176,26 @@ def test_sparse_features_in_a_dataset():
     dense = tf.data.Dataset.from_tensors(raw).map(
         lambda r: tf.sparse.to_dense(tf.io.parse_single_example(r, spec)["b"]))
     assert [v.tolist() for v in dense.as_numpy_iterator()] == [[1, -2, 300]]
+
+
+def test_parse_example_input_forms_and_sparse_indices():
+    """A list, tuple or iterator of bytes, numpy.bytes_ or (ASCII) str, and numpy arrays of them, parse alike; a
+    VarLenFeature's indices are (example, position) for any number of values per example, none included."""
+    lengths = [0, 3, 1, 0, 0, 5, 2]
+    protos = [example(v=ints(*range(i, i + n)), k=ints(i)).SerializeToString() for i, n in enumerate(lengths)]
+    spec = {"v": tf.io.VarLenFeature(tf.int64), "k": tf.io.FixedLenFeature([], tf.int64)}
+    expected = [[i, j] for i, n in enumerate(lengths) for j in range(n)]
+    forms = [protos, tuple(protos), iter(protos), [np.bytes_(p) for p in protos], [p.decode("ascii") for p in protos],
+             np.array(protos, dtype=object), tf.constant(protos)]
+    for form in forms:
+        out = tf.io.parse_example(form, spec)
+        assert out["v"].indices.numpy().tolist() == expected
+        assert out["v"].values.numpy().tolist() == [i + j for i, j in expected]
+        assert out["v"].dense_shape.numpy().tolist() == [len(lengths), max(lengths)]
+        assert out["k"].numpy().tolist() == list(range(len(lengths)))
+    empty = tf.io.parse_example([], {"v": tf.io.VarLenFeature(tf.int64)})["v"]
+    assert empty.indices.shape == (0, 2) and empty.dense_shape.numpy().tolist() == [0, 0]
+    with pytest.raises(TypeError, match="serialized examples must be bytes, got int"):
+        tf.io.parse_example((protos[0], 3), spec)
+    with pytest.raises(UnicodeEncodeError):
+        tf.io.parse_example(["\udc80"], spec)

@@ -79,7 +79,11 @@ py::dict features_to(const FeatureMap& features) {
 template <typename T>
 py::array_t<T> to_array(const std::vector<T>& values) {
   py::array_t<T> out(static_cast<py::ssize_t>(values.size()));
-  if (!values.empty()) std::memcpy(out.mutable_data(), values.data(), values.size() * sizeof(T));
+  if (!values.empty()) {
+    T* to = out.mutable_data();
+    py::gil_scoped_release release;
+    std::memcpy(to, values.data(), values.size() * sizeof(T));
+  }
   return out;
 }
 
@@ -122,21 +126,53 @@ std::vector<data::FeatureConfig> configs_from(const py::sequence& configs) {
   return config;
 }
 
-// Views of the serialized protos (the caller's sequence keeps the bytes alive); TypeError for a non-bytes item.
-std::vector<std::string_view> byte_views(const py::sequence& serialized) {
+// The serialized protos as views, with the list that keeps their objects alive: a snapshot of the caller's
+// sequence, so that another thread changing it while the GIL is released cannot free viewed bytes. bytes (and
+// subclasses such as numpy.bytes_) are viewed as they are, str as its UTF-8 (cached in the str object, as
+// str.encode() would produce it); TypeError for any other item.
+struct SerializedViews {
+  py::list owner;
   std::vector<std::string_view> views;
-  views.reserve(serialized.size());
-  for (py::handle item : serialized) {
+};
+
+SerializedViews byte_views(const py::sequence& serialized) {
+  SerializedViews out{py::reinterpret_steal<py::list>(PySequence_List(serialized.ptr())), {}};
+  if (!out.owner) throw py::error_already_set();
+  const py::ssize_t n = PyList_GET_SIZE(out.owner.ptr());
+  out.views.reserve(static_cast<std::size_t>(n));
+  for (py::ssize_t i = 0; i < n; ++i) {
+    PyObject* item = PyList_GET_ITEM(out.owner.ptr(), i);
     char* data = nullptr;
     py::ssize_t size = 0;
-    if (!PyBytes_Check(item.ptr())) {
+    if (PyBytes_Check(item)) {
+      if (PyBytes_AsStringAndSize(item, &data, &size) != 0) throw py::error_already_set();
+      out.views.emplace_back(data, static_cast<std::size_t>(size));
+    } else if (PyUnicode_Check(item)) {
+      const char* utf8 = PyUnicode_AsUTF8AndSize(item, &size);
+      if (utf8 == nullptr) throw py::error_already_set();
+      out.views.emplace_back(utf8, static_cast<std::size_t>(size));
+    } else {
       throw TypeError(fmt::format("serialized examples must be bytes, got {}",
                                   std::string(py::str(py::type::handle_of(item).attr("__name__")))));
     }
-    PyBytes_AsStringAndSize(item.ptr(), &data, &size);
-    views.emplace_back(data, static_cast<std::size_t>(size));
   }
-  return views;
+  return out;
+}
+
+// The [values, 2] (example, position) indices of a VarLenFeature's values, from its values per example.
+py::array_t<std::int64_t> sparse_indices(const std::vector<std::int64_t>& row_lengths) {
+  std::int64_t total = 0;
+  for (std::int64_t n : row_lengths) total += n;
+  py::array_t<std::int64_t> out(std::vector<py::ssize_t>{total, 2});
+  std::int64_t* at = out.mutable_data();
+  py::gil_scoped_release release;
+  for (std::size_t row = 0; row < row_lengths.size(); ++row) {
+    for (std::int64_t j = 0; j < row_lengths[row]; ++j) {
+      *at++ = static_cast<std::int64_t>(row);
+      *at++ = j;
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -234,40 +270,45 @@ Raises:
       "parse_examples",
       [](const py::sequence& serialized, const py::sequence& configs) {
         std::vector<data::FeatureConfig> config = configs_from(configs);
-        std::vector<std::string_view> views = byte_views(serialized);
+        SerializedViews views = byte_views(serialized);
         std::vector<data::ParsedColumn> columns;
         {
-          py::gil_scoped_release release;  // `serialized` keeps the viewed bytes alive
-          columns = data::parse_examples(views, config);
+          py::gil_scoped_release release;  // `views.owner` keeps the viewed bytes alive
+          columns = data::parse_examples(views.views, config);
         }
         py::list out;
-        for (const auto& col : columns) {
-          py::object lengths = config[out.size()].var_len ? py::object(to_array(col.row_lengths)) : py::none();
-          out.append(py::make_tuple(column_values(col), lengths));
+        for (std::size_t c = 0; c < columns.size(); ++c) {
+          const data::ParsedColumn& col = columns[c];
+          if (config[c].var_len) {
+            out.append(py::make_tuple(column_values(col), to_array(col.row_lengths), sparse_indices(col.row_lengths)));
+          } else {
+            out.append(py::make_tuple(column_values(col), py::none(), py::none()));
+          }
         }
         return out;
       },
       py::arg("serialized"), py::arg("configs"), R"doc(Parses serialized Examples (tf.io.parse_example).
 
 Args:
-  serialized: the Example protos' bytes.
+  serialized: the Example protos, bytes (or str, read as UTF-8).
   configs: per feature, (key, kind, var_len, shape, default (kind, values) or None).
 
 Returns:
-  One (values, row_lengths or None for fixed-length features) numpy pair per config.
+  One (values, row_lengths, indices) numpy triple per config: for a var_len feature the values per example and
+  the [len(values), 2] (example, position) int64 indices of its values; None and None for fixed-length features.
 
 Raises:
   InvalidArgumentError: a malformed Example, a missing feature without default, or a wrong kind or size.
-  TypeError: an item of `serialized` is not bytes.)doc");
+  TypeError: an item of `serialized` is neither bytes nor str.)doc");
   m.def(
       "_parse_sequence_feature_lists",
       [](const py::sequence& serialized, const py::sequence& configs) {
         std::vector<data::FeatureConfig> config = configs_from(configs);
-        std::vector<std::string_view> views = byte_views(serialized);
+        SerializedViews views = byte_views(serialized);
         std::vector<data::ParsedSequenceColumn> columns;
         {
-          py::gil_scoped_release release;  // `serialized` keeps the viewed bytes alive
-          columns = data::parse_sequence_feature_lists(views, config);
+          py::gil_scoped_release release;  // `views.owner` keeps the viewed bytes alive
+          columns = data::parse_sequence_feature_lists(views.views, config);
         }
         py::list out;
         for (const auto& col : columns) {
@@ -280,7 +321,7 @@ Raises:
       R"doc(Parses the feature_lists of serialized SequenceExamples.
 
 Args:
-  serialized: the SequenceExample protos' bytes.
+  serialized: the SequenceExample protos, bytes (or str, read as UTF-8).
   configs: per feature list, (key, kind, var_len, shape, default (kind, values) or None).
 
 Returns:
@@ -288,7 +329,7 @@ Returns:
 
 Raises:
   InvalidArgumentError: a malformed proto, a missing feature list without default, or a wrong kind or size.
-  TypeError: an item of `serialized` is not bytes.)doc");
+  TypeError: an item of `serialized` is neither bytes nor str.)doc");
 }
 
 }  // namespace tpustrategy::bindings

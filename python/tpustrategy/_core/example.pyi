@@ -9,7 +9,7 @@ def _parse_sequence_feature_lists(serialized: collections.abc.Sequence, configs:
     Parses the feature_lists of serialized SequenceExamples.
     
     Args:
-      serialized: the SequenceExample protos' bytes.
+      serialized: the SequenceExample protos, bytes (or str, read as UTF-8).
       configs: per feature list, (key, kind, var_len, shape, default (kind, values) or None).
     
     Returns:
@@ -17,7 +17,7 @@ def _parse_sequence_feature_lists(serialized: collections.abc.Sequence, configs:
     
     Raises:
       InvalidArgumentError: a malformed proto, a missing feature list without default, or a wrong kind or size.
-      TypeError: an item of `serialized` is not bytes.
+      TypeError: an item of `serialized` is neither bytes nor str.
     """
 def example_parse(serialized: bytes) -> dict:
     """
@@ -50,15 +50,16 @@ def parse_examples(serialized: collections.abc.Sequence, configs: collections.ab
     Parses serialized Examples (tf.io.parse_example).
     
     Args:
-      serialized: the Example protos' bytes.
+      serialized: the Example protos, bytes (or str, read as UTF-8).
       configs: per feature, (key, kind, var_len, shape, default (kind, values) or None).
     
     Returns:
-      One (values, row_lengths or None for fixed-length features) numpy pair per config.
+      One (values, row_lengths, indices) numpy triple per config: for a var_len feature the values per example and
+      the [len(values), 2] (example, position) int64 indices of its values; None and None for fixed-length features.
     
     Raises:
       InvalidArgumentError: a malformed Example, a missing feature without default, or a wrong kind or size.
-      TypeError: an item of `serialized` is not bytes.
+      TypeError: an item of `serialized` is neither bytes nor str.
     """
 def sequence_example_parse(serialized: bytes) -> tuple[dict, dict]:
     """

@@ -13,6 +13,8 @@ from tpustrategy.framework.tensor_shape import TensorShape
 
 
 def _as_int64_tensor(value, name: str):
+    if isinstance(value, Tensor) and value.dtype.name == "int64":
+        return value  # immutable: kept as it is, as TF's convert_to_tensor keeps it
     array = np.asarray(value.numpy() if isinstance(value, Tensor) else value)
     if array.size and array.dtype.kind not in "iu":
         raise TypeError(f"SparseTensor `{name}` must be integers, got {array.dtype}")

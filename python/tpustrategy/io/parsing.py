@@ -103,8 +103,9 @@ def serialized_list(serialized):
     if isinstance(serialized, np.ndarray):
         if serialized.ndim != 1:
             raise ValueError(f"Input serialized must be a vector, got shape {list(serialized.shape)}")
-        serialized = serialized.tolist()
-    return [s.encode() if isinstance(s, str) else bytes(s) if isinstance(s, np.bytes_) else s for s in serialized]
+        return serialized.tolist()
+    # Items stay as they are: the C++ parser reads bytes (numpy.bytes_ too) and str (as UTF-8) itself.
+    return serialized if isinstance(serialized, (list, tuple)) else list(serialized)
 
 
 def parse_features(serialized: list, features: dict, batched: bool):
@@ -114,22 +115,18 @@ def parse_features(serialized: list, features: dict, batched: bool):
     columns = _core.example.parse_examples(serialized, [_config(k, features[k]) for k in keys])
     n = len(serialized)
     out = {}
-    for key, (values, lengths) in zip(keys, columns, strict=True):
+    for key, (values, lengths, indices) in zip(keys, columns, strict=True):
         feature = features[key]
         is_string = values.dtype == object
         if isinstance(feature, FixedLenSequenceFeature):
             out[key] = _dense_sequences(key, feature, values, lengths, batched)
             continue
         if isinstance(feature, VarLenFeature):
-            rows = np.repeat(np.arange(n, dtype=np.int64), lengths)
-            starts = np.cumsum(lengths) - lengths
-            cols = np.arange(len(values), dtype=np.int64) - np.repeat(starts, lengths)
             width = int(lengths.max()) if n else 0
-            if batched:
-                indices, shape = np.stack([rows, cols], axis=1), [n, width]
-            else:
-                indices, shape = cols.reshape(-1, 1), [width]
-            sparse = SparseTensor(indices, values if is_string else _core.tensor.constant(values), shape)
+            # indices: [values, 2] (example, position); one example keeps the position only.
+            indices, shape = (indices, [n, width]) if batched else (indices[:, 1:], [width])
+            values = values if is_string else _core.tensor.constant(values)
+            sparse = SparseTensor(_core.tensor.constant(indices), values, shape)
             sparse._static_shape = [n, None] if batched else [None]  # the value counts vary between Examples
             out[key] = sparse
             continue
