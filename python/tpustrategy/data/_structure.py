@@ -12,7 +12,7 @@ tf.string tensors (to_public). Lists are *values*, not structure:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -25,6 +25,11 @@ from tpustrategy.framework.tensor import Tensor, TensorSpec
 from tpustrategy.framework.tensor_shape import TensorShape, as_shape
 from tpustrategy.ops.ragged import ragged_tensor
 from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec
+
+# A nest (tuples, namedtuples, dicts) of leaves or of user values, or a single one: an element, its spec, a map
+# function's output. Its leaves are arbitrary by nature (tensors, bytes, None, datasets, specs, Python values), so
+# the alias is Any; it names what the value is.
+Nest: TypeAlias = Any
 
 
 class NoneTensorSpec:
@@ -223,7 +228,7 @@ def normalize_element(value):
     return to_leaf(value)
 
 
-def normalize_function_output(value):
+def normalize_function_output(value: Nest) -> Nest:
     """Like normalize_element, but a list returned by a map function becomes a tuple (TF does the same)."""
     if isinstance(value, list):
         value = tuple(value)
@@ -275,7 +280,7 @@ def spec_of_leaf(leaf):
     return StringSpec(leaf_shape(leaf))
 
 
-def spec_of(element):
+def spec_of(element: Nest) -> Nest:
     return map_structure(spec_of_leaf, element)
 
 
@@ -418,7 +423,7 @@ def unstack_element(element) -> list:
     return [pack_as(element, row) for row in zip(*unstack_columns(element), strict=True)]
 
 
-def to_numpy(element):
+def to_numpy(element: Nest) -> Nest:
     """as_numpy_iterator's view of an element: numpy values (bytes stay bytes)."""
     return map_structure(lambda leaf: leaf.numpy() if isinstance(leaf, Tensor) else leaf, element)
 

@@ -333,7 +333,7 @@ class ShardDataset(_UnaryDataset):
     def is_hint(self) -> bool:
         return self._num_shards == SHARD_HINT
 
-    def _with_shard(self, num_shards, index):
+    def _with_shard(self, num_shards: int, index: int) -> ShardDataset:
         return ShardDataset(self._input, num_shards, index)
 
     def _iterate(self):
