@@ -12,6 +12,7 @@ tf.string tensors (to_public). Lists are *values*, not structure:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, TypeAlias
 
 import numpy as np
@@ -82,7 +83,7 @@ class StringSpec(TensorSpec):
 
     __slots__ = ()
 
-    def __init__(self, shape=(), name=None):
+    def __init__(self, shape: TensorShape | Sequence[int | None] | None = (), name: str | None = None) -> None:
         super().__init__(shape, string, name)
 
 

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
+from typing import SupportsInt
 
 import numpy as np
 
 from tpustrategy import _core
 from tpustrategy.data import _structure, _tf_random
+from tpustrategy.data._structure import Nest
 from tpustrategy.data.dataset_ops import INFINITE, UNKNOWN, Dataset, VariantDataset, call_with_element
 from tpustrategy.data.options import SHARD_HINT, Options
 from tpustrategy.framework import static_shape
@@ -474,7 +477,8 @@ class ShuffleDataset(_UnaryDataset):
     emits the slot start + word % filled (a word of the iterator's Philox stream, see _tf_random) and moves the
     oldest element into that slot."""
 
-    def __init__(self, input_dataset, buffer_size, seed, reshuffle_each_iteration):
+    def __init__(self, input_dataset: Dataset, buffer_size: SupportsInt, seed: SupportsInt | None,
+                 reshuffle_each_iteration: bool | None) -> None:
         super().__init__(input_dataset)
         self._buffer_size = _int_arg(buffer_size, "buffer_size")
         if self._buffer_size == UNKNOWN:
@@ -488,7 +492,7 @@ class ShuffleDataset(_UnaryDataset):
         self._seeds = copy.copy(self._seeds)
         self._seeds.reset()
 
-    def _iterate(self):
+    def _iterate(self) -> Iterator[Nest]:
         words = _tf_random.Words(*self._seeds.next())
         size = self._buffer_size
         buffer: dict = {}  # slot -> element; slots start % size ... (end - 1) % size are filled

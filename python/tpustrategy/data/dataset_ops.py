@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, SupportsInt, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, Protocol, SupportsInt, TypeAlias, TypeVar, cast
 
 from tpustrategy import _core
 from tpustrategy.data import _structure
@@ -53,6 +53,8 @@ if TYPE_CHECKING:
 IntLike: TypeAlias = SupportsInt
 # A dtype argument: a DType (``tf.int64``) or its name.
 DTypeLike: TypeAlias = _core.tensor.DType | str
+
+_DatasetT = TypeVar("_DatasetT", bound="Dataset")
 
 INFINITE = -1
 UNKNOWN = -2
@@ -160,7 +162,7 @@ class Dataset:
         """Clears per-instance state (caches, epoch counters) in a clone."""
 
     # ---- graph ----
-    def _clone_with_inputs(self, inputs: Iterable[Dataset]) -> Dataset:
+    def _clone_with_inputs(self: _DatasetT, inputs: Iterable[Dataset]) -> _DatasetT:
         clone = copy.copy(self)
         clone._inputs = tuple(inputs)
         clone.__dict__.pop("_element_spec_cache", None)
