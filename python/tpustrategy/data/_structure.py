@@ -12,7 +12,7 @@ tf.string tensors (to_public). Lists are *values*, not structure:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeAlias
 
 import numpy as np
@@ -52,7 +52,7 @@ class NoneTensorSpec:
 class DatasetSpec:
     """The spec of a dataset-valued component (``tf.data.DatasetSpec``)."""
 
-    def __init__(self, element_spec, dataset_shape=()):
+    def __init__(self, element_spec: Nest, dataset_shape: TensorShape | Sequence[int | None] | None = ()) -> None:
         self._element_spec = element_spec
         self._dataset_shape = TensorShape(dataset_shape)
 
@@ -120,7 +120,7 @@ def flatten(nest) -> list:
     return [nest]
 
 
-def pack_as(structure, leaves):
+def pack_as(structure: Nest, leaves: Iterable[Any]) -> Nest:
     """The nest of `structure`'s shape holding `leaves` (in flatten order)."""
     iterator = iter(leaves)
     packed = _pack(structure, iterator)
@@ -132,7 +132,7 @@ def pack_as(structure, leaves):
 _SENTINEL = object()
 
 
-def _pack(structure, iterator):
+def _pack(structure: Nest, iterator: Iterator[Any]) -> Nest:
     if isinstance(structure, dict):
         values = {key: _pack(structure[key], iterator) for key in sorted(structure)}
         return type(structure)((key, values[key]) for key in structure)
@@ -146,7 +146,7 @@ def _pack(structure, iterator):
         raise ValueError("too few leaves for the structure") from None
 
 
-def map_structure(fn, nest):
+def map_structure(fn: Callable[[Any], Any], nest: Nest) -> Nest:
     return pack_as(nest, [fn(leaf) for leaf in flatten(nest)])
 
 
@@ -285,7 +285,7 @@ def spec_of(element: Nest) -> Nest:
     return map_structure(spec_of_leaf, element)
 
 
-def with_shape(spec, shape):
+def with_shape(spec: Nest, shape: TensorShape | Sequence[int | None] | None) -> Nest:
     """`spec` with another shape (keeps the dtype / string kind; a dataset's shape is its batch shape)."""
     if isinstance(spec, NoneTensorSpec):
         return spec

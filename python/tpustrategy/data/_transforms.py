@@ -33,19 +33,19 @@ def _invalid(message: str):
 
 
 class _UnaryDataset(Dataset):
-    def __init__(self, input_dataset):
+    def __init__(self, input_dataset: Dataset) -> None:
         if not isinstance(input_dataset, Dataset):
             raise TypeError(f"expected a tf.data.Dataset, got {type(input_dataset).__name__}")
         self._inputs = (input_dataset,)
 
     @property
-    def _input(self):
+    def _input(self) -> Dataset:
         return self._inputs[0]
 
-    def _compute_element_spec(self):
+    def _compute_element_spec(self) -> Nest:
         return self._input.element_spec
 
-    def _compute_cardinality(self):
+    def _compute_cardinality(self) -> int:
         return self._input._compute_cardinality()
 
 
@@ -398,7 +398,7 @@ def _has_unknown_dims(spec) -> bool:
     return any(s.shape.rank is None or None in s.shape.as_list() for s in _structure.flatten(spec))
 
 
-def _dummy_element(spec, unknown_dim: int):
+def _dummy_element(spec: Nest, unknown_dim: int) -> Nest:
     def dummy(leaf_spec):
         if isinstance(leaf_spec, _structure.DatasetSpec):  # an empty dataset of its element_spec
             return VariantDataset([], leaf_spec.element_spec)
@@ -433,7 +433,7 @@ def _dummy_ragged(spec, shape: list, unknown_dim: int):
     return RaggedTensor.from_nested_row_lengths(flat, lengths, validate=False)
 
 
-def _relax(a, b):
+def _relax(a: Nest, b: Nest) -> Nest:
     if not _structure.same_structure(a, b):
         raise ValueError("map function output structure depends on the input values")
     return _structure.pack_as(a, [_structure.relax_spec(x, y) for x, y in zip(_structure.flatten(a),
