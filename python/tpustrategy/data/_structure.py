@@ -218,7 +218,7 @@ def _convert_with_dtype(value, dtype):
         return _core.tensor.constant(np.asarray(value).astype(_core.tensor.DType(dtype).as_numpy_dtype), dtype)
 
 
-def normalize_element(value):
+def normalize_element(value: Nest) -> Nest:
     """Converts every leaf of a user-provided element; lists are tensor values, not structure."""
     if isinstance(value, dict):
         return type(value)((k, normalize_element(v)) for k, v in value.items())

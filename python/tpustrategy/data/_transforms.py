@@ -361,7 +361,7 @@ class MapDataset(_UnaryDataset):
             raise TypeError("`map_func` must be callable.")
         self._fn = map_func
 
-    def _apply(self, element):
+    def _apply(self, element: Nest) -> Nest:
         output = call_with_element(self._fn, element)
         if output is None:
             _structure.check_has_component(_structure.NoneTensorSpec(), "map")
