@@ -4,11 +4,14 @@ ignore_errors (see dataset_ops.py)."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Hashable, Iterator
+from typing import Any, SupportsInt
 
 import numpy as np
 
 from tpustrategy import _core
 from tpustrategy.data import _structure
+from tpustrategy.data._structure import Nest
 from tpustrategy.data._transforms import (
     FilterDataset,
     MapDataset,
@@ -20,14 +23,15 @@ from tpustrategy.data._transforms import (
     _relax,
     _UnaryDataset,
 )
-from tpustrategy.data.dataset_ops import INFINITE, UNKNOWN, call_with_element
+from tpustrategy.data.dataset_ops import INFINITE, UNKNOWN, Dataset, call_with_element
 from tpustrategy.framework.tensor import Tensor
 
 
 class ScanDataset(_UnaryDataset):
     """``scan_func(state, element) -> (new_state, output)``; the element is passed as one argument."""
 
-    def __init__(self, input_dataset, initial_state, scan_func):
+    def __init__(self, input_dataset: Dataset, initial_state: Nest,
+                 scan_func: Callable[[Nest, Nest], tuple[Nest, Nest]]) -> None:
         super().__init__(input_dataset)
         if not callable(scan_func):
             raise TypeError("`scan_func` must be callable.")
@@ -35,7 +39,7 @@ class ScanDataset(_UnaryDataset):
         self._fn = scan_func
         self.element_spec  # noqa: B018  (checks scan_func now: TF raises these errors when it traces)
 
-    def _step(self, state, element):
+    def _step(self, state: Nest, element: Nest) -> tuple[Nest, Nest]:
         result = self._fn(state, element)
         if not isinstance(result, (tuple, list)) or len(result) != 2:
             raise TypeError(f"Invalid `scan_func`. `scan_func` should return a pair consisting of new state and the "
@@ -54,13 +58,13 @@ class ScanDataset(_UnaryDataset):
                                 f"state. Expected {old_spec}; got {new_spec}.")
         return new_state, output
 
-    def _iterate(self):
+    def _iterate(self) -> Iterator[Nest]:
         state = self._initial_state
         for element in self._input._iterate():
             state, output = self._step(state, element)
             yield output
 
-    def _compute_element_spec(self):
+    def _compute_element_spec(self) -> Nest:
         # As TF's tracing: relax the state's shape until a step keeps it, then read the output's spec.
         element_spec = self._input.element_spec
         state_spec = _structure.spec_of(self._initial_state)
@@ -87,38 +91,38 @@ class ScanDataset(_UnaryDataset):
             return _structure.spec_of(self._step(self._initial_state, element)[1])
 
 
-def _return_type(result) -> str:
+def _return_type(result: object) -> str:
     try:  # TF names the returned value's spec
         return repr(_structure.spec_of(_structure.normalize_function_output(result)))
     except (TypeError, ValueError):
         return type(result).__name__
 
 
-def _has_none(spec) -> bool:
+def _has_none(spec: Nest) -> bool:
     return any(s.shape.rank is None or None in s.shape.as_list() for s in _structure.flatten(spec))
 
 
 class TakeWhileDataset(_UnaryDataset):
-    def __init__(self, input_dataset, predicate):
+    def __init__(self, input_dataset: Dataset, predicate: Callable[..., Any]) -> None:
         super().__init__(input_dataset)
         if not callable(predicate):
             raise TypeError("`predicate` must be callable.")
         self._predicate = predicate
 
-    def _iterate(self):
+    def _iterate(self) -> Iterator[Nest]:
         for element in self._input._iterate():
             if not _as_predicate_result(call_with_element(self._predicate, element)):
                 return
             yield element
 
-    def _compute_cardinality(self):
+    def _compute_cardinality(self) -> int:
         return UNKNOWN
 
 
 class UniqueDataset(_UnaryDataset):
     """Drops elements equal to an earlier one; single int32 / int64 / string components only (as TF)."""
 
-    def __init__(self, input_dataset):
+    def __init__(self, input_dataset: Dataset) -> None:
         super().__init__(input_dataset)
         spec = input_dataset.element_spec
         leaves = _structure.flatten(spec)
@@ -130,10 +134,11 @@ class UniqueDataset(_UnaryDataset):
             raise TypeError(f"`tf.data.Dataset.unique` does not support type {leaf.dtype!r} -- only `tf.int32`, "
                             f"`tf.int64`, and `tf.string` are supported.")
 
-    def _iterate(self):
-        seen = set()
+    def _iterate(self) -> Iterator[Nest]:
+        seen: set[Hashable] = set()
         for element in self._input._iterate():
-            if isinstance(element, Tensor):
+            key: Hashable
+            if isinstance(element, Tensor):  # type: ignore[misc]  # the _core stubs have no Tensor class (Any)
                 array = element.numpy()
                 key = (array.shape, array.tobytes())
             elif isinstance(element, np.ndarray):
@@ -144,7 +149,7 @@ class UniqueDataset(_UnaryDataset):
                 seen.add(key)
                 yield element
 
-    def _compute_cardinality(self):
+    def _compute_cardinality(self) -> int:
         return UNKNOWN
 
 
@@ -155,11 +160,11 @@ def _count_string(n: int) -> str:
 
 
 class AssertCardinalityDataset(_UnaryDataset):
-    def __init__(self, input_dataset, expected_cardinality):
+    def __init__(self, input_dataset: Dataset, expected_cardinality: SupportsInt) -> None:
         super().__init__(input_dataset)
         self._expected = _int_arg(expected_cardinality, "expected_cardinality")
 
-    def _iterate(self):
+    def _iterate(self) -> Iterator[Nest]:
         from tpustrategy.errors import FailedPreconditionError
 
         count = 0
@@ -175,7 +180,7 @@ class AssertCardinalityDataset(_UnaryDataset):
                                           f"{_count_string(self._expected)} but contained only "
                                           f"{_count_string(count)}.")
 
-    def _compute_cardinality(self):
+    def _compute_cardinality(self) -> int:
         return self._expected
 
 
@@ -191,14 +196,14 @@ class IgnoreErrorsDataset(_UnaryDataset):
     on an exception.
     """
 
-    def __init__(self, input_dataset, log_warning=False):
+    def __init__(self, input_dataset: Dataset, log_warning: bool = False) -> None:
         super().__init__(input_dataset)
         self._log_warning = bool(log_warning)
 
-    def _iterate(self):
+    def _iterate(self) -> Iterator[Nest]:
         from tpustrategy.errors import OpError
 
-        steps = []
+        steps: list[_UnaryDataset] = []
         node = self._input
         while isinstance(node, _ELEMENTWISE):
             steps.append(node)
@@ -228,9 +233,9 @@ class IgnoreErrorsDataset(_UnaryDataset):
             if kept:
                 yield element
 
-    def _warn(self, error):
+    def _warn(self, error: Exception) -> None:
         if self._log_warning:
             logging.getLogger("tpustrategy").warning("Error raised with error message %s", error)
 
-    def _compute_cardinality(self):
+    def _compute_cardinality(self) -> int:
         return UNKNOWN  # as TF, even for an infinite input

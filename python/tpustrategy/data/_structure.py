@@ -12,7 +12,8 @@ tf.string tensors (to_public). Lists are *values*, not structure:
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -25,6 +26,11 @@ from tpustrategy.framework.tensor import Tensor, TensorSpec
 from tpustrategy.framework.tensor_shape import TensorShape, as_shape
 from tpustrategy.ops.ragged import ragged_tensor
 from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec
+
+# A nest (tuples, namedtuples, dicts) of leaves or of user values, or a single one: an element, its spec, a map
+# function's output. Its leaves are arbitrary by nature (tensors, bytes, None, datasets, specs, Python values), so
+# the alias is Any; it names what the value is.
+Nest: TypeAlias = Any
 
 
 class NoneTensorSpec:
@@ -46,7 +52,7 @@ class NoneTensorSpec:
 class DatasetSpec:
     """The spec of a dataset-valued component (``tf.data.DatasetSpec``)."""
 
-    def __init__(self, element_spec, dataset_shape=()):
+    def __init__(self, element_spec: Nest, dataset_shape: TensorShape | Sequence[int | None] | None = ()) -> None:
         self._element_spec = element_spec
         self._dataset_shape = TensorShape(dataset_shape)
 
@@ -77,7 +83,7 @@ class StringSpec(TensorSpec):
 
     __slots__ = ()
 
-    def __init__(self, shape=(), name=None):
+    def __init__(self, shape: TensorShape | Sequence[int | None] | None = (), name: str | None = None) -> None:
         super().__init__(shape, string, name)
 
 
@@ -114,7 +120,7 @@ def flatten(nest) -> list:
     return [nest]
 
 
-def pack_as(structure, leaves):
+def pack_as(structure: Nest, leaves: Iterable[Any]) -> Nest:
     """The nest of `structure`'s shape holding `leaves` (in flatten order)."""
     iterator = iter(leaves)
     packed = _pack(structure, iterator)
@@ -126,7 +132,7 @@ def pack_as(structure, leaves):
 _SENTINEL = object()
 
 
-def _pack(structure, iterator):
+def _pack(structure: Nest, iterator: Iterator[Any]) -> Nest:
     if isinstance(structure, dict):
         values = {key: _pack(structure[key], iterator) for key in sorted(structure)}
         return type(structure)((key, values[key]) for key in structure)
@@ -140,7 +146,7 @@ def _pack(structure, iterator):
         raise ValueError("too few leaves for the structure") from None
 
 
-def map_structure(fn, nest):
+def map_structure(fn: Callable[[Any], Any], nest: Nest) -> Nest:
     return pack_as(nest, [fn(leaf) for leaf in flatten(nest)])
 
 
@@ -212,7 +218,7 @@ def _convert_with_dtype(value, dtype):
         return _core.tensor.constant(np.asarray(value).astype(_core.tensor.DType(dtype).as_numpy_dtype), dtype)
 
 
-def normalize_element(value):
+def normalize_element(value: Nest) -> Nest:
     """Converts every leaf of a user-provided element; lists are tensor values, not structure."""
     if isinstance(value, dict):
         return type(value)((k, normalize_element(v)) for k, v in value.items())
@@ -223,7 +229,7 @@ def normalize_element(value):
     return to_leaf(value)
 
 
-def normalize_function_output(value):
+def normalize_function_output(value: Nest) -> Nest:
     """Like normalize_element, but a list returned by a map function becomes a tuple (TF does the same)."""
     if isinstance(value, list):
         value = tuple(value)
@@ -275,11 +281,11 @@ def spec_of_leaf(leaf):
     return StringSpec(leaf_shape(leaf))
 
 
-def spec_of(element):
+def spec_of(element: Nest) -> Nest:
     return map_structure(spec_of_leaf, element)
 
 
-def with_shape(spec, shape):
+def with_shape(spec: Nest, shape: TensorShape | Sequence[int | None] | None) -> Nest:
     """`spec` with another shape (keeps the dtype / string kind; a dataset's shape is its batch shape)."""
     if isinstance(spec, NoneTensorSpec):
         return spec
@@ -418,7 +424,7 @@ def unstack_element(element) -> list:
     return [pack_as(element, row) for row in zip(*unstack_columns(element), strict=True)]
 
 
-def to_numpy(element):
+def to_numpy(element: Nest) -> Nest:
     """as_numpy_iterator's view of an element: numpy values (bytes stay bytes)."""
     return map_structure(lambda leaf: leaf.numpy() if isinstance(leaf, Tensor) else leaf, element)
 

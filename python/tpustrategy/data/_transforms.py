@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
+from typing import SupportsInt
 
 import numpy as np
 
 from tpustrategy import _core
 from tpustrategy.data import _structure, _tf_random
+from tpustrategy.data._structure import Nest
 from tpustrategy.data.dataset_ops import INFINITE, UNKNOWN, Dataset, VariantDataset, call_with_element
 from tpustrategy.data.options import SHARD_HINT, Options
 from tpustrategy.framework import static_shape
@@ -30,19 +33,19 @@ def _invalid(message: str):
 
 
 class _UnaryDataset(Dataset):
-    def __init__(self, input_dataset):
+    def __init__(self, input_dataset: Dataset) -> None:
         if not isinstance(input_dataset, Dataset):
             raise TypeError(f"expected a tf.data.Dataset, got {type(input_dataset).__name__}")
         self._inputs = (input_dataset,)
 
     @property
-    def _input(self):
+    def _input(self) -> Dataset:
         return self._inputs[0]
 
-    def _compute_element_spec(self):
+    def _compute_element_spec(self) -> Nest:
         return self._input.element_spec
 
-    def _compute_cardinality(self):
+    def _compute_cardinality(self) -> int:
         return self._input._compute_cardinality()
 
 
@@ -333,7 +336,7 @@ class ShardDataset(_UnaryDataset):
     def is_hint(self) -> bool:
         return self._num_shards == SHARD_HINT
 
-    def _with_shard(self, num_shards, index):
+    def _with_shard(self, num_shards: int, index: int) -> ShardDataset:
         return ShardDataset(self._input, num_shards, index)
 
     def _iterate(self):
@@ -358,7 +361,7 @@ class MapDataset(_UnaryDataset):
             raise TypeError("`map_func` must be callable.")
         self._fn = map_func
 
-    def _apply(self, element):
+    def _apply(self, element: Nest) -> Nest:
         output = call_with_element(self._fn, element)
         if output is None:
             _structure.check_has_component(_structure.NoneTensorSpec(), "map")
@@ -395,7 +398,7 @@ def _has_unknown_dims(spec) -> bool:
     return any(s.shape.rank is None or None in s.shape.as_list() for s in _structure.flatten(spec))
 
 
-def _dummy_element(spec, unknown_dim: int):
+def _dummy_element(spec: Nest, unknown_dim: int) -> Nest:
     def dummy(leaf_spec):
         if isinstance(leaf_spec, _structure.DatasetSpec):  # an empty dataset of its element_spec
             return VariantDataset([], leaf_spec.element_spec)
@@ -430,7 +433,7 @@ def _dummy_ragged(spec, shape: list, unknown_dim: int):
     return RaggedTensor.from_nested_row_lengths(flat, lengths, validate=False)
 
 
-def _relax(a, b):
+def _relax(a: Nest, b: Nest) -> Nest:
     if not _structure.same_structure(a, b):
         raise ValueError("map function output structure depends on the input values")
     return _structure.pack_as(a, [_structure.relax_spec(x, y) for x, y in zip(_structure.flatten(a),
@@ -474,7 +477,8 @@ class ShuffleDataset(_UnaryDataset):
     emits the slot start + word % filled (a word of the iterator's Philox stream, see _tf_random) and moves the
     oldest element into that slot."""
 
-    def __init__(self, input_dataset, buffer_size, seed, reshuffle_each_iteration):
+    def __init__(self, input_dataset: Dataset, buffer_size: SupportsInt, seed: SupportsInt | None,
+                 reshuffle_each_iteration: bool | None) -> None:
         super().__init__(input_dataset)
         self._buffer_size = _int_arg(buffer_size, "buffer_size")
         if self._buffer_size == UNKNOWN:
@@ -488,7 +492,7 @@ class ShuffleDataset(_UnaryDataset):
         self._seeds = copy.copy(self._seeds)
         self._seeds.reset()
 
-    def _iterate(self):
+    def _iterate(self) -> Iterator[Nest]:
         words = _tf_random.Words(*self._seeds.next())
         size = self._buffer_size
         buffer: dict = {}  # slot -> element; slots start % size ... (end - 1) % size are filled

@@ -6,18 +6,21 @@ input's element_spec; the element_spec of ``window`` is a nest of ``DatasetSpec`
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, SupportsInt, cast
+
 import numpy as np
 
 from tpustrategy import _core
 from tpustrategy.data import _structure
-from tpustrategy.data._structure import DatasetSpec
+from tpustrategy.data._structure import DatasetSpec, Nest
 from tpustrategy.data._transforms import _int_arg, _invalid, _UnaryDataset
 from tpustrategy.data.dataset_ops import UNKNOWN, Dataset, VariantDataset, _nodes, call_with_element
 from tpustrategy.framework.tensor import Tensor
 from tpustrategy.framework.tensor_shape import TensorShape
 
 
-def _positive(value, name: str) -> int:
+def _positive(value: SupportsInt, name: str) -> int:
     n = _int_arg(value, name)
     if n <= 0:
         raise _invalid(f"`{name}` must be greater than zero, got {n}.")
@@ -25,17 +28,18 @@ def _positive(value, name: str) -> int:
 
 
 class WindowDataset(_UnaryDataset):
-    def __init__(self, input_dataset, size, shift, stride, drop_remainder):
+    def __init__(self, input_dataset: Dataset, size: SupportsInt, shift: SupportsInt | None, stride: SupportsInt,
+                 drop_remainder: bool) -> None:
         super().__init__(input_dataset)
         self._size = _positive(size, "size")
         self._shift = self._size if shift is None else _positive(shift, "shift")
         self._stride = _positive(stride, "stride")
         self._drop_remainder = bool(drop_remainder)
 
-    def _iterate(self):
+    def _iterate(self) -> Iterator[Nest]:
         spec = self._input.element_spec
         span = (self._size - 1) * self._stride + 1  # input elements one full window covers
-        buffer = []  # input elements from the current window's start on
+        buffer: list[Nest] = []  # input elements from the current window's start on
         source = self._input._iterate()
         exhausted = False
         while True:
@@ -59,17 +63,17 @@ class WindowDataset(_UnaryDataset):
                         break
 
     @staticmethod
-    def _split(elements, spec):
+    def _split(elements: list[Nest], spec: Nest) -> Nest:
         """A nest of datasets (one per component) from a list of elements, as TF's window does."""
         columns = list(zip(*[_structure.flatten(e) for e in elements], strict=True))
         specs = _structure.flatten(spec)
         datasets = [VariantDataset(column, s) for column, s in zip(columns, specs, strict=True)]
         return _structure.pack_as(spec, datasets)
 
-    def _compute_element_spec(self):
+    def _compute_element_spec(self) -> Nest:
         return _structure.map_structure(lambda s: DatasetSpec(s), self._input.element_spec)
 
-    def _compute_cardinality(self):
+    def _compute_cardinality(self) -> int:
         n = self._input._compute_cardinality()
         if n < 0:
             return n
@@ -82,8 +86,8 @@ class WindowDataset(_UnaryDataset):
 _END = object()
 
 
-def _int64_scalar(value, what: str) -> int:
-    if isinstance(value, Tensor):
+def _int64_scalar(value: object, what: str) -> int:
+    if isinstance(value, Tensor):  # type: ignore[misc]  # the _core stubs have no Tensor class (Any)
         if value.dtype != _core.tensor.int64 or value.ndim != 0:
             raise ValueError(f"Invalid `{what}`. `{what}` must return a single tf.int64 scalar tensor but its "
                              f"return type is {value.dtype!r} with shape {TensorShape(value._shape_tuple)}.")
@@ -96,7 +100,9 @@ def _int64_scalar(value, what: str) -> int:
 class GroupByWindowDataset(_UnaryDataset):
     """Groups elements by key; a full window (or, at the end, each non-empty one by key order) is reduced."""
 
-    def __init__(self, input_dataset, key_func, reduce_func, window_size, window_size_func):
+    def __init__(self, input_dataset: Dataset, key_func: Callable[..., Any],
+                 reduce_func: Callable[[Tensor, Dataset], object], window_size: SupportsInt | None,
+                 window_size_func: Callable[[Tensor], object] | None) -> None:
         super().__init__(input_dataset)
         if window_size is not None and window_size_func is not None:
             raise ValueError("Either the `window_size` argument or the `window_size_func` argument must be "
@@ -107,13 +113,13 @@ class GroupByWindowDataset(_UnaryDataset):
         for fn, name in ((key_func, "key_func"), (reduce_func, "reduce_func")):
             if not callable(fn):
                 raise TypeError(f"`{name}` must be callable.")
-        if window_size is not None:
+        if window_size_func is None:  # so window_size is not None (checked above)
             size = _int_arg(window_size, "window_size")
             window_size_func = lambda key: _core.tensor.constant(size, "int64")  # noqa: E731
         self._key_func = key_func
         self._reduce_func = reduce_func
         self._window_size_func = window_size_func
-        self._spec_func = None  # set by bucket_by_sequence_length
+        self._spec_func: Callable[[Dataset], Nest] | None = None  # set by bucket_by_sequence_length
 
     def _window_size(self, key: int) -> int:
         size = _int64_scalar(self._window_size_func(_core.tensor.constant(key, "int64")), "window_size_func")
@@ -121,7 +127,7 @@ class GroupByWindowDataset(_UnaryDataset):
             raise _invalid(f"Window size must be greater than zero, but got {size}.")
         return size
 
-    def _reduce(self, key: int, elements):
+    def _reduce(self, key: int, elements: list[Nest]) -> Iterator[Nest]:
         window = VariantDataset(elements, self._input.element_spec)
         result = self._reduce_func(_core.tensor.constant(key, "int64"), window)
         if not isinstance(result, Dataset):
@@ -129,8 +135,8 @@ class GroupByWindowDataset(_UnaryDataset):
                             f"got {type(result).__name__}.")
         return result._iterate()
 
-    def _iterate(self):
-        groups: dict[int, list] = {}
+    def _iterate(self) -> Iterator[Nest]:
+        groups: dict[int, list[Nest]] = {}
         sizes: dict[int, int] = {}
         for element in self._input._iterate():
             key = _int64_scalar(call_with_element(self._key_func, element), "key_func")
@@ -144,7 +150,7 @@ class GroupByWindowDataset(_UnaryDataset):
         for key in sorted(groups):  # TF flushes the remaining groups in key order
             yield from self._reduce(key, groups[key])
 
-    def _compute_element_spec(self):
+    def _compute_element_spec(self) -> Nest:
         # TF traces reduce_func once on a window of the input's spec; an empty window gives the same spec.
         window = VariantDataset([], self._input.element_spec)
         if self._spec_func is not None:
@@ -155,13 +161,15 @@ class GroupByWindowDataset(_UnaryDataset):
                             f"got {type(result).__name__}.")
         return result.element_spec
 
-    def _compute_cardinality(self):
+    def _compute_cardinality(self) -> int:
         return UNKNOWN  # as TF, even for an infinite input
 
 
-def bucket_by_sequence_length(dataset, element_length_func, bucket_boundaries, bucket_batch_sizes,
-                              padded_shapes=None, padding_values=None, pad_to_bucket_boundary=False,
-                              no_padding=False, drop_remainder=False):
+def bucket_by_sequence_length(dataset: Dataset, element_length_func: Callable[..., Any],
+                              bucket_boundaries: Sequence[SupportsInt], bucket_batch_sizes: Sequence[SupportsInt],
+                              padded_shapes: Nest = None, padding_values: Nest = None,
+                              pad_to_bucket_boundary: bool = False, no_padding: bool = False,
+                              drop_remainder: bool = False) -> Dataset:
     """Batches elements of similar length together (TF's group_by_window + padded_batch recipe)."""
     boundaries = [int(b) for b in bucket_boundaries]
     batch_sizes = [int(b) for b in np.asarray(bucket_batch_sizes).reshape(-1)]
@@ -174,7 +182,7 @@ def bucket_by_sequence_length(dataset, element_length_func, bucket_boundaries, b
     lows = [np.iinfo(np.int64).min, *boundaries]
     highs = [*boundaries, np.iinfo(np.int64).max]
 
-    def bucket_of(*element):
+    def bucket_of(*element: Nest) -> Tensor:
         length = call_with_element(element_length_func, element[0] if len(element) == 1 else element)
         length = int(np.asarray(length))
         for i, (low, high) in enumerate(zip(lows, highs, strict=True)):
@@ -185,7 +193,7 @@ def bucket_by_sequence_length(dataset, element_length_func, bucket_boundaries, b
                 return _core.tensor.constant(i, "int64")
         raise AssertionError("unreachable: the buckets cover every int64")
 
-    def batch_bucket(key, window):
+    def batch_bucket(key: Tensor, window: Dataset) -> Dataset:
         size = batch_sizes[int(key.numpy())]
         if no_padding:
             return window.batch(size, drop_remainder=drop_remainder)
@@ -198,16 +206,16 @@ def bucket_by_sequence_length(dataset, element_length_func, bucket_boundaries, b
         return window.padded_batch(size, padded_shapes=shapes, padding_values=padding_values,
                                    drop_remainder=drop_remainder)
 
-    def size_of(key):
+    def size_of(key: Tensor) -> Tensor:
         return _core.tensor.constant(batch_sizes[int(key.numpy())], "int64")
 
-    def spec_of_buckets(window):
+    def spec_of_buckets(window: Dataset) -> Nest:
         # TF traces batch_bucket with a symbolic key: the batch size and the boundary are unknown there.
         batched = window.batch(1) if no_padding else window.padded_batch(1, padded_shapes, padding_values)
         return _structure.map_structure(lambda s: _structure.with_shape(s, [None, *s.shape[1:]]),
                                         batched.element_spec)
 
-    grouped = dataset.group_by_window(bucket_of, batch_bucket, window_size_func=size_of)
+    grouped = cast(GroupByWindowDataset, dataset.group_by_window(bucket_of, batch_bucket, window_size_func=size_of))
     grouped._spec_func = spec_of_buckets
     return grouped
 

@@ -13,6 +13,8 @@ import glob
 import gzip
 import os
 import zlib
+from collections.abc import Iterable, Iterator
+from typing import SupportsInt, TypeAlias
 
 import numpy as np
 
@@ -22,15 +24,20 @@ from tpustrategy.data.dataset_ops import UNKNOWN, Dataset
 from tpustrategy.framework.string_tensor import StringTensor
 from tpustrategy.framework.tensor import Tensor
 
+# A file name, or several: a string, bytes or path, a list of them, a tf.string tensor, a dataset of names.
+_Name: TypeAlias = "str | bytes | os.PathLike[str]"
+FileNames: TypeAlias = "_Name | Iterable[_Name | StringTensor] | StringTensor | Dataset"
 
-def _filenames(filenames) -> list[str]:
+
+def _filenames(filenames: FileNames) -> list[str]:
+    names: list[object]
     if isinstance(filenames, Dataset):
         names = [_structure.to_numpy(e) for e in filenames._iterate()]
     elif isinstance(filenames, (str, bytes, os.PathLike)):
         names = [filenames]
     elif isinstance(filenames, StringTensor):
         names = [filenames._array.item()] if filenames.ndim == 0 else filenames._array.reshape(-1).tolist()
-    elif isinstance(filenames, Tensor):
+    elif isinstance(filenames, Tensor):  # type: ignore[misc]  # the _core stubs have no Tensor class (Any)
         raise TypeError(f"`filenames` must be a tf.string tensor, got a {filenames.dtype.name} tensor")
     else:
         names = list(filenames)
@@ -47,7 +54,7 @@ def _filenames(filenames) -> list[str]:
     return out
 
 
-def _compression(compression_type) -> str:
+def _compression(compression_type: str | None) -> str:
     if compression_type is not None and not isinstance(compression_type, str):
         raise TypeError(f"`compression_type` must be None, '', 'ZLIB' or 'GZIP', got {compression_type!r}")
     kind = (compression_type or "").upper()
@@ -83,43 +90,48 @@ def _check_path(path: str) -> None:
         raise InvalidArgumentError(None, None, f"the file name {path!r} contains a NUL byte")
 
 
-def _open_error(path, error):
+def _open_error(path: str, error: OSError) -> Exception:
     """TF's error for a failed open: FailedPreconditionError for a directory, NotFoundError otherwise."""
     from tpustrategy.errors import FailedPreconditionError, NotFoundError
 
     kind = FailedPreconditionError if isinstance(error, (IsADirectoryError, NotADirectoryError)) else NotFoundError
-    return kind(None, None, f"{path}; {error.strerror or error}")
+    opened: Exception = kind(None, None, f"{path}; {error.strerror or error}")
+    return opened
 
 
-def _data_loss(message):
+def _data_loss(message: str) -> Exception:
     from tpustrategy.errors import DataLossError
 
-    return DataLossError(None, None, message)
+    loss: Exception = DataLossError(None, None, message)
+    return loss
 
 
 class _FileDataset(Dataset):
     """A source over a list of files; the distribution layer reshards it through _with_files."""
 
-    def __init__(self, filenames, compression_type=None):
+    def __init__(self, filenames: FileNames, compression_type: str | None = None) -> None:
         self._filenames = _filenames(filenames)
         self._compression = _compression(compression_type)
 
-    def _source_files(self):
+    def _source_files(self) -> list[str]:
         return list(self._filenames)
 
-    def _with_files(self, filenames):
+    def _read_file(self, path: str) -> Iterator[bytes]:
+        raise NotImplementedError
+
+    def _with_files(self, filenames: Iterable[str]) -> _FileDataset:
         clone = self._clone_with_inputs(())
         clone._filenames = list(filenames)
         return clone
 
-    def _iterate(self):
+    def _iterate(self) -> Iterator[bytes]:
         for path in self._filenames:
             yield from self._read_file(path)
 
-    def _compute_element_spec(self):
+    def _compute_element_spec(self) -> _structure.StringSpec:
         return _structure.StringSpec(())
 
-    def _compute_cardinality(self):
+    def _compute_cardinality(self) -> int:
         return UNKNOWN
 
 
@@ -128,13 +140,15 @@ class TFRecordDataset(_FileDataset):
 
     _tf_name = "TFRecordDatasetV2"  # TF's public classes keep their names
 
-    def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None):
+    def __init__(self, filenames: FileNames, compression_type: str | None = None,
+                 buffer_size: SupportsInt | None = None, num_parallel_reads: SupportsInt | None = None,
+                 name: str | None = None) -> None:
         super().__init__(filenames, compression_type)
         if buffer_size is not None and int(buffer_size) < 0:
             raise _structure._invalid_argument("`buffer_size` must be >= 0.")
         self._num_parallel_reads = num_parallel_reads  # accepted; files are read in order
 
-    def _read_file(self, path):
+    def _read_file(self, path: str) -> Iterator[bytes]:
         if self._compression:
             yield from _core.data.tfrecord_parse(_read_compressed(path, self._compression), path)
             return
@@ -148,10 +162,12 @@ class TextLineDataset(_FileDataset):
 
     _tf_name = "TextLineDatasetV2"
 
-    def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None):
+    def __init__(self, filenames: FileNames, compression_type: str | None = None,
+                 buffer_size: SupportsInt | None = None, num_parallel_reads: SupportsInt | None = None,
+                 name: str | None = None) -> None:
         super().__init__(filenames, compression_type)
 
-    def _read_file(self, path):
+    def _read_file(self, path: str) -> Iterator[bytes]:
         contents = _read_compressed(path, self._compression) if self._compression else _read_file(path)
         lines = contents.split(b"\n")
         if lines[-1] == b"":
@@ -171,8 +187,10 @@ class FixedLengthRecordDataset(_FileDataset):
 
     _tf_name = "FixedLengthRecordDatasetV2"
 
-    def __init__(self, filenames, record_bytes, header_bytes=None, footer_bytes=None, buffer_size=None,
-                 compression_type=None, num_parallel_reads=None, name=None):
+    def __init__(self, filenames: FileNames, record_bytes: SupportsInt, header_bytes: SupportsInt | None = None,
+                 footer_bytes: SupportsInt | None = None, buffer_size: SupportsInt | None = None,
+                 compression_type: str | None = None, num_parallel_reads: SupportsInt | None = None,
+                 name: str | None = None) -> None:
         super().__init__(filenames, compression_type)
         self._record_bytes = int(np.asarray(record_bytes))
         self._header_bytes = int(np.asarray(header_bytes or 0))
@@ -183,7 +201,7 @@ class FixedLengthRecordDataset(_FileDataset):
             raise _structure._invalid_argument(
                 f"header_bytes and footer_bytes must be >= 0, got {self._header_bytes} and {self._footer_bytes}.")
 
-    def _read_file(self, path):
+    def _read_file(self, path: str) -> Iterator[bytes]:
         if self._compression:
             contents = _read_compressed(path, self._compression)
         else:
@@ -213,7 +231,7 @@ class ListFilesDataset(Dataset):
 
     _tf_name = "_ShuffleDataset"  # TF shuffles a from_tensor_slices of the names
 
-    def __init__(self, file_pattern, shuffle=None, seed=None):
+    def __init__(self, file_pattern: FileNames, shuffle: bool | None = None, seed: SupportsInt | None = None) -> None:
         patterns = _filenames(file_pattern)
         files = sorted({f for pattern in patterns for f in glob.glob(pattern)})
         if not files:
@@ -224,15 +242,15 @@ class ListFilesDataset(Dataset):
         self._shuffle = True if shuffle is None else bool(shuffle)
         self._seed = seed
 
-    def _source_files(self):
+    def _source_files(self) -> list[str]:
         return list(self._files)
 
-    def _with_files(self, filenames):
+    def _with_files(self, filenames: Iterable[str]) -> ListFilesDataset:
         clone = self._clone_with_inputs(())
         clone._files = list(filenames)
         return clone
 
-    def _iterate(self):
+    def _iterate(self) -> Iterator[bytes]:
         names = [name.encode() for name in self._files]
         if self._shuffle:
             from tpustrategy.data._transforms import ShuffleDataset
@@ -241,10 +259,10 @@ class ListFilesDataset(Dataset):
         else:
             yield from names
 
-    def _compute_element_spec(self):
+    def _compute_element_spec(self) -> _structure.StringSpec:
         return _structure.StringSpec(())
 
-    def _compute_cardinality(self):
+    def _compute_cardinality(self) -> int:
         return len(self._files)
 
 
@@ -255,14 +273,14 @@ class SortedListFilesDataset(ListFilesDataset):
 
 
 class _NamesDataset(Dataset):
-    def __init__(self, names):
+    def __init__(self, names: list[bytes]) -> None:
         self._names = names
 
-    def _iterate(self):
+    def _iterate(self) -> Iterator[bytes]:
         return iter(self._names)
 
-    def _compute_element_spec(self):
+    def _compute_element_spec(self) -> _structure.StringSpec:
         return _structure.StringSpec(())
 
-    def _compute_cardinality(self):
+    def _compute_cardinality(self) -> int:
         return len(self._names)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias
+
 from tpustrategy.data._sampling import choose_from_datasets, sample_from_datasets
 from tpustrategy.data.dataset_ops import INFINITE as INFINITE_CARDINALITY
 from tpustrategy.data.dataset_ops import UNKNOWN as UNKNOWN_CARDINALITY
@@ -18,8 +21,16 @@ from tpustrategy.data.options import (
     ThreadingOptions,
 )
 
+if TYPE_CHECKING:
+    from tpustrategy.data._structure import Nest
+    from tpustrategy.data.dataset_ops import Dataset, DTypeLike, IntLike
+    from tpustrategy.framework.tensor import Tensor
 
-def cardinality(dataset):
+# What the functions below return: a transformation for ``dataset.apply``.
+Transformation: TypeAlias = "Callable[[Dataset], Dataset]"
+
+
+def cardinality(dataset: Dataset) -> Tensor:
     """``dataset.cardinality()`` (``tf.data.experimental.cardinality``)."""
     from tpustrategy.data.dataset_ops import Dataset
 
@@ -56,46 +67,49 @@ __all__ = [
 ]
 
 
-def assert_cardinality(expected_cardinality):
+def assert_cardinality(expected_cardinality: IntLike) -> Transformation:
     """``dataset.apply(assert_cardinality(n))``."""
     return lambda dataset: dataset.assert_cardinality(expected_cardinality)
 
 
-def ignore_errors(log_warning=False):
+def ignore_errors(log_warning: bool = False) -> Transformation:
     return lambda dataset: dataset.ignore_errors(log_warning)
 
 
-def scan(initial_state, scan_func):
+def scan(initial_state: Nest, scan_func: Callable[[Nest, Nest], tuple[Nest, Nest]]) -> Transformation:
     return lambda dataset: dataset.scan(initial_state, scan_func)
 
 
-def take_while(predicate):
+def take_while(predicate: Callable[..., Any]) -> Transformation:
     return lambda dataset: dataset.take_while(predicate)
 
 
-def unique():
+def unique() -> Transformation:
     return lambda dataset: dataset.unique()
 
 
-def group_by_window(key_func, reduce_func, window_size=None, window_size_func=None):
+def group_by_window(key_func: Callable[..., Any], reduce_func: Callable[[Tensor, Dataset], Dataset],
+                    window_size: IntLike | None = None,
+                    window_size_func: Callable[[Tensor], Any] | None = None) -> Transformation:
     return lambda dataset: dataset.group_by_window(key_func, reduce_func, window_size, window_size_func)
 
 
-def bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes=None,
-                              padding_values=None, pad_to_bucket_boundary=False, no_padding=False,
-                              drop_remainder=False):
+def bucket_by_sequence_length(element_length_func: Callable[..., Any], bucket_boundaries: Sequence[int],
+                              bucket_batch_sizes: Sequence[int], padded_shapes: Nest = None,
+                              padding_values: Nest = None, pad_to_bucket_boundary: bool = False,
+                              no_padding: bool = False, drop_remainder: bool = False) -> Transformation:
     return lambda dataset: dataset.bucket_by_sequence_length(
         element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes, padding_values,
         pad_to_bucket_boundary, no_padding, drop_remainder)
 
 
-def Counter(start=0, step=1, dtype="int64"):  # noqa: N802  (TF's name)
+def Counter(start: IntLike = 0, step: IntLike = 1, dtype: DTypeLike = "int64") -> Dataset:  # noqa: N802  (TF's name)
     from tpustrategy.data.dataset_ops import Dataset
 
     return Dataset.counter(start, step, dtype)
 
 
-def RandomDataset(seed=None):  # noqa: N802  (TF's name)
+def RandomDataset(seed: int | None = None) -> Dataset:  # noqa: N802  (TF's name)
     from tpustrategy.data.dataset_ops import Dataset
 
     return Dataset.random(seed)
