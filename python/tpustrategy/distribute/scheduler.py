@@ -57,8 +57,11 @@ class ReplicaRun:
     """One ``run``: drives the replica greenlets and executes their synchronisation points."""
 
     def __init__(self, num_replicas: int, contexts: Sequence | None = None, communicator=None,
-                 modes: Sequence | None = None):
+                 modes: Sequence | None = None, devices_of: Callable[[], Any] | None = None):
         self.num_replicas = num_replicas
+        # The strategy's ``_replica_devices`` (bound): where a replica's collective delivers its results, asked at
+        # each collective (a TPU replica's logical-device scope changes them). None: the replicas' contexts ask.
+        self.devices_of = devices_of
         # The group the replicas belong to: None for all of them in this process; an MPI communicator when
         # they are this process's share of a multi-process slice (positions = its local ranks).
         self._communicator = communicator
@@ -96,13 +99,6 @@ class ReplicaRun:
         # positional only: pybind matches keywords by name, at a cost per replica
         return self._rendezvous.park(replica_id, kind, tensors, op, axis, structure, ragged, devices, self._driver,
                                      _PARKED)
-
-    def all_reduce_one(self, replica_id: int, op: str, tensor, devices):
-        """``collective(replica_id, "all_reduce", [tensor], devices, op)[0]`` in one call into C++, or None (nothing
-        done) when the caller's general path must handle it: one replica, a dtype to reject, a MEAN of integers."""
-        if self.num_replicas == 1:
-            return None
-        return self._rendezvous.park_all_reduce(replica_id, op, tensor, devices, self._driver, _PARKED)
 
     def merge(self, replica_id: int, contribution: Any, combine: Callable[[list], Sequence],
               structure: str = "") -> Any:
