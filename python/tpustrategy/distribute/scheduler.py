@@ -305,21 +305,20 @@ def _worker_loop(job):
         job = _finish_job(position, handed, driver)
 
 
-_pool = threading.local()
+class _ThreadPool(threading.local):
+    """This thread's idle replica workers, and its free Rendezvous by replica count (a run takes and returns both
+    every step: attributes, not getattr with a default)."""
+
+    def __init__(self) -> None:
+        self.workers: list = []
+        self.rendezvous: dict[int, list] = {}
 
 
-def _free_list(name: str) -> list:
-    free = getattr(_pool, name, None)
-    if free is None:
-        free = []
-        setattr(_pool, name, free)
-    return free
+_pool = _ThreadPool()
 
 
 def _free_rendezvous(num_replicas: int) -> list:
-    by_size = getattr(_pool, "rendezvous", None)
-    if by_size is None:
-        by_size = _pool.rendezvous = {}
+    by_size = _pool.rendezvous
     free = by_size.get(num_replicas)
     if free is None:
         free = by_size[num_replicas] = []
@@ -331,7 +330,7 @@ def _new_worker() -> greenlet.greenlet:
 
 
 def _take_workers(count: int) -> list:
-    free = _free_list("workers")
+    free = _pool.workers
     if len(free) >= count:  # the common case: one slice off the end of the pool
         workers = free[-count:]
         del free[-count:]
@@ -343,7 +342,7 @@ def _take_workers(count: int) -> list:
 def _return_workers(workers, clean: bool) -> None:
     workers.reverse()  # the next run takes them back in replica order
     # After a clean run every job returned, so no worker died (one dies only by GreenletExit: _escaped).
-    _free_list("workers").extend(workers if clean else (w for w in workers if not w.dead))
+    _pool.workers.extend(workers if clean else (w for w in workers if not w.dead))
 
 
 def _add_note(error: BaseException, note: str) -> None:
