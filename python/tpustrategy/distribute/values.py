@@ -125,10 +125,16 @@ def select_flat_arguments(args, kwargs: dict, count: int) -> list | None:
     return _flat_rows(args, kwargs, values, [_column(a) for a in values], count)
 
 
+_ARGUMENT_TYPES = frozenset((tuple, list))
+
+
 def replica_arguments(args, kwargs: dict, count: int) -> tuple[bool, list | None]:
     """``(contains_distributed_values((args, kwargs)), select_flat_arguments(args, kwargs, count))`` (the latter
     only when the former is true, else None) in one pass over the arguments when none is a nest: ``run`` asks it
     every step."""
+    if type(kwargs) is not dict or type(args) not in _ARGUMENT_TYPES:  # a bad call fails later, where it always has
+        distributed = contains_distributed_values((args, kwargs))
+        return distributed, select_flat_arguments(args, kwargs, count) if distributed else None
     values = (*args, *kwargs.values()) if kwargs else args
     columns = []
     distributed = False
