@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 
+from tpustrategy import _core
 from tpustrategy._pictures import distribute_pictures
 from tpustrategy.distribute import cross_replica_ops, input_lib
 from tpustrategy.distribute import distribution_strategy_context as ds_context
@@ -34,7 +35,8 @@ class _StrategyScope:
         self._reentries = 0
 
     def __enter__(self) -> StrategyBase:
-        if ds_context.has_strategy():
+        top = _top_mode()  # ds_context.has_strategy(), inlined: None (no scope) is the default strategy's mode
+        if top is not None and top.strategy is not ds_context.default_strategy():
             require_cross_replica(self._strategy.extended)
             self._reentries += 1
         else:
@@ -86,7 +88,8 @@ class StrategyBase:
         if not isinstance(args, (list, tuple)):
             raise ValueError(f"positional args must be a list or tuple, got {type(args)}")
         # ``with self.scope():`` inlined (this runs every step): re-entering checks the context, else a push.
-        if ds_context.has_strategy():
+        top = _top_mode()  # ds_context.has_strategy(), inlined: None (no scope) is the default strategy's mode
+        if top is not None and top.strategy is not ds_context.default_strategy():
             require_cross_replica(self._extended)
             return self._extended._call_for_each_replica(fn, args, kwargs or {})
         mode = ds_context.cross_replica_mode(self)
@@ -247,7 +250,8 @@ class _DefaultScope:
         self._strategy = strategy
 
     def __enter__(self):
-        if ds_context.has_strategy():
+        top = _top_mode()  # ds_context.has_strategy(), inlined: None (no scope) is the default strategy's mode
+        if top is not None and top.strategy is not ds_context.default_strategy():
             raise RuntimeError("Must not nest tf.distribute.Strategy scopes.")
         return self._strategy
 
@@ -271,6 +275,7 @@ class _DefaultDistributionStrategy(StrategyV1, Strategy):
         raise NotImplementedError("Should never use the default strategy in deepcopy")
 
 
+_top_mode = _core.runtime.current_mode  # the top of the current context's mode stack, or None
 _default_strategy = _DefaultDistributionStrategy()
 _default_replica_context = DefaultReplicaContext(_default_strategy, replica_id_in_sync_group=0)
 ds_context.set_default_mode(_default_strategy, _default_replica_context)

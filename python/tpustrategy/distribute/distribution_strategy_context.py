@@ -68,6 +68,11 @@ def replica_mode(replica_context: ReplicaContext) -> _Mode:
     return _Mode(replica_context.strategy, None, replica_context)
 
 
+def default_strategy() -> StrategyBase:
+    """The default (single-replica) strategy."""
+    return _get_default_mode().strategy
+
+
 def get_strategy() -> StrategyBase:
     """The strategy whose scope is active, else the default (single-replica) strategy."""
     return current_mode().strategy

@@ -99,13 +99,13 @@ class StrategyExtendedV2:
         contexts, execution_contexts, modes = self._cached_replica_contexts(devices)
         process_slice = self._process_slice
         communicator = None if process_slice is None else process_slice.communicator
-        run = ReplicaRun(count, execution_contexts, communicator, modes)
+        run = ReplicaRun(count, execution_contexts, communicator, modes, self._replica_devices)
         outer_runs = [c._run for c in contexts]  # non-None only for a run nested in a merge_fn
         for context in contexts:
             context._run = run
-        distributed_inputs = (args or kwargs) and values_lib.contains_distributed_values((args, kwargs))
         # Flat arguments (the common case): each replica's components picked once per step, not by a nest walk.
-        flat_inputs = values_lib.select_flat_arguments(args, kwargs, count) if distributed_inputs else None
+        distributed_inputs, flat_inputs = values_lib.replica_arguments(args, kwargs, count) if args or kwargs else \
+            (False, None)
         try:
             # What each replica runs, in its greenlet, with its C++ execution context current (device, mode stack:
             # the scheduler pushes the replica's mode for the job and unwinds it at its end, whatever the job left

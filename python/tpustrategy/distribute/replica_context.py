@@ -17,6 +17,7 @@ from tpustrategy.distribute import collective_gradients, collective_util, cross_
 from tpustrategy.distribute import distribution_strategy_context as ds_context
 from tpustrategy.distribute import values as values_lib
 from tpustrategy.distribute.reduce_util import ReduceOp, as_reduce_op
+from tpustrategy.distribute.scheduler import _PARKED
 
 
 def _validate_replica_id(replica_id):
@@ -34,6 +35,10 @@ def _structure_of(value, count: int) -> str:
 
 
 _OP_NAMES = {op: op.value for op in ReduceOp}  # a dict lookup: an enum's .value is a descriptor call
+# all_reduce's fast path: op names looked up by a str key (a ReduceOp key would hash through a Python-level
+# Enum.__hash__); other spellings ("Sum") take the general path, through as_reduce_op.
+_FAST_OP_NAMES = {name: op.value for op in ReduceOp for name in (op.value, op.value.lower())}
+_BY_NAME = {op.value: op for op in ReduceOp}
 _Tensor = _core.tensor.Tensor
 _recording = _core.autodiff.recording
 
@@ -149,17 +154,23 @@ class ReplicaContext:
 
         Every replica must call it in the same order with the same dtypes and shapes.
         """
+        run = self._run
+        if options is None and type(value) is _Tensor and run is not None and run.num_replicas != 1 and \
+                run.devices_of is not None:
+            # The common case, one tensor (no nest to walk) and the op given as a ReduceOp or "SUM" / "sum" ...: what
+            # the general path does, in one call into C++ (every replica of every step comes here: no Python call
+            # that is not needed), which declines (None) a dtype the general path rejects and a MEAN it must divide.
+            kind = type(reduce_op)
+            name = _FAST_OP_NAMES.get(reduce_op) if kind is str else reduce_op._value_ if kind is ReduceOp else None
+            if name is not None:
+                result = run._rendezvous.park_all_reduce(self._position, name, value, run.devices_of(), run._driver,
+                                                         _PARKED)
+                if result is not None:
+                    if _recording():
+                        return collective_gradients.record_all_reduce(self, _BY_NAME[name], [value], [result])[0]
+                    return result
         op = as_reduce_op(reduce_op)
         options = collective_util.check_options(options, "ReplicaContext.all_reduce")
-        run = self._run
-        if options is None and run is not None and type(value) is _Tensor:
-            # The common case, one tensor (no nest to walk): what the general path does, in one call into C++, which
-            # declines (None) a dtype the general path rejects and a MEAN it must divide.
-            result = run.all_reduce_one(self._position, _OP_NAMES[op], value, self._destination_devices())
-            if result is not None:
-                if _recording():
-                    return collective_gradients.record_all_reduce(self, op, [value], [result])[0]
-                return result
         nested = nest.is_nested(value)
         leaves = [_core.tensor.convert_to_tensor(v) for v in nest.flatten(value)] if nested else \
             [_core.tensor.convert_to_tensor(value)]

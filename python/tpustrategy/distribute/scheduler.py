@@ -57,8 +57,11 @@ class ReplicaRun:
     """One ``run``: drives the replica greenlets and executes their synchronisation points."""
 
     def __init__(self, num_replicas: int, contexts: Sequence | None = None, communicator=None,
-                 modes: Sequence | None = None):
+                 modes: Sequence | None = None, devices_of: Callable[[], Any] | None = None):
         self.num_replicas = num_replicas
+        # The strategy's ``_replica_devices`` (bound): where a replica's collective delivers its results, asked at
+        # each collective (a TPU replica's logical-device scope changes them). None: the replicas' contexts ask.
+        self.devices_of = devices_of
         # The group the replicas belong to: None for all of them in this process; an MPI communicator when
         # they are this process's share of a multi-process slice (positions = its local ranks).
         self._communicator = communicator
@@ -96,13 +99,6 @@ class ReplicaRun:
         # positional only: pybind matches keywords by name, at a cost per replica
         return self._rendezvous.park(replica_id, kind, tensors, op, axis, structure, ragged, devices, self._driver,
                                      _PARKED)
-
-    def all_reduce_one(self, replica_id: int, op: str, tensor, devices):
-        """``collective(replica_id, "all_reduce", [tensor], devices, op)[0]`` in one call into C++, or None (nothing
-        done) when the caller's general path must handle it: one replica, a dtype to reject, a MEAN of integers."""
-        if self.num_replicas == 1:
-            return None
-        return self._rendezvous.park_all_reduce(replica_id, op, tensor, devices, self._driver, _PARKED)
 
     def merge(self, replica_id: int, contribution: Any, combine: Callable[[list], Sequence],
               structure: str = "") -> Any:
@@ -309,21 +305,20 @@ def _worker_loop(job):
         job = _finish_job(position, handed, driver)
 
 
-_pool = threading.local()
+class _ThreadPool(threading.local):
+    """This thread's idle replica workers, and its free Rendezvous by replica count (a run takes and returns both
+    every step: attributes, not getattr with a default)."""
+
+    def __init__(self) -> None:
+        self.workers: list = []
+        self.rendezvous: dict[int, list] = {}
 
 
-def _free_list(name: str) -> list:
-    free = getattr(_pool, name, None)
-    if free is None:
-        free = []
-        setattr(_pool, name, free)
-    return free
+_pool = _ThreadPool()
 
 
 def _free_rendezvous(num_replicas: int) -> list:
-    by_size = getattr(_pool, "rendezvous", None)
-    if by_size is None:
-        by_size = _pool.rendezvous = {}
+    by_size = _pool.rendezvous
     free = by_size.get(num_replicas)
     if free is None:
         free = by_size[num_replicas] = []
@@ -335,7 +330,7 @@ def _new_worker() -> greenlet.greenlet:
 
 
 def _take_workers(count: int) -> list:
-    free = _free_list("workers")
+    free = _pool.workers
     if len(free) >= count:  # the common case: one slice off the end of the pool
         workers = free[-count:]
         del free[-count:]
@@ -347,7 +342,7 @@ def _take_workers(count: int) -> list:
 def _return_workers(workers, clean: bool) -> None:
     workers.reverse()  # the next run takes them back in replica order
     # After a clean run every job returned, so no worker died (one dies only by GreenletExit: _escaped).
-    _free_list("workers").extend(workers if clean else (w for w in workers if not w.dead))
+    _pool.workers.extend(workers if clean else (w for w in workers if not w.dead))
 
 
 def _add_note(error: BaseException, note: str) -> None:

@@ -122,7 +122,39 @@ def select_flat_arguments(args, kwargs: dict, count: int) -> list | None:
     if any(nest.is_nested(a) for a in args) or any(nest.is_nested(v) for v in kwargs.values()):
         return None
     values = (*args, *kwargs.values())
-    columns = [_column(a) for a in values]
+    return _flat_rows(args, kwargs, values, [_column(a) for a in values], count)
+
+
+_ARGUMENT_TYPES = frozenset((tuple, list))
+
+
+def replica_arguments(args, kwargs: dict, count: int) -> tuple[bool, list | None]:
+    """``(contains_distributed_values((args, kwargs)), select_flat_arguments(args, kwargs, count))`` (the latter
+    only when the former is true, else None) in one pass over the arguments when none is a nest: ``run`` asks it
+    every step."""
+    if type(kwargs) is not dict or type(args) not in _ARGUMENT_TYPES:  # a bad call fails later, where it always has
+        distributed = contains_distributed_values((args, kwargs))
+        return distributed, select_flat_arguments(args, kwargs, count) if distributed else None
+    values = (*args, *kwargs.values()) if kwargs else args
+    columns = []
+    distributed = False
+    for value in values:
+        if type(value) in _LEAF_TYPES:
+            columns.append(None)
+        elif isinstance(value, DistributedValues):
+            distributed = True
+            columns.append(None if is_distributed_variable(value) else value.values)
+        elif nest.is_nested(value):  # a nest: the general walk
+            distributed = contains_distributed_values((args, kwargs))
+            return distributed, select_flat_arguments(args, kwargs, count) if distributed else None
+        else:
+            columns.append(None)
+    if not distributed:
+        return False, None
+    return True, _flat_rows(args, kwargs, values, columns, count)
+
+
+def _flat_rows(args, kwargs: dict, values: tuple, columns: list, count: int) -> list | None:
     if any(c is not None and len(c) < count for c in columns):
         return None  # a component missing: select_replica raises it in the replica that lacks it
     rows = list(zip(*[(a,) * count if c is None else c[:count] for a, c in zip(values, columns, strict=True)],
