@@ -7,7 +7,10 @@ in numpy (sliding_window_view + tensordot on OpenBLAS).
 TF runs in a process of its own (see _sides.py): importing TensorFlow slows numpy's BLAS in the same
 process, so a same-process baseline would flatter us. numpy and tpustrategy run together in another
 process (without TF, OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE unset), their samples interleaved so that load
-from other processes falls on both alike. The numpy side is the baseline: numpy's
+from other processes falls on both alike, with a quiet gap (QUIET_GAP_S) before each sample: OpenBLAS's threads
+spin for about 0.1 s after each call before they sleep, and on a 2-core machine numpy's spinning threads took
+the cores from our worker pool (a 1024² float32 matmul timed 1.5-2x slower right after numpy's than alone). The
+numpy side is the baseline: numpy's
 OpenBLAS (float32 / float64 matmul; bfloat16 matmul is compared with numpy's float32 sgemm on the same
 shapes, since numpy has no bfloat16 BLAS and TF-on-CPU computes bfloat16 in float32 too). Targets
 (issue 11): matmul <= 1.2x numpy, elementwise and reductions <= 1.0x numpy.
@@ -25,6 +28,7 @@ import argparse
 import json
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _sides  # noqa: E402
@@ -138,6 +142,9 @@ def checksum(value) -> float:
     return float(np.asarray(value, dtype=np.float64).sum())
 
 
+QUIET_GAP_S = 0.25  # longer than OpenBLAS's spin before its threads sleep (2**28 cycles by default)
+
+
 def run_side(side: str, tiny: bool, repeats: int, min_time: float, only: str | None) -> dict:
     """side "np_tps": numpy and tpustrategy, samples interleaved; side "tf": TensorFlow alone."""
     if side == "tf":
@@ -156,6 +163,8 @@ def run_side(side: str, tiny: bool, repeats: int, min_time: float, only: str | N
         samples: dict = {name: [] for name in fns}
         for _ in range(repeats):  # one sample of each side per round
             for name, fn in fns.items():
+                if not tiny:
+                    time.sleep(QUIET_GAP_S)  # the other side's threads stop spinning first
                 samples[name].append(_sides.median_seconds(fn, 1, min_time))
         for name, fn in fns.items():
             sums[name][cid] = checksum(fn())
