@@ -139,16 +139,14 @@ def replica_arguments(args, kwargs: dict, count: int) -> tuple[bool, list | None
     columns = []
     distributed = False
     for value in values:
-        if type(value) in _LEAF_TYPES:
-            columns.append(None)
-        elif isinstance(value, DistributedValues):
-            distributed = True
-            columns.append(None if is_distributed_variable(value) else value.values)
-        elif nest.is_nested(value):  # a nest: the general walk
-            distributed = contains_distributed_values((args, kwargs))
-            return distributed, select_flat_arguments(args, kwargs, count) if distributed else None
-        else:
-            columns.append(None)
+        if type(value) not in _LEAF_TYPES:
+            if isinstance(value, DistributedValues):
+                distributed = True
+                columns.append(None if is_distributed_variable(value) else value.values)
+                continue
+            if nest.is_nested(value):  # a nest: the general walk, per replica (no flat rows for nests)
+                return contains_distributed_values((args, kwargs)), None
+        columns.append(None)
     if not distributed:
         return False, None
     return True, _flat_rows(args, kwargs, values, columns, count)
