@@ -23,11 +23,16 @@ Tensor relu_grad(const Tensor& gradients, const Tensor& features) {
   dispatch_dtype(features.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (detail::kIsFloat<T>) {
-      const T* g = detail::data_of<T>(gradients);
-      const T* y = detail::data_of<T>(features);
-      T* dst = detail::out_data_of<T>(out);
-      parallel_for(out.num_elements(), kElementwiseGrain, [&](std::int64_t begin, std::int64_t end) {
-        for (std::int64_t i = begin; i < end; ++i) dst[i] = y[i] > T(0) ? g[i] : T(0);  // a branch-free select
+      const T* __restrict g = detail::data_of<T>(gradients);
+      const T* __restrict y = detail::data_of<T>(features);
+      T* __restrict dst = detail::out_data_of<T>(out);
+      parallel_for(out.num_elements(), kElementwiseGrain, [g, y, dst](std::int64_t begin, std::int64_t end) {
+        // Both loads unconditional and the pointers local: the compiler makes this a vector compare-and-select
+        // (a branch on the feature's sign mispredicts half the time on real activations).
+        for (std::int64_t i = begin; i < end; ++i) {
+          const T gi = g[i];
+          dst[i] = y[i] > T(0) ? gi : T(0);
+        }
       });
     }
   });
