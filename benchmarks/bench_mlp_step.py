@@ -45,15 +45,18 @@ def data(batch: int, width: int):
     return x, t, w1, w2
 
 
-def timed(step, steps: int, repeats: int) -> float:
+def timed(step, steps: int, repeats: int) -> tuple[float, float]:
+    """Median wall seconds per step, and the process's CPU seconds per step over all samples (threads included:
+    on a loaded machine the wall time is the machine's, the CPU time still roughly the work's)."""
     step()  # warm up: tracing, compilation, first allocations
     samples = []
+    cpu_start = time.process_time()
     for _ in range(repeats):
         start = time.perf_counter()
         for _ in range(steps):
             step()
         samples.append((time.perf_counter() - start) / steps)
-    return statistics.median(samples)
+    return statistics.median(samples), (time.process_time() - cpu_start) / (steps * repeats)
 
 
 def side_numpy(x, t, w1, w2, steps, repeats):
@@ -113,19 +116,19 @@ def side_tps(x, t, w1, w2, steps, repeats):
 
     def faults_and_time():
         before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-        seconds = timed(run_step, steps, repeats)
+        timing = timed(run_step, steps, repeats)
         faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
-        return seconds, faults / (steps * repeats + 1)
+        return timing, faults / (steps * repeats + 1)
 
     # The same step without the buffer cache (every result buffer fresh from the OS), then with it.
     limit = _core.devices.buffer_cache_limit()
     _core.devices.set_buffer_cache_limit(0)
-    uncached_s, uncached_faults = faults_and_time()
+    (uncached_s, _), uncached_faults = faults_and_time()
     _core.devices.set_buffer_cache_limit(limit)
-    seconds, faults = faults_and_time()
+    timing, faults = faults_and_time()
     extra = {"minor_faults_per_step": faults, "uncached_step_s": uncached_s,
              "uncached_minor_faults_per_step": uncached_faults}
-    return seconds, grads, extra
+    return timing, grads, extra
 
 
 def side_tf(x, t, w1, w2, steps, repeats):
@@ -207,9 +210,10 @@ def main() -> None:
     if args.side:
         import numpy as np
 
-        seconds, grads, *extra = SIDES[args.side](*data(batch, width), steps, repeats)
+        (seconds, cpu_seconds), grads, *extra = SIDES[args.side](*data(batch, width), steps, repeats)
         np.savez(args.dump, g1=np.asarray(grads[0]), g2=np.asarray(grads[1]))
-        _sides.emit({"side": args.side, "step_s": seconds, "blas": _sides.blas_info(), **(extra[0] if extra else {})})
+        _sides.emit({"side": args.side, "step_s": seconds, "cpu_s": cpu_seconds, "blas": _sides.blas_info(),
+                     **(extra[0] if extra else {})})
         return
     script = os.path.abspath(__file__)
     reference = None if args.tiny else _sides.reference_python()
@@ -224,13 +228,14 @@ def main() -> None:
                 runs[side].append(_sides.run_side(script, side, forwarded, python=python,
                                                   extra_env={"TF_CPP_MIN_LOG_LEVEL": "3"}))
         worst_gap = check_gradients(runs, dumps)  # every framework computed the same gradients
-    results = {side: {**rs[-1], "step_s": statistics.median(r["step_s"] for r in rs)} for side, rs in runs.items()}
+    results = {side: {**rs[-1], **{key: statistics.median(r[key] for r in rs) for key in ("step_s", "cpu_s")}}
+               for side, rs in runs.items()}
     base = results["tps"]["step_s"]
     print(f"MLP step, {REPLICAS} replicas, batch {batch} x width {width} per replica (forward + backward + "
           f"all-reduce; {args.rounds} round(s); gradients agree with numpy to {worst_gap:.1e} of max |g|)")
-    print(f"{'side':<7} {'step_ms':>9} {'side/tps':>9}")
+    print(f"{'side':<7} {'step_ms':>9} {'side/tps':>9} {'cpu_ms':>9}")
     for side, r in results.items():
-        print(f"{side:<7} {r['step_s'] * 1e3:>9.2f} {r['step_s'] / base:>9.2f}")
+        print(f"{side:<7} {r['step_s'] * 1e3:>9.2f} {r['step_s'] / base:>9.2f} {r['cpu_s'] * 1e3:>9.2f}")
     tps_side = results["tps"]
     print(f"tps minor page faults per step: {tps_side['minor_faults_per_step']:.1f} with the buffer cache, "
           f"{tps_side['uncached_minor_faults_per_step']:.1f} without (step {tps_side['uncached_step_s'] * 1e3:.2f} ms)")
@@ -251,6 +256,7 @@ def main() -> None:
     print(json.dumps({"benchmark": "mlp_step", "load_average_1min": load, "replicas": REPLICAS, "batch": batch,
                       "width": width, "rounds": args.rounds, "max_gradient_gap": worst_gap,
                       "median_step_s": {s: r["step_s"] for s, r in results.items()},
+                      "cpu_s_per_step": {s: r["cpu_s"] for s, r in results.items()},
                       "speedup_of_tps": {s: r["step_s"] / base for s, r in results.items() if s != "tps"},
                       "target_speedup": 1.2, "tps_minor_faults_per_step": tps_side["minor_faults_per_step"],
                       "tps_uncached_minor_faults_per_step": tps_side["uncached_minor_faults_per_step"]}))
