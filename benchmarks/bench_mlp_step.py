@@ -12,8 +12,12 @@ Sides, each in a process of its own (see _sides.py), medians over steps:
 Every side dumps its all-reduced gradients; the parent checks them against numpy's (to float32 rounding).
 TF and JAX run from the reference venv (bash tools/install_references.sh) and are skipped without it.
 Target (issue 11): tps >= 1.2x faster than tf and jax. ``--tiny``: small shapes, tps and numpy only (a test).
+``--rounds N`` runs the sides N times, interleaved. The cpu_ms column is each process's CPU time per step, all
+threads: on a loaded machine it still measures the work, though thread pools that spin (OpenBLAS, TF's, XLA's)
+count their spinning. For the work alone, run with OPENBLAS_NUM_THREADS=1 TF_NUM_INTRAOP_THREADS=1
+TF_NUM_INTEROP_THREADS=1 and XLA_FLAGS adding --xla_cpu_multi_thread_eigen=false (tpustrategy's pool never spins).
 
-    PYTHONPATH=python python benchmarks/bench_mlp_step.py [--tiny] [--steps N]
+    PYTHONPATH=python python benchmarks/bench_mlp_step.py [--tiny] [--steps N] [--rounds N]
 """
 
 from __future__ import annotations
