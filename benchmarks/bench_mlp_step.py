@@ -1,18 +1,23 @@
-"""A data-parallel MLP step on 8 replicas: tpustrategy vs TF 2.21 tf.function vs JAX shard_map, same run.
+"""A data-parallel MLP training step on 8 replicas: tpustrategy vs TF 2.21 tf.function vs JAX shard_map, same run.
 
-Per replica (batch 256, width 512, float32): h = relu(x @ W1); y = h @ W2; loss = reduce_sum(y); then the
-replicas all-reduce (SUM) a 512 x 512 gradient-sized tensor, W2 * loss. Forward + all-reduce only:
-there is no autodiff yet (issue 11 asks for forward + backward once training lands).
+Per replica (batch 256, width 512, float32): h = relu(x @ W1); y = h @ W2; loss = reduce_mean(square(y - t));
+the gradients of W1 and W2 (GradientTape / jax.grad / by hand), then one all-reduce (SUM) of both gradients
+across the replicas. No update: every step computes the same gradients, which the sides must agree on.
 
 Sides, each in a process of its own (see _sides.py), medians over steps:
-  tps    — tpustrategy MirroredStrategy over 8 logical CPUs, eager strategy.run, MirroredVariables
-  tf     — tf.distribute.MirroredStrategy over 8 logical CPUs, strategy.run inside tf.function
-  jax    — jax.jit(shard_map(...)) over 8 host devices, x sharded by NamedSharding, W replicated, psum
-  numpy  — the same arithmetic for 8 replicas in one numpy loop (the compute floor; no framework)
+  tps    — tpustrategy MirroredStrategy over 8 logical CPUs, eager strategy.run, GradientTape, ctx.all_reduce
+  tf     — tf.distribute.MirroredStrategy over 8 logical CPUs, the same step inside tf.function
+  jax    — jax.jit(shard_map(jax.grad ...)) over 8 host devices, x / t sharded by NamedSharding, psum
+  numpy  — the same forward and hand-written backward for 8 replicas in one numpy loop (the compute floor)
+Every side dumps its all-reduced gradients; the parent checks them against numpy's (to float32 rounding).
 TF and JAX run from the reference venv (bash tools/install_references.sh) and are skipped without it.
-Target: tps >= 1.2x faster than tf and jax. ``--tiny``: small shapes, tps and numpy only (a test).
+Target (issue 11): tps >= 1.2x faster than tf and jax. ``--tiny``: small shapes, tps and numpy only (a test).
+``--rounds N`` runs the sides N times, interleaved. The cpu_ms column is each process's CPU time per step, all
+threads: on a loaded machine it still measures the work, though thread pools that spin (OpenBLAS, TF's, XLA's)
+count their spinning. For the work alone, run with OPENBLAS_NUM_THREADS=1 TF_NUM_INTRAOP_THREADS=1
+TF_NUM_INTEROP_THREADS=1 and XLA_FLAGS adding --xla_cpu_multi_thread_eigen=false (tpustrategy's pool never spins).
 
-    PYTHONPATH=python python benchmarks/bench_mlp_step.py [--tiny] [--steps N]
+    PYTHONPATH=python python benchmarks/bench_mlp_step.py [--tiny] [--steps N] [--rounds N]
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import json
 import os
 import statistics
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -32,37 +38,47 @@ os.environ.setdefault("XLA_FLAGS", f"--xla_force_host_platform_device_count={REP
 
 
 def data(batch: int, width: int):
+    """Per-replica inputs x and targets t ([REPLICAS, batch, width]) and the two weights."""
     import numpy as np
 
     rng = np.random.default_rng(0)
     x = rng.standard_normal((REPLICAS, batch, width)).astype(np.float32)
+    t = rng.standard_normal((REPLICAS, batch, width)).astype(np.float32)
     w1 = (rng.standard_normal((width, width)) / np.sqrt(width)).astype(np.float32)
     w2 = (rng.standard_normal((width, width)) / np.sqrt(width)).astype(np.float32)
-    return x, w1, w2
+    return x, t, w1, w2
 
 
-def timed(step, steps: int, repeats: int) -> float:
+def timed(step, steps: int, repeats: int) -> tuple[float, float]:
+    """Median wall seconds per step, and the process's CPU seconds per step over all samples (threads included:
+    on a loaded machine the wall time is the machine's, the CPU time still roughly the work's)."""
     step()  # warm up: tracing, compilation, first allocations
     samples = []
+    cpu_start = time.process_time()
     for _ in range(repeats):
         start = time.perf_counter()
         for _ in range(steps):
             step()
         samples.append((time.perf_counter() - start) / steps)
-    return statistics.median(samples)
+    return statistics.median(samples), (time.process_time() - cpu_start) / (steps * repeats)
 
 
-def side_numpy(x, w1, w2, steps, repeats):
+def side_numpy(x, t, w1, w2, steps, repeats):
     import numpy as np
 
-    def step():
-        total = 0
-        for r in range(REPLICAS):
-            y = np.maximum(x[r] @ w1, 0) @ w2
-            total = total + w2 * y.sum()
-        return total
+    scale = np.float32(2.0 / t[0].size)  # d mean((y - t)^2) / dy = 2 (y - t) / count
 
-    return timed(step, steps, repeats), float(np.asarray(step(), np.float64).sum())
+    def step():
+        g1 = g2 = 0
+        for r in range(REPLICAS):
+            z = x[r] @ w1
+            h = np.maximum(z, 0)
+            dy = (h @ w2 - t[r]) * scale
+            dz = (dy @ w2.T) * (z > 0)
+            g1, g2 = g1 + x[r].T @ dz, g2 + h.T @ dy
+        return g1, g2
+
+    return timed(step, steps, repeats), step()
 
 
 def _mirrored_over_cpus(module):
@@ -71,66 +87,69 @@ def _mirrored_over_cpus(module):
     return module.distribute.MirroredStrategy([f"CPU:{i}" for i in range(REPLICAS)])
 
 
-def _strategy_step(module, x, w1, w2):
+def _strategy_step(module, x, t, w1, w2):
     """The step for tpustrategy and TF (one API): returns (strategy, run_step)."""
     strategy = _mirrored_over_cpus(module)
     with strategy.scope():
         v1, v2 = module.Variable(w1), module.Variable(w2)
-    xs = strategy.experimental_distribute_values_from_function(
-        lambda ctx: module.constant(x[ctx.replica_id_in_sync_group]))
+    inputs = strategy.experimental_distribute_values_from_function(
+        lambda ctx: tuple(module.constant(v[ctx.replica_id_in_sync_group]) for v in (x, t)))
 
-    def replica_fn(xr):
-        h = module.nn.relu(module.matmul(xr, v1))
-        loss = module.reduce_sum(module.matmul(h, v2))
-        return module.distribute.get_replica_context().all_reduce("sum", v2 * loss)
+    def replica_fn(xr, tr):
+        with module.GradientTape() as tape:
+            h = module.nn.relu(module.matmul(xr, v1))
+            loss = module.reduce_mean(module.square(module.matmul(h, v2) - tr))
+        grads = tape.gradient(loss, [v1, v2])
+        return module.distribute.get_replica_context().all_reduce("sum", grads)
 
-    return strategy, lambda: strategy.run(replica_fn, args=(xs,))
+    return strategy, lambda: strategy.run(replica_fn, args=inputs)
 
 
-def side_tps(x, w1, w2, steps, repeats):
+def _first_replica(strategy, grads):
+    return [strategy.experimental_local_results(g)[0].numpy() for g in grads]
+
+
+def side_tps(x, t, w1, w2, steps, repeats):
     import resource
-
-    import numpy as np
 
     import tpustrategy as tps
     from tpustrategy import _core
 
-    strategy, run_step = _strategy_step(tps, x, w1, w2)
-    result = strategy.experimental_local_results(run_step())[0]
+    strategy, run_step = _strategy_step(tps, x, t, w1, w2)
+    grads = _first_replica(strategy, run_step())
 
     def faults_and_time():
         before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-        seconds = timed(run_step, steps, repeats)
+        timing = timed(run_step, steps, repeats)
         faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
-        return seconds, faults / (steps * repeats + 1)
+        return timing, faults / (steps * repeats + 1)
 
     # The same step without the buffer cache (every result buffer fresh from the OS), then with it.
     limit = _core.devices.buffer_cache_limit()
     _core.devices.set_buffer_cache_limit(0)
-    uncached_s, uncached_faults = faults_and_time()
+    (uncached_s, _), uncached_faults = faults_and_time()
     _core.devices.set_buffer_cache_limit(limit)
-    seconds, faults = faults_and_time()
+    timing, faults = faults_and_time()
     extra = {"minor_faults_per_step": faults, "uncached_step_s": uncached_s,
              "uncached_minor_faults_per_step": uncached_faults}
-    return seconds, float(np.asarray(result, np.float64).sum()), extra
+    return timing, grads, extra
 
 
-def side_tf(x, w1, w2, steps, repeats):
-    import numpy as np
+def side_tf(x, t, w1, w2, steps, repeats):
     import tensorflow as tf
 
-    strategy, run_step = _strategy_step(tf, x, w1, w2)
+    strategy, run_step = _strategy_step(tf, x, t, w1, w2)
     step_fn = tf.function(run_step)
 
     def step():
         # The function's outputs are ready when it returns; fetching one makes that explicit.
-        return strategy.experimental_local_results(step_fn())[0].numpy()
+        return strategy.experimental_local_results(step_fn()[0])[0].numpy()
 
-    result = step()
-    return timed(step, steps, repeats), float(np.asarray(result, np.float64).sum())
+    step()
+    return timed(step, steps, repeats), _first_replica(strategy, step_fn())
 
 
-def side_jax(x, w1, w2, steps, repeats):
+def side_jax(x, t, w1, w2, steps, repeats):
     import jax
     import jax.numpy as jnp
     import numpy as np
@@ -140,19 +159,42 @@ def side_jax(x, w1, w2, steps, repeats):
         shard_map = jax.shard_map
     except AttributeError:  # JAX < 0.6
         from jax.experimental.shard_map import shard_map
+    varying = getattr(jax.lax, "pcast", None)  # JAX >= 0.7 types values as varying / unvarying over mesh axes
     mesh = Mesh(np.array(jax.devices()[:REPLICAS]), ("i",))
-    batch = PartitionSpec("i")
+    batch, replicated = PartitionSpec("i"), PartitionSpec()
 
-    def replica_fn(xr, a, b):
-        y = jnp.maximum(xr[0] @ a, 0) @ b
-        return jax.lax.psum(b * jnp.sum(y), "i")[None]
+    def loss(weights, xr, tr):
+        a, b = weights
+        return jnp.mean(jnp.square(jnp.maximum(xr @ a, 0) @ b - tr))
 
-    fn = jax.jit(shard_map(replica_fn, mesh=mesh, in_specs=(batch, PartitionSpec(), PartitionSpec()),
-                           out_specs=batch))
-    xs = jax.device_put(x, NamedSharding(mesh, batch))
-    a, b = (jax.device_put(w, NamedSharding(mesh, PartitionSpec())) for w in (w1, w2))
-    result = np.asarray(fn(xs, a, b))[0]
-    return timed(lambda: fn(xs, a, b).block_until_ready(), steps, repeats), float(result.astype(np.float64).sum())
+    def replica_fn(xr, tr, a, b):
+        # Varying copies of the replicated weights: the gradient of an unvarying input would already be
+        # summed over the replicas (shard_map's transpose of the broadcast), and the psum below is the step's.
+        weights = (a, b) if varying is None else varying((a, b), "i", to="varying")
+        return jax.lax.psum(jax.grad(loss)(weights, xr[0], tr[0]), "i")
+
+    fn = jax.jit(shard_map(replica_fn, mesh=mesh, in_specs=(batch, batch, replicated, replicated),
+                           out_specs=(replicated, replicated)))
+    xs, ts = (jax.device_put(v, NamedSharding(mesh, batch)) for v in (x, t))
+    a, b = (jax.device_put(w, NamedSharding(mesh, replicated)) for w in (w1, w2))
+    grads = [np.asarray(g) for g in fn(xs, ts, a, b)]
+    return timed(lambda: jax.block_until_ready(fn(xs, ts, a, b)), steps, repeats), grads
+
+
+def check_gradients(results: dict, dumps: dict) -> float:
+    """Asserts every side's all-reduced gradients equal numpy's to float32 rounding; the largest relative gap."""
+    import numpy as np
+
+    expected = np.load(dumps["numpy"])
+    worst = 0.0
+    for side in results:
+        got = np.load(dumps[side])
+        for name in ("g1", "g2"):
+            scale = float(np.abs(expected[name]).max())
+            gap = float(np.abs(got[name] - expected[name]).max()) / scale
+            assert gap <= 1e-4, f"{side} {name}: max gap {gap:.2e} of max |g| {scale:.3e} against numpy"
+            worst = max(worst, gap)
+    return worst
 
 
 SIDES = {"tps": side_tps, "tf": side_tf, "jax": side_jax, "numpy": side_numpy}
@@ -162,32 +204,42 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tiny", action="store_true", help="small shapes, tpustrategy and numpy only (smoke test)")
     parser.add_argument("--steps", type=int, default=None, help="steps per sample")
+    parser.add_argument("--rounds", type=int, default=1, help="run every side this many times, interleaved; "
+                        "medians over rounds")
     parser.add_argument("--side", choices=tuple(SIDES), help=argparse.SUPPRESS)
+    parser.add_argument("--dump", help=argparse.SUPPRESS)  # where a side saves its gradients (.npz)
     args = parser.parse_args()
     batch, width = (16, 32) if args.tiny else (256, 512)
     steps, repeats = (args.steps or (3 if args.tiny else 10)), (1 if args.tiny else 7)
     if args.side:
-        seconds, checksum, *extra = SIDES[args.side](*data(batch, width), steps, repeats)
-        _sides.emit({"side": args.side, "step_s": seconds, "checksum": checksum, "blas": _sides.blas_info(),
+        import numpy as np
+
+        (seconds, cpu_seconds), grads, *extra = SIDES[args.side](*data(batch, width), steps, repeats)
+        np.savez(args.dump, g1=np.asarray(grads[0]), g2=np.asarray(grads[1]))
+        _sides.emit({"side": args.side, "step_s": seconds, "cpu_s": cpu_seconds, "blas": _sides.blas_info(),
                      **(extra[0] if extra else {})})
         return
     script = os.path.abspath(__file__)
-    forwarded = (["--tiny"] if args.tiny else []) + ["--steps", str(steps)]
     reference = None if args.tiny else _sides.reference_python()
-    results = {}
-    for side in ("tps", "numpy", "tf", "jax"):
-        if side in ("tf", "jax") and reference is None:
-            continue
-        python = reference if side in ("tf", "jax") else sys.executable
-        results[side] = _sides.run_side(script, side, forwarded, python=python, extra_env={"TF_CPP_MIN_LOG_LEVEL": "3"})
-    expected = results["numpy"]["checksum"]
-    for side, r in results.items():  # every framework computed the same step
-        assert abs(r["checksum"] - expected) <= 1e-3 * abs(expected) + 1e-2, (side, r["checksum"], expected)
+    sides = [s for s in ("tps", "numpy", "tf", "jax") if reference is not None or s not in ("tf", "jax")]
+    runs: dict[str, list[dict]] = {side: [] for side in sides}
+    with tempfile.TemporaryDirectory() as tmp:
+        dumps = {side: os.path.join(tmp, f"{side}.npz") for side in sides}
+        for _ in range(args.rounds):
+            for side in sides:
+                python = reference if side in ("tf", "jax") else sys.executable
+                forwarded = (["--tiny"] if args.tiny else []) + ["--steps", str(steps), "--dump", dumps[side]]
+                runs[side].append(_sides.run_side(script, side, forwarded, python=python,
+                                                  extra_env={"TF_CPP_MIN_LOG_LEVEL": "3"}))
+        worst_gap = check_gradients(runs, dumps)  # every framework computed the same gradients
+    results = {side: {**rs[-1], **{key: statistics.median(r[key] for r in rs) for key in ("step_s", "cpu_s")}}
+               for side, rs in runs.items()}
     base = results["tps"]["step_s"]
-    print(f"MLP step, {REPLICAS} replicas, batch {batch} x width {width} per replica (forward + all-reduce)")
-    print(f"{'side':<7} {'step_ms':>9} {'side/tps':>9}")
+    print(f"MLP step, {REPLICAS} replicas, batch {batch} x width {width} per replica (forward + backward + "
+          f"all-reduce; {args.rounds} round(s); gradients agree with numpy to {worst_gap:.1e} of max |g|)")
+    print(f"{'side':<7} {'step_ms':>9} {'side/tps':>9} {'cpu_ms':>9}")
     for side, r in results.items():
-        print(f"{side:<7} {r['step_s'] * 1e3:>9.2f} {r['step_s'] / base:>9.2f}")
+        print(f"{side:<7} {r['step_s'] * 1e3:>9.2f} {r['step_s'] / base:>9.2f} {r['cpu_s'] * 1e3:>9.2f}")
     tps_side = results["tps"]
     print(f"tps minor page faults per step: {tps_side['minor_faults_per_step']:.1f} with the buffer cache, "
           f"{tps_side['uncached_minor_faults_per_step']:.1f} without (step {tps_side['uncached_step_s'] * 1e3:.2f} ms)")
@@ -206,8 +258,9 @@ def main() -> None:
         parts.append(f"{side} {results[side]['step_s'] * 1e3:.2f} ms speedup {speedup:.2f}x{verdict}")
     print(" | ".join(parts) + f" | load {load:.1f}")
     print(json.dumps({"benchmark": "mlp_step", "load_average_1min": load, "replicas": REPLICAS, "batch": batch,
-                      "width": width,
+                      "width": width, "rounds": args.rounds, "max_gradient_gap": worst_gap,
                       "median_step_s": {s: r["step_s"] for s, r in results.items()},
+                      "cpu_s_per_step": {s: r["cpu_s"] for s, r in results.items()},
                       "speedup_of_tps": {s: r["step_s"] / base for s, r in results.items() if s != "tps"},
                       "target_speedup": 1.2, "tps_minor_faults_per_step": tps_side["minor_faults_per_step"],
                       "tps_uncached_minor_faults_per_step": tps_side["uncached_minor_faults_per_step"]}))

@@ -1,10 +1,17 @@
 // Every gradient function against central finite differences in float64.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <set>
+#include <span>
+#include <string>
+#include <tuple>
 
 #include "gradient_check.h"
 #include "tpustrategy/autodiff/gradient_registry.h"
+#include "tpustrategy/autodiff/op_trace_hook.h"
+#include "tpustrategy/ops/relu_grad.h"
 
 namespace tpustrategy {
 namespace {
@@ -305,6 +312,86 @@ TEST(Registry, ListsTheDifferentiableOps) {
     EXPECT_NE(std::find(names.begin(), names.end(), op), names.end()) << op;
   }
   EXPECT_EQ(find_gradient("NoSuchOp"), nullptr);
+}
+
+// The fused ReluGrad kernel: gradients where features > 0, else 0 (-0, NaN and negative features give 0).
+TEST(ReluGradKernel, SelectsWherePositiveInEveryFloatingDtype) {
+  const double nan = std::nan("");
+  for (DType dt : {DType::kFloat16, DType::kBFloat16, DType::kFloat32, DType::kFloat64}) {
+    SCOPED_TRACE(std::string(dtype_name(dt)));
+    const Tensor g = testing::typed(dt, {1.5, -2.0, 3.0, 4.0, -5.0, 6.0, INFINITY}, {7});
+    const Tensor y = testing::typed(dt, {0.5, 0.0, -0.0, -1.0, 2.0, nan, 1.0}, {7});
+    const std::vector<double> got = testing::values(relu_grad(g, y));
+    EXPECT_EQ(got, (std::vector<double>{1.5, 0.0, 0.0, 0.0, -5.0, 0.0, INFINITY}));
+  }
+}
+
+TEST(ReluGradKernel, SplitsLargeInputsOverThePool) {
+  const Tensor y = uniform({300, 257}, -1, 1, 7), g = uniform({300, 257}, -3, 3, 8);
+  const std::vector<double> got = testing::values(relu_grad(g, y)), gv = testing::values(g), yv = testing::values(y);
+  for (std::size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], yv[i] > 0 ? gv[i] : 0.0) << i;
+}
+
+TEST(ReluGradKernel, RejectsMismatchedShapesAndDtypes) {
+  const Tensor g = testing::f32({1, 2, 3}, {3});
+  EXPECT_THROW(relu_grad(g, testing::f32({1, 2}, {2})), InvalidArgumentError);
+  EXPECT_THROW(relu_grad(g, testing::f64({1, 2, 3}, {3})), InvalidArgumentError);
+  EXPECT_THROW(relu_grad(testing::i32({1, 2, 3}, {3}), testing::i32({1, 2, 3}, {3})), InvalidArgumentError);
+  EXPECT_THROW(relu_grad(Tensor(), g), ValueError);
+}
+
+TEST(ReluGradKernel, TheTapeRecordsOneReluGradWhoseGradientMatchesTheMask) {
+  // Under an outer tape the relu gradient is itself recorded (as TF's ReluGrad) and differentiable.
+  const Tensor x = testing::f64({-1.5, 0.5, 2.0, -0.2}, {4});
+  auto outer = std::make_shared<Tape>(), inner = std::make_shared<Tape>();
+  TapeScope outer_scope(outer);
+  outer->watch(x);
+  Tensor y;
+  {
+    TapeScope inner_scope(inner);
+    inner->watch(x);
+    y = op::mul(op::unary(UnaryOp::kRelu, x), x);  // x * relu(x): d/dx = relu(x) + x * [x > 0]
+  }
+  const Tensor dx = to_dense(*inner->gradient({y}, {x})[0]);
+  EXPECT_EQ(testing::values(dx), (std::vector<double>{0.0, 1.0, 4.0, 0.0}));
+  std::size_t relu_grads = 0;
+  for (const auto& rec : outer->records()) relu_grads += rec->op == "ReluGrad" ? 1 : 0;
+  EXPECT_EQ(relu_grads, 1u);
+  EXPECT_EQ(testing::values(to_dense(*outer->gradient({dx}, {x})[0])), (std::vector<double>{0.0, 2.0, 2.0, 0.0}));
+}
+
+// The ops a gradient computation ran, by name (the op-trace hook sees every dispatched op).
+std::vector<std::string>& traced_ops() {
+  static std::vector<std::string> names;
+  return names;
+}
+
+// A binary op's gradient skips the operand the tape does not need (y - target: no Neg for the target), and still
+// gives the one it needs.
+TEST(BinaryGradients, SkipTheOperandTheTapeDropsButGiveTheOther) {
+  const Tensor target = testing::f64({1.0, 2.0}, {2});
+  for (auto [k, name, expected] : {std::tuple{BinaryOp::kSubtract, "Neg", std::vector<double>{0.0, 0.0}},
+                                   std::tuple{BinaryOp::kMultiply, "Mul", std::vector<double>{2.0, 4.0}}}) {
+    SCOPED_TRACE(std::string(op_name(k)));
+    const Tensor x = testing::f64({3.0, -4.0}, {2});
+    auto tape = std::make_shared<Tape>();
+    Tensor y;
+    {
+      TapeScope scope(tape);
+      tape->watch(x);
+      y = op::add(op::binary(k, x, target), op::binary(k, target, x));
+    }
+    traced_ops().clear();
+    const OpTraceHook previous = set_op_trace_hook(
+        [](std::string_view op, std::span<const Tensor* const>, std::span<const Tensor>) {
+          traced_ops().emplace_back(op);
+        });
+    auto grads = tape->gradient({y}, {x});  // the target is no source: its side is not needed
+    set_op_trace_hook(previous);
+    EXPECT_EQ(testing::values(to_dense(*grads[0])), expected);
+    // One product / negation per use of x; none for the target's side (two before the skip).
+    EXPECT_EQ(std::count(traced_ops().begin(), traced_ops().end(), name), k == BinaryOp::kSubtract ? 1 : 2);
+  }
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-"""benchmarks/bench_mlp_step.py runs once, tiny (tpustrategy and numpy sides), so that it never rots."""
+"""benchmarks/bench_mlp_step.py runs once, tiny (tpustrategy and numpy sides, forward + backward), so that it never
+rots."""
 
 from __future__ import annotations
 
@@ -18,5 +19,8 @@ def test_mlp_step_benchmark_tiny():
     assert result["benchmark"] == "mlp_step" and result["replicas"] == 8
     assert set(result["median_step_s"]) == {"tps", "numpy"}
     assert result["median_step_s"]["tps"] > 0 and result["speedup_of_tps"]["numpy"] > 0
+    assert set(result["cpu_s_per_step"]) == {"tps", "numpy"} and result["cpu_s_per_step"]["tps"] > 0
+    # The sides' all-reduced gradients were compared (the bench asserts <= 1e-4 of max |g| itself).
+    assert 0 <= result["max_gradient_gap"] <= 1e-4
     summary = [line for line in out.stdout.splitlines() if line.startswith("summary mlp_step ")]
     assert len(summary) == 1 and "numpy" in summary[0] and "tf skipped" in summary[0] and "| load " in summary[0]

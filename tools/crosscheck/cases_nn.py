@@ -249,3 +249,25 @@ def nn_clip_and_norm(tf):
         "norm_1": _value_and_grads(tf, lambda x: tf.linalg.norm(x, ord=1, axis=0), a),
         "norm_inf": _value_and_grads(tf, lambda x: tf.norm(x, ord=np.inf), b),
     }
+
+
+@case()
+def nn_relu_mse_step(tf):
+    """benchmarks/bench_mlp_step.py's replica step, small: relu(x @ w1) @ w2 against a constant target, mean
+    squared; w1's zero column puts exact zeros into relu (its gradient there is 0). The weights' gradients and, by
+    an outer tape, the gradient of their squared norm (relu's second derivative: TF's ReluGrad gradient)."""
+    out = {}
+    for dtype in (tf.float32, tf.float64):
+        x, target = tf.constant(_data((5, 4), 1), dtype), tf.constant(_data((5, 3), 2), dtype)
+        w1v = _data((4, 6), 3)
+        w1v[:, 2] = 0.0
+        w1, w2 = tf.Variable(tf.constant(w1v, dtype)), tf.Variable(tf.constant(_data((6, 3), 4), dtype))
+        with tf.GradientTape() as outer:
+            with tf.GradientTape() as tape:
+                h = tf.nn.relu(tf.matmul(x, w1))
+                loss = tf.reduce_mean(tf.square(tf.matmul(h, w2) - target))
+            g1, g2 = tape.gradient(loss, [w1, w2])
+            norm = tf.reduce_sum(g1 * g1) + tf.reduce_sum(g2 * g2)
+        out[dtype.name] = {"loss": _r(loss), "grads": [_r(g1), _r(g2)],
+                           "second": [_r(d) for d in outer.gradient(norm, [w1, w2])]}
+    return out

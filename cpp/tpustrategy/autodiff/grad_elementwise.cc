@@ -2,8 +2,10 @@
 // ops sum each input's gradient over the axes it was broadcast along.
 #include "tpustrategy/autodiff/dispatch.h"
 #include "tpustrategy/autodiff/gradient_registry.h"
+#include "tpustrategy/autodiff/op_trace_hook.h"
 #include "tpustrategy/autodiff/recorded_ops.h"
 #include "tpustrategy/autodiff/tape.h"
+#include "tpustrategy/ops/relu_grad.h"
 
 namespace tpustrategy::detail {
 
@@ -19,12 +21,18 @@ void unary_rule(GradRegistry& r, UnaryOp kind, Derivative derivative) {
   });
 }
 
-// Registers a binary op from (x, y, z, g) -> (gx, gy) on the broadcast shape; either may be none.
+// Which of x, y the tape wants a gradient for: a rule may skip the other's work (y - target, say).
+struct Needed {
+  bool x, y;
+};
+
+// Registers a binary op from (x, y, z, g, needed) -> (gx, gy) on the broadcast shape; either may be none.
 template <typename Rule>
 void binary_rule(GradRegistry& r, BinaryOp kind, Rule rule) {
   r.emplace_back(op_name(kind), [rule](const OpCall& c, const std::vector<Tensor>& g) -> Grads {
+    const Needed needed{gradient_input_needed(0), gradient_input_needed(1)};
     const Tensor &x = c.inputs[0], &y = c.inputs[1];
-    auto [gx, gy] = rule(x, y, c.outputs[0], g[0]);
+    auto [gx, gy] = rule(x, y, c.outputs[0], g[0], needed);
     Grads out(2);
     if (gx) out[0] = reduce_to_shape(*gx, x.shape());
     if (gy) out[1] = reduce_to_shape(*gy, y.shape());
@@ -36,11 +44,11 @@ using OptPair = std::pair<std::optional<Tensor>, std::optional<Tensor>>;
 
 Tensor k(const Tensor& like, double v) { return op::scalar_like(like, v); }
 
-// g where the relu output y is positive, else 0; recorded as TF's ReluGrad (inputs g, y), whose own gradient gives
-// y zeros rather than none, so relu's second derivative is zeros as in TF (the mask alone would disconnect y).
-Tensor relu_grad(const Tensor& g, const Tensor& y) {
-  Tensor out =
-      op::where(op::binary(BinaryOp::kGreater, op::stop_gradient(y), k(y, 0)), op::stop_gradient(g), op::zeros_like(g));
+// g where the relu output y is positive, else 0 (one fused pass); recorded as TF's ReluGrad (inputs g, y), whose own
+// gradient gives y zeros rather than none, so relu's second derivative is zeros as in TF.
+Tensor recorded_relu_grad(const Tensor& g, const Tensor& y) {
+  Tensor out = relu_grad(g, y);
+  trace_op("ReluGrad", {&g, &y}, out);
   if (!recording() || !tracked({&g, &y})) return out;
   return record_op("ReluGrad", {g, y}, {std::move(out)}, OpAttrs{}).front();
 }
@@ -76,25 +84,30 @@ void register_elementwise_gradients(GradRegistry& r) {
     const Tensor cy = op::conj_if_complex(y);
     return op::mul(g, op::mul(cy, op::sub(k(y, 1), cy)));
   });
-  unary_rule(r, UnaryOp::kRelu, [](auto&, const Tensor& y, const Tensor& g) { return relu_grad(g, y); });
+  unary_rule(r, UnaryOp::kRelu, [](auto&, const Tensor& y, const Tensor& g) { return recorded_relu_grad(g, y); });
   r.emplace_back("ReluGrad", [](const OpCall& c, const std::vector<Tensor>& g) -> Grads {
-    return {Grad(relu_grad(g[0], c.inputs[1])), Grad(op::zeros_like(c.inputs[1]))};
+    return {Grad(recorded_relu_grad(g[0], c.inputs[1])), Grad(op::zeros_like(c.inputs[1]))};
   });
   unary_rule(r, UnaryOp::kSign, [](const Tensor& x, auto&, auto&) { return op::zeros_like(x); });
   for (UnaryOp none : {UnaryOp::kFloor, UnaryOp::kCeil}) {  // TF: gradient None
     r.emplace_back(op_name(none), [](const OpCall&, const std::vector<Tensor>&) { return no_grads(1); });
   }
 
-  binary_rule(r, BinaryOp::kAdd, [](auto&, auto&, auto&, const Tensor& g) { return OptPair{g, g}; });
-  binary_rule(r, BinaryOp::kSubtract, [](auto&, auto&, auto&, const Tensor& g) { return OptPair{g, op::neg(g)}; });
-  binary_rule(r, BinaryOp::kMultiply, [](const Tensor& x, const Tensor& y, auto&, const Tensor& g) {
-    return OptPair{op::mul(g, op::conj_if_complex(y)), op::mul(op::conj_if_complex(x), g)};
+  binary_rule(r, BinaryOp::kAdd, [](auto&, auto&, auto&, const Tensor& g, auto&) { return OptPair{g, g}; });
+  binary_rule(r, BinaryOp::kSubtract, [](auto&, auto&, auto&, const Tensor& g, const Needed& needed) {
+    return OptPair{g, needed.y ? std::optional(op::neg(g)) : std::nullopt};
   });
-  binary_rule(r, BinaryOp::kDivide, [](const Tensor& x, const Tensor& y, auto&, const Tensor& g) {
+  binary_rule(r, BinaryOp::kMultiply, [](const Tensor& x, const Tensor& y, auto&, const Tensor& g, const Needed& need) {
+    OptPair out;
+    if (need.x) out.first = op::mul(g, op::conj_if_complex(y));
+    if (need.y) out.second = op::mul(op::conj_if_complex(x), g);
+    return out;
+  });
+  binary_rule(r, BinaryOp::kDivide, [](const Tensor& x, const Tensor& y, auto&, const Tensor& g, auto&) {
     const Tensor cx = op::conj_if_complex(x), cy = op::conj_if_complex(y);
     return OptPair{op::div(g, cy), op::mul(g, op::div(op::div(op::neg(cx), cy), cy))};
   });
-  binary_rule(r, BinaryOp::kPow, [](const Tensor& x, const Tensor& y, const Tensor& z, const Tensor& g) {
+  binary_rule(r, BinaryOp::kPow, [](const Tensor& x, const Tensor& y, const Tensor& z, const Tensor& g, auto&) {
     Tensor gx = op::mul(g, op::conj_if_complex(op::mul(y, op::binary(BinaryOp::kPow, x, op::sub(y, k(y, 1))))));
     // log(x) where it is defined: x > 0 for real x, x != 0 for complex x (TF's mask), 0 elsewhere.
     Tensor defined = op::binary(is_complex(x.dtype()) ? BinaryOp::kNotEqual : BinaryOp::kGreater, x, k(x, 0));
@@ -104,14 +117,14 @@ void register_elementwise_gradients(GradRegistry& r) {
   });
   for (auto [kind, select] :
        {std::pair{BinaryOp::kMaximum, BinaryOp::kGreaterEqual}, std::pair{BinaryOp::kMinimum, BinaryOp::kLessEqual}}) {
-    binary_rule(r, kind, [select = select](const Tensor& x, const Tensor& y, auto&, const Tensor& g) {
+    binary_rule(r, kind, [select = select](const Tensor& x, const Tensor& y, auto&, const Tensor& g, auto&) {
       Tensor mask = op::binary(select, x, y);
       Tensor zero = op::zeros_like(g);
       return OptPair{op::where(mask, g, zero), op::where(mask, zero, g)};
     });
   }
-  binary_rule(r, BinaryOp::kFloorDiv, [](auto&, auto&, auto&, auto&) { return OptPair{}; });
-  binary_rule(r, BinaryOp::kFloorMod, [](const Tensor& x, const Tensor& y, auto&, const Tensor& g) {
+  binary_rule(r, BinaryOp::kFloorDiv, [](auto&, auto&, auto&, auto&, auto&) { return OptPair{}; });
+  binary_rule(r, BinaryOp::kFloorMod, [](const Tensor& x, const Tensor& y, auto&, const Tensor& g, auto&) {
     return OptPair{g, op::mul(g, op::neg(op::binary(BinaryOp::kFloorDiv, x, y)))};
   });
 

@@ -81,7 +81,8 @@ void register_reduce_gradients(GradRegistry& r) {
   r.emplace_back("Mean", [](const OpCall& c, const std::vector<Tensor>& g) -> Grads {
     std::int64_t count = 1;
     for (std::int64_t a : reduced_axes(c)) count *= c.inputs[0].shape()[a];
-    return {Grad(op::div(broadcast_back(c, g[0]), op::scalar_like(g[0], static_cast<double>(count))))};
+    // Divided before the broadcast: the same quotient in every element, one pass over the input's size fewer.
+    return {Grad(broadcast_back(c, op::div(g[0], op::scalar_like(g[0], static_cast<double>(count)))))};
   });
   for (const char* name : {"Max", "Min"}) {
     r.emplace_back(name, [](const OpCall& c, const std::vector<Tensor>& g) -> Grads {
