@@ -282,11 +282,12 @@ right_shift = _bitwise(_shift("right"), "right_shift")
 _slice_tensor = Tensor.__getitem__
 
 
-def _getitem(tensor, key):
+# Named `self`: the stub generator takes a method whose first parameter is named otherwise for a staticmethod.
+def _getitem(self: Tensor, key: object) -> Tensor:
     if ((isinstance(key, Tensor) and key.dtype == _core.tensor.bool)
             or (isinstance(key, np.ndarray) and key.dtype == np.bool_)):
-        return boolean_mask(tensor, key)
-    return _slice_tensor(tensor, key)
+        return boolean_mask(self, key)
+    return _slice_tensor(self, key)
 
 
 Tensor.__getitem__ = _getitem
