@@ -3,6 +3,7 @@ DType and Tensor (private; use the tpustrategy facade).
 """
 from __future__ import annotations
 import collections.abc
+import tpustrategy.framework.string_tensor
 import tpustrategy.framework.tensor
 import tpustrategy.framework.tensor_shape
 import typing
@@ -205,7 +206,7 @@ class Tensor:
         """
         A hashable reference to this tensor, compared by identity (``tensor.ref()``).
         """
-    def set_shape(self, shape: tpustrategy.framework.tensor_shape.TensorShape | collections.abc.Iterable[int | None] | None) -> None:
+    def set_shape(self: Tensor | tpustrategy.framework.string_tensor.StringTensor, shape: tpustrategy.framework.tensor_shape.TensorShape | collections.abc.Iterable[int | None] | None) -> None:
         """
         TF's eager ``set_shape``: a ValueError unless `shape` is compatible with the tensor's (None dims match
             any size); the tensor is unchanged. A py_function output inside ``Dataset.map`` takes `shape` as its

@@ -88,7 +88,7 @@ class StringTensor:
     __slots__ = ("_array", "_device", "__weakref__")
     __array_priority__ = 100
 
-    def __init__(self, value):
+    def __init__(self, value: object) -> None:
         if isinstance(value, np.ndarray) and value.dtype == object and _all_bytes(value):
             array = value.copy() if value.flags.writeable else value
         else:

@@ -6,12 +6,10 @@ Adds what TF's EagerTensor has in Python: ``shape`` as a TensorShape,
 
 # No `from __future__ import annotations`: the functions patched onto Tensor below keep their annotations as
 # classes, so the stub generator (tools/gen_stubs.sh) writes them fully qualified into _core/tensor.pyi.
-from collections.abc import Iterable
-
 from tpustrategy import _core
 from tpustrategy.framework import static_shape
 from tpustrategy.framework.string_tensor import StringDType, StringTensor, is_string_dtype, string
-from tpustrategy.framework.tensor_shape import TensorShape, as_shape
+from tpustrategy.framework.tensor_shape import ShapeLike, TensorShape, as_shape
 
 Tensor = _core.tensor.Tensor
 
@@ -41,7 +39,7 @@ def _shape(self: Tensor) -> TensorShape:
     return TensorShape(self._shape_tuple)
 
 
-def _set_shape(self: Tensor, shape: TensorShape | Iterable[int | None] | None) -> None:
+def _set_shape(self: Tensor | StringTensor, shape: ShapeLike) -> None:
     """TF's eager ``set_shape``: a ValueError unless `shape` is compatible with the tensor's (None dims match
     any size); the tensor is unchanged. A py_function output inside ``Dataset.map`` takes `shape` as its
     element_spec shape, as TF's static shape (framework/static_shape.py)."""
@@ -50,9 +48,6 @@ def _set_shape(self: Tensor, shape: TensorShape | Iterable[int | None] | None) -
     static_shape.refine(self, shape)
 
 
-Tensor.shape = property(_shape, doc="The shape of this tensor, a TensorShape.")
-Tensor.get_shape = _shape
-Tensor.set_shape = StringTensor.set_shape = _set_shape
 def _ref(self: object) -> Reference:
     """A hashable reference to this tensor, compared by identity (``tensor.ref()``)."""
     return Reference(self)
@@ -62,13 +57,22 @@ def _backing_device(self: Tensor) -> str:
     return self.device
 
 
-Tensor.ref = _ref
-Tensor.experimental_ref = Tensor.ref
-StringTensor.ref = StringTensor.experimental_ref = Tensor.ref  # tf.string tensors are referenced alike
-# Where the buffer lives: an eager tensor's own device, as in TF.
-Tensor.backing_device = property(_backing_device, doc="The device of this tensor's buffer.")
-Tensor.__array_priority__ = 100
-Tensor.__module__ = "tpustrategy"
+# What TF's EagerTensor has in Python, added to the C++ class (set with setattr: the stubs already declare them).
+_ADDITIONS: dict[str, object] = {
+    "shape": property(_shape, doc="The shape of this tensor, a TensorShape."),
+    "get_shape": _shape,
+    "set_shape": _set_shape,
+    "ref": _ref,
+    "experimental_ref": _ref,
+    # Where the buffer lives: an eager tensor's own device, as in TF.
+    "backing_device": property(_backing_device, doc="The device of this tensor's buffer."),
+    "__array_priority__": 100,
+    "__module__": "tpustrategy",
+}
+for _name, _value in _ADDITIONS.items():
+    setattr(Tensor, _name, _value)
+for _name in ("set_shape", "ref", "experimental_ref"):  # tf.string tensors are shaped and referenced alike
+    setattr(StringTensor, _name, _ADDITIONS[_name])
 
 
 class TensorSpec:
@@ -76,7 +80,7 @@ class TensorSpec:
 
     __slots__ = ("_shape", "_dtype", "_name")
 
-    def __init__(self, shape: TensorShape | Iterable[int | None] | None, dtype: object = _core.tensor.float32,
+    def __init__(self, shape: ShapeLike, dtype: object = _core.tensor.float32,
                  name: str | None = None) -> None:
         self._shape = as_shape(shape)
         self._dtype: _core.tensor.DType | StringDType = string if is_string_dtype(dtype) else _core.tensor.DType(dtype)
