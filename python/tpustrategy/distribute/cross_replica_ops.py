@@ -12,7 +12,7 @@ from tpustrategy.framework.indexed_slices import IndexedSlices
 from tpustrategy.ops import math_ops
 
 
-def current_device():
+def current_device() -> _core.devices.Device:
     """Where cross-replica results go by default: the current device, else host CPU 0."""
     return device_scope.current_device() or _core.devices.host_cpu()
 

@@ -8,6 +8,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from tpustrategy import _core
 from tpustrategy.distribute import distribution_strategy_context as ds_context
 from tpustrategy.distribute import values as values_lib
@@ -202,7 +205,7 @@ class TPUSyncOnReadVariable(SyncOnReadVariable):
     """The SyncOnReadVariable a TPU strategy creates (TF's ``tpu_values.TPUSyncOnReadVariable``)."""
 
 
-def create_distributed_variable(extended, next_creator, **kwargs):
+def create_distributed_variable(extended: Any, next_creator: Callable[..., Any], **kwargs: Any) -> Any:
     """Creates one component per replica device and wraps them (strategy-scope variable creation)."""
     synchronization = _as_enum(VariableSynchronization, kwargs.get("synchronization"), "synchronization")
     aggregation = _as_enum(VariableAggregation, kwargs.get("aggregation"), "aggregation")

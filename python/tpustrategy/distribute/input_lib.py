@@ -12,6 +12,9 @@ the first exhausted replica ends it.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from typing import Any
+
 import numpy as np
 
 from tpustrategy import _core, errors
@@ -115,7 +118,7 @@ class _DistributedDatasetBase:
 class DistributedDataset(_DistributedDatasetBase):
     """``strategy.experimental_distribute_dataset(dataset)``: a global-batch dataset split over replicas."""
 
-    def __init__(self, strategy, dataset, options=None):
+    def __init__(self, strategy: Any, dataset: Dataset, options: Any = None) -> None:
         if not isinstance(dataset, Dataset):
             raise not_a_dataset(dataset, "experimental_distribute_dataset's `dataset`")
         process_slice = strategy.extended._process_slice
@@ -133,7 +136,7 @@ class DistributedDataset(_DistributedDatasetBase):
 class DistributedDatasetsFromFunction(_DistributedDatasetBase):
     """``strategy.distribute_datasets_from_function(dataset_fn)``: one dataset per host (or per replica)."""
 
-    def __init__(self, strategy, dataset_fn, options=None):
+    def __init__(self, strategy: Any, dataset_fn: Callable[..., Dataset], options: Any = None) -> None:
         workers = input_pipeline.InputWorkers(_input_devices(strategy, options))
         # The InputContexts are the whole slice's (as TF's, one input pipeline per host); in a multi-process
         # slice this process builds its own hosts' pipelines only (TF's multi-worker strategies: each worker its
@@ -275,7 +278,7 @@ def _zeros_like_spec(spec):
 class DistributedIteratorV1:
     """compat.v1 iterators (``make_dataset_iterator`` / ``make_input_fn_iterator``): adds ``initialize``."""
 
-    def __init__(self, iterable):
+    def __init__(self, iterable: Iterable[Any]) -> None:
         self._iterable = iterable
         self._iterator = iter(iterable)
 
@@ -301,7 +304,7 @@ class DistributedIteratorV1:
         return next(self._iterator)
 
 
-def make_numpy_dataset(numpy_input):
+def make_numpy_dataset(numpy_input: Any) -> Dataset:
     """``experimental_make_numpy_dataset``: a host copy of the arrays, sliced along dim 0 (lists are stacked)."""
 
     def host_copy(value):

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 from collections import abc
+from collections.abc import Iterable
 from typing import Any
 
 from tpustrategy import _core, nest
@@ -19,7 +20,7 @@ from tpustrategy.framework.operators import TensorOperators
 class DistributedValues:
     """Base of every distributed value: ``.values`` is the tuple of components in replica order."""
 
-    def __init__(self, values):
+    def __init__(self, values: Iterable[Any]) -> None:
         self._values = tuple(values)
 
     @property

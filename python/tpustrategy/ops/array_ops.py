@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+from typing import Any
 
 from tpustrategy import _core
 from tpustrategy.ops import _spmd_hook, numpy_backed_ops
@@ -146,7 +147,7 @@ def where(condition, x=None, y=None, name=None):
     return _ops.where(condition, x, y)
 
 
-def identity(input, name=None):  # noqa: A002
+def identity(input: object, name: str | None = None) -> Any:  # noqa: A002
     """The same values, on the current device (tf.identity)."""
     return _ops.identity(input)
 

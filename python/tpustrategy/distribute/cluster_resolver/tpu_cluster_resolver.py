@@ -38,16 +38,16 @@ class TPUClusterResolver(ClusterResolver):
 
     def __init__(
         self,
-        tpu=None,
-        zone=None,
-        project=None,
-        job_name="worker",
-        coordinator_name=None,
-        coordinator_address=None,
-        credentials="default",
-        service=None,
-        discovery_url=None,
-    ):
+        tpu: str | bytes | None = None,
+        zone: str | None = None,
+        project: str | None = None,
+        job_name: str = "worker",
+        coordinator_name: str | None = None,
+        coordinator_address: str | None = None,
+        credentials: object = "default",
+        service: object = None,
+        discovery_url: str | None = None,
+    ) -> None:
         if isinstance(tpu, bytes):
             tpu = tpu.decode()
         if isinstance(tpu, (list, tuple)):
