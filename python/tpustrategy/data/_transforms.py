@@ -19,7 +19,7 @@ from tpustrategy.framework.tensor import Tensor, TensorSpec
 from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec
 
 
-def _int_arg(value, name: str) -> int:
+def _int_arg(value: object, name: str) -> int:
     if isinstance(value, Tensor):
         value = np.asarray(value)
     try:
@@ -28,7 +28,7 @@ def _int_arg(value, name: str) -> int:
         raise TypeError(f"`{name}` must be an integer, got {value!r}") from None
 
 
-def _invalid(message: str):
+def _invalid(message: str) -> Exception:
     return _structure._invalid_argument(message)
 
 

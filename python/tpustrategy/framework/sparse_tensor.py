@@ -9,7 +9,7 @@ import numpy as np
 from tpustrategy import _core
 from tpustrategy.framework.string_tensor import StringTensor, string
 from tpustrategy.framework.tensor import Tensor
-from tpustrategy.framework.tensor_shape import TensorShape
+from tpustrategy.framework.tensor_shape import ShapeLike, TensorShape
 
 
 def _as_int64_tensor(value, name: str):
@@ -93,7 +93,7 @@ class SparseTensorSpec:
 
     __slots__ = ("_shape", "_dtype")
 
-    def __init__(self, shape=None, dtype="float32"):
+    def __init__(self, shape: ShapeLike = None, dtype: object = "float32") -> None:
         self._shape = TensorShape(shape)
         self._dtype = string if dtype == "string" or dtype is string else (
             dtype if not isinstance(dtype, str) else _core.tensor.DType(dtype))
