@@ -4,6 +4,8 @@ and shown as a tf.string tensor (``values``, ``to_dense``)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from tpustrategy import _core
@@ -24,7 +26,7 @@ def _as_int64_tensor(value, name: str):
 class SparseTensor:
     """A sparse tensor: ``values[i]`` is at ``indices[i]`` in a dense tensor of shape ``dense_shape``."""
 
-    def __init__(self, indices, values, dense_shape):
+    def __init__(self, indices: Any, values: Any, dense_shape: Any) -> None:
         self._indices = _as_int64_tensor(indices, "indices")
         self._dense_shape = _as_int64_tensor(dense_shape, "dense_shape")
         if isinstance(values, StringTensor):

@@ -129,7 +129,8 @@ class RaggedTensor:
         return result
 
     @classmethod
-    def from_nested_row_lengths(cls, flat_values, nested_row_lengths, name=None, validate=True):
+    def from_nested_row_lengths(cls, flat_values: Any, nested_row_lengths: Iterable[Any], name: str | None = None,
+                                validate: bool = True) -> Any:
         result = flat_values
         for lengths in reversed(list(nested_row_lengths)):
             result = cls.from_row_lengths(result, lengths, validate=validate)
