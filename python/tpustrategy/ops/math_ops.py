@@ -6,6 +6,8 @@ Python operand takes the dtype of the tensor operand (``t + 1`` keeps ``t``'s dt
 
 from __future__ import annotations
 
+from typing import Any
+
 from tpustrategy import _core
 from tpustrategy.ops import _spmd_hook
 from tpustrategy.ops._args import axis_int, axis_list, tensor_list
@@ -158,7 +160,7 @@ def matmul(
     return result
 
 
-def cast(x, dtype, name=None):
+def cast(x: Any, dtype: Any, name: str | None = None) -> Any:
     """Converts `x` to `dtype`; float to int truncates toward zero (tf.cast)."""
     return _ops.cast(x, _core.tensor.DType(dtype))
 
