@@ -355,7 +355,7 @@ class StrategyExtendedV1(StrategyExtendedV2):
         reader = getattr(v, "_read_cross_replica", None)
         return reader() if reader is not None else _as_tensor(v)
 
-    def non_slot_devices(self, var_list: Any) -> tuple[str, ...]:
+    def non_slot_devices(self, var_list: Any) -> Any:
         """Where state that belongs to no variable (e.g. an optimizer's step) lives: every replica device."""
         return self.worker_devices
 
