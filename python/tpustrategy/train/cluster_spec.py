@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tpustrategy.train.cluster_def import ClusterDef, JobDef
 
 
@@ -21,7 +23,7 @@ class ClusterSpec:
         a string.
     """
 
-    def __init__(self, cluster):
+    def __init__(self, cluster: Any) -> None:
         if isinstance(cluster, ClusterSpec):
             self._cluster_spec = {job: dict(tasks) for job, tasks in cluster._cluster_spec.items()}
             return
@@ -112,7 +114,7 @@ class ClusterSpec:
     def task_indices(self, job_name) -> list[int]:
         return sorted(self._job(job_name).keys())
 
-    def task_address(self, job_name, task_index) -> str:
+    def task_address(self, job_name: str, task_index: int) -> str:
         job = self._job(job_name)
         try:
             return job[task_index]
