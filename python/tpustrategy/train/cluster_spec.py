@@ -108,10 +108,10 @@ class ClusterSpec:
         except KeyError:
             raise _no_such_job(job_name) from None
 
-    def num_tasks(self, job_name) -> int:
+    def num_tasks(self, job_name: str) -> int:
         return len(self._job(job_name))
 
-    def task_indices(self, job_name) -> list[int]:
+    def task_indices(self, job_name: str) -> list[int]:
         return sorted(self._job(job_name).keys())
 
     def task_address(self, job_name: str, task_index: int) -> str:
@@ -121,7 +121,7 @@ class ClusterSpec:
         except KeyError:
             raise ValueError(f"No task with index {task_index!r} in job {job_name!r}") from None
 
-    def job_tasks(self, job_name) -> list[str | None]:
+    def job_tasks(self, job_name: str) -> list[str | None]:
         """Addresses indexed by task; gaps in sparse jobs are None."""
         job = self._job(job_name)
         tasks: list[str | None] = [None] * (max(job.keys()) + 1 if job else 0)
