@@ -31,7 +31,7 @@ class OpError(Exception):
 
     error_code = UNKNOWN
 
-    def __init__(self, node_def=None, op=None, message="", *args):
+    def __init__(self, node_def: object = None, op: object = None, message: str = "", *args: object) -> None:
         super().__init__(message)
         self._node_def = node_def
         self._op = op
@@ -42,46 +42,117 @@ class OpError(Exception):
         return self._message
 
     @property
-    def op(self):
+    def op(self) -> object:
         return self._op
 
     @property
-    def node_def(self):
+    def node_def(self) -> object:
         return self._node_def
 
     def __str__(self) -> str:
         return self._message
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[OpError], tuple[object, object, str]]:
         return (type(self), (self._node_def, self._op, self._message))
 
 
-def _error(name: str, code: int, doc: str, *bases: type) -> type:
-    return type(name, (OpError, *bases), {"error_code": code, "__doc__": doc, "__module__": __name__})
+# Written out (not made by a factory) so that type checkers see each class.
 
 
-CancelledError = _error("CancelledError", CANCELLED, "An operation or step was cancelled.")
-UnknownError = _error("UnknownError", UNKNOWN, "An unknown error.")
-InvalidArgumentError = _error(
-    "InvalidArgumentError", INVALID_ARGUMENT, "An operation received an invalid argument.", ValueError
-)
-DeadlineExceededError = _error("DeadlineExceededError", DEADLINE_EXCEEDED, "A deadline expired.")
-NotFoundError = _error("NotFoundError", NOT_FOUND, "A requested entity was not found.")
-AlreadyExistsError = _error("AlreadyExistsError", ALREADY_EXISTS, "An entity already exists.")
-PermissionDeniedError = _error("PermissionDeniedError", PERMISSION_DENIED, "Permission denied.")
-ResourceExhaustedError = _error(
-    "ResourceExhaustedError", RESOURCE_EXHAUSTED, "A resource (such as a core's HBM) is exhausted."
-)
-FailedPreconditionError = _error(
-    "FailedPreconditionError", FAILED_PRECONDITION, "The system is not in a state to run the operation."
-)
-AbortedError = _error("AbortedError", ABORTED, "An operation was aborted.")
-OutOfRangeError = _error("OutOfRangeError", OUT_OF_RANGE, "An operation iterated past the valid range.")
-UnimplementedError = _error("UnimplementedError", UNIMPLEMENTED, "An operation is not implemented.")
-InternalError = _error("InternalError", INTERNAL, "An internal invariant was broken.")
-UnavailableError = _error("UnavailableError", UNAVAILABLE, "The runtime is unavailable.")
-DataLossError = _error("DataLossError", DATA_LOSS, "Unrecoverable data loss or corruption.")
-UnauthenticatedError = _error("UnauthenticatedError", UNAUTHENTICATED, "The request is not authenticated.")
+class CancelledError(OpError):
+    """An operation or step was cancelled."""
+
+    error_code = CANCELLED
+
+
+class UnknownError(OpError):
+    """An unknown error."""
+
+    error_code = UNKNOWN
+
+
+class InvalidArgumentError(OpError, ValueError):
+    """An operation received an invalid argument."""
+
+    error_code = INVALID_ARGUMENT
+
+
+class DeadlineExceededError(OpError):
+    """A deadline expired."""
+
+    error_code = DEADLINE_EXCEEDED
+
+
+class NotFoundError(OpError):
+    """A requested entity was not found."""
+
+    error_code = NOT_FOUND
+
+
+class AlreadyExistsError(OpError):
+    """An entity already exists."""
+
+    error_code = ALREADY_EXISTS
+
+
+class PermissionDeniedError(OpError):
+    """Permission denied."""
+
+    error_code = PERMISSION_DENIED
+
+
+class ResourceExhaustedError(OpError):
+    """A resource (such as a core's HBM) is exhausted."""
+
+    error_code = RESOURCE_EXHAUSTED
+
+
+class FailedPreconditionError(OpError):
+    """The system is not in a state to run the operation."""
+
+    error_code = FAILED_PRECONDITION
+
+
+class AbortedError(OpError):
+    """An operation was aborted."""
+
+    error_code = ABORTED
+
+
+class OutOfRangeError(OpError):
+    """An operation iterated past the valid range."""
+
+    error_code = OUT_OF_RANGE
+
+
+class UnimplementedError(OpError):
+    """An operation is not implemented."""
+
+    error_code = UNIMPLEMENTED
+
+
+class InternalError(OpError):
+    """An internal invariant was broken."""
+
+    error_code = INTERNAL
+
+
+class UnavailableError(OpError):
+    """The runtime is unavailable."""
+
+    error_code = UNAVAILABLE
+
+
+class DataLossError(OpError):
+    """Unrecoverable data loss or corruption."""
+
+    error_code = DATA_LOSS
+
+
+class UnauthenticatedError(OpError):
+    """The request is not authenticated."""
+
+    error_code = UNAUTHENTICATED
 
 
 

@@ -41,7 +41,7 @@ def _is_sequence(structure: Any) -> bool:
     return _is_sequence(structure)
 
 
-def _flatten(structure: Any) -> list:
+def _flatten(structure: Any) -> list[Any]:
     _load()
     return _flatten(structure)
 
@@ -65,12 +65,12 @@ def _is_composite(value: Any) -> bool:
         not isinstance(value, type)
 
 
-def _components(composite: Any) -> list:
+def _components(composite: Any) -> list[Any]:
     # PerReplica / Mirrored expand to their replicas' values (TF's are CompositeTensors) without counting as
     # tensors for tf.is_tensor, hence their own hook.
-    if hasattr(composite, "_nest_components"):
-        return composite._nest_components()
-    return composite._composite_components()
+    components: list[Any] = composite._nest_components() if hasattr(composite, "_nest_components") else \
+        composite._composite_components()
+    return components
 
 
 def _expanded(structure: Any) -> Any:
@@ -83,11 +83,11 @@ def _expanded(structure: Any) -> Any:
         if not isinstance(structure, MappingView) else [_expanded(c) for c in _children(structure)]
 
 
-def _flatten_expanded(structure: Any) -> list:
+def _flatten_expanded(structure: Any) -> list[Any]:
     return _flatten(_expanded(structure))
 
 
-def _rebuild_composites(template: Any, flat: list) -> Any:
+def _rebuild_composites(template: Any, flat: list[Any]) -> Any:
     """`flat` (leaves in expanded flatten order) packed into `template`, composites rebuilt from their parts."""
     expected = len(_flatten_expanded(template))
     if expected != len(flat):
@@ -105,12 +105,12 @@ def _rebuild_composites(template: Any, flat: list) -> Any:
     return pack_sequence_as(template, leaves)
 
 
-def _rebuild_one(composite: Any, flat: list) -> Any:
+def _rebuild_one(composite: Any, flat: list[Any]) -> Any:
     parts = _rebuild_composites(_components(composite), flat)
     return composite._from_composite_components(list(parts))
 
 
-def flatten(structure: Any, expand_composites: bool = False) -> list:
+def flatten(structure: Any, expand_composites: bool = False) -> list[Any]:
     """The leaves of `structure`, depth first (dict values by sorted key); a leaf flattens to ``[leaf]``.
     With `expand_composites`, composite tensors flatten to their component tensors."""
     if expand_composites:
@@ -155,7 +155,7 @@ def _assert_same_mapping_keys(nest1: Any, nest2: Any) -> None:
             _assert_same_mapping_keys(child1, child2)
 
 
-def _sorted(mapping: Mapping) -> list:
+def _sorted(mapping: Mapping[Any, Any]) -> list[Any]:
     try:
         return sorted(mapping)
     except TypeError:
@@ -166,7 +166,7 @@ def _is_attrs(value: Any) -> bool:
     return hasattr(type(value), "__attrs_attrs__")
 
 
-def _children(structure: Any):
+def _children(structure: Any) -> Any:
     """The children of a nested `structure` in flatten order."""
     if isinstance(structure, (list, tuple)):
         return structure  # namedtuples and other subclasses: in field / index order
@@ -177,7 +177,7 @@ def _children(structure: Any):
     return structure
 
 
-def _sequence_like(instance: Any, args: list) -> Any:
+def _sequence_like(instance: Any, args: list[Any]) -> Any:
     """`args` in a container of `instance`'s type (mapping keys in `instance`'s own order)."""
     if isinstance(instance, tuple) and hasattr(type(instance), "_fields"):
         return type(instance)(*args)
@@ -188,7 +188,7 @@ def _sequence_like(instance: Any, args: list) -> Any:
             return type(instance)(instance.default_factory, items)
         if isinstance(instance, types.MappingProxyType):
             return types.MappingProxyType(dict(items))
-        return type(instance)(items)
+        return type(instance)(items)  # type: ignore[call-arg]  # a concrete mapping class
     if isinstance(instance, MappingView):
         return list(args)  # views cannot be built directly
     if _is_attrs(instance):
@@ -196,7 +196,7 @@ def _sequence_like(instance: Any, args: list) -> Any:
     return type(instance)(args)
 
 
-def _pack(structure: Any, flat: list, index: int) -> tuple[Any, int]:
+def _pack(structure: Any, flat: list[Any], index: int) -> tuple[Any, int]:
     """(`structure` rebuilt around flat[index:...], the index after its leaves); IndexError if `flat` is short.
 
     Plain lists, tuples and dicts (nearly every run() argument) take the direct path."""
@@ -265,7 +265,7 @@ def pack_sequence_as(structure: Any, flat_sequence: Any, expand_composites: bool
     return packed
 
 
-def map_structure(func: Callable, *structure: Any, **kwargs: Any) -> Any:
+def map_structure(func: Callable[..., Any], *structure: Any, **kwargs: Any) -> Any:
     """``func`` applied to the corresponding leaves of the structures, in flatten order; the result has the
     first structure's shape. Keyword arguments: ``check_types`` (default True), ``expand_composites``."""
     if not callable(func):

@@ -10,6 +10,8 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import enum
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -21,15 +23,17 @@ from tpustrategy.framework.operators import TensorOperators
 from tpustrategy.framework.tensor_shape import TensorShape
 
 _tapes_active = _backprop._active
+Tensor = _core.tensor.Tensor
+_Enum = TypeVar("_Enum", bound=enum.Enum)
 
 # Keras' mixed precision: inside a layer whose compute dtype differs from its variable dtype, float variables
 # read as the compute dtype. The cast is an op like any other, so a tape takes the gradient back to the
 # variable's own dtype. Per greenlet (a contextvar), so replicas never see each other's scope.
-_read_dtype: contextvars.ContextVar = contextvars.ContextVar("variable_read_dtype", default=None)
+_read_dtype: contextvars.ContextVar[Any] = contextvars.ContextVar("variable_read_dtype", default=None)
 
 
 @contextlib.contextmanager
-def autocast_reads(dtype):
+def autocast_reads(dtype: Any) -> Iterator[None]:
     """Float variables read in the block (with ``_autocast`` set, the default) come back cast to `dtype`;
     None turns the casting off inside the block."""
     token = _read_dtype.set(dtype)
@@ -39,7 +43,7 @@ def autocast_reads(dtype):
         _read_dtype.reset(token)
 
 
-def autocast_dtype():
+def autocast_dtype() -> Any:
     """The dtype float variables are read as here, or None."""
     return _read_dtype.get()
 
@@ -54,12 +58,12 @@ class VariableSynchronization(enum.Enum):
 class _AggregationEnum(enum.Enum):
     """TF's two aggregation enums compare equal (and hash alike) member for member, by value."""
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if isinstance(other, _AggregationEnum):
-            return self.value == other.value
+            return bool(self.value == other.value)
         return NotImplemented
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self.value)
 
 
@@ -92,7 +96,7 @@ VariableAggregation = VariableAggregationV2  # TF 2 exports the V2 enum as tf.Va
 class _VariableMetaclass(type):
     """Routes ``Variable(...)`` through the current strategy, as TF's variable creator scopes do."""
 
-    def __call__(cls, *args, **kwargs):
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
         if cls is not Variable:
             return super().__call__(*args, **kwargs)
         # lazy: Variable sits below tpustrategy.distribute (whose __init__ imports the distributed
@@ -106,17 +110,18 @@ class _VariableMetaclass(type):
         return strategy.extended._create_variable(lambda **kw: type.__call__(Variable, **kw), **kwargs)
 
 
-def _bind_arguments(initial_value=None, trainable=None, validate_shape=True, caching_device=None, name=None,
-                    variable_def=None, dtype=None, import_scope=None, constraint=None,
-                    synchronization=VariableSynchronization.AUTO, aggregation=VariableAggregationV1.NONE,
-                    shape=None, experimental_enable_variable_lifting=True) -> dict:
+def _bind_arguments(initial_value: Any = None, trainable: bool | None = None, validate_shape: bool = True,
+                    caching_device: object = None, name: str | None = None, variable_def: object = None,
+                    dtype: Any = None, import_scope: object = None, constraint: object = None,
+                    synchronization: Any = VariableSynchronization.AUTO, aggregation: Any = VariableAggregationV1.NONE,
+                    shape: Any = None, experimental_enable_variable_lifting: bool = True) -> dict[str, Any]:
     return dict(initial_value=initial_value, trainable=trainable, name=name, dtype=dtype,
                 synchronization=synchronization, aggregation=aggregation, shape=shape)
 
 
-def _as_enum(enum_type, value, what: str):
+def _as_enum(enum_type: type[_Enum], value: object, what: str) -> _Enum:
     if enum_type is VariableAggregation and isinstance(value, _AggregationEnum):
-        return value  # either of TF's aggregation enums, kept as given (it prints as given)
+        return value  # type: ignore[return-value]  # either of TF's aggregation enums, kept as given (it prints as given)
     try:
         return value if isinstance(value, enum_type) else enum_type(value)
     except ValueError:
@@ -135,9 +140,9 @@ class Variable(TensorOperators, metaclass=_VariableMetaclass):
     _is_variable = True
     _autocast = True  # read as the autocast dtype inside `autocast_reads` (Keras' add_weight(autocast=))
 
-    def __init__(self, initial_value=None, trainable=None, name=None, dtype=None,
-                 synchronization=VariableSynchronization.AUTO, aggregation=VariableAggregationV1.NONE, shape=None,
-                 **unused_kwargs):
+    def __init__(self, initial_value: Any = None, trainable: bool | None = None, name: str | None = None,
+                 dtype: Any = None, synchronization: Any = VariableSynchronization.AUTO,
+                 aggregation: Any = VariableAggregationV1.NONE, shape: Any = None, **unused_kwargs: Any) -> None:
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         if callable(initial_value):
@@ -145,15 +150,15 @@ class Variable(TensorOperators, metaclass=_VariableMetaclass):
         self._synchronization = _as_enum(VariableSynchronization, synchronization, "synchronization")
         self._aggregation = _as_enum(VariableAggregation, aggregation, "aggregation")
         self._device = device_scope.current_device() or _core.devices.host_cpu()
-        self._value = self._placed(_core.tensor.convert_to_tensor(initial_value, dtype))
+        self._value: Tensor = self._placed(_core.tensor.convert_to_tensor(initial_value, dtype))
         self._name = f"{_name_scope.current_scope()}{name or 'Variable'}:0"
         if trainable is None:
             trainable = self._synchronization != VariableSynchronization.ON_READ
         self._trainable = bool(trainable)
-        self._distribute_strategy = None
-        self._distributed_container = None
+        self._distribute_strategy: Any = None
+        self._distributed_container: Any = None
 
-    def _placed(self, tensor):
+    def _placed(self, tensor: Tensor) -> Tensor:
         if tensor.device != self._device.name:
             tensor = _core.tensor.copy_to_device(tensor, self._device.name)
         return tensor
@@ -164,11 +169,11 @@ class Variable(TensorOperators, metaclass=_VariableMetaclass):
         return self._name
 
     @property
-    def dtype(self):
+    def dtype(self) -> _core.tensor.DType:
         return self._value.dtype
 
     @property
-    def shape(self):
+    def shape(self) -> TensorShape:
         return TensorShape(self._value._shape_tuple)
 
     @property
@@ -184,11 +189,11 @@ class Variable(TensorOperators, metaclass=_VariableMetaclass):
         return self._synchronization
 
     @property
-    def aggregation(self) -> VariableAggregation:
+    def aggregation(self) -> _AggregationEnum:
         return self._aggregation
 
     # ---- reading ----
-    def value(self):
+    def value(self) -> Tensor:
         value = self._value
         if _tapes_active[0]:  # trainable variables read inside a tape are watched
             _backprop._variable_accessed(self, value)
@@ -200,15 +205,16 @@ class Variable(TensorOperators, metaclass=_VariableMetaclass):
     read_value = value
     _as_tensor = value
 
-    def numpy(self):
+    def numpy(self) -> Any:
         return self._value.numpy()
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> Any:
         array = np.asarray(self._value)
         return array.astype(dtype) if dtype is not None else (array.copy() if copy else array)
 
     # ---- writing ----
-    def _new_value(self, value):
+    def _new_value(self, value: Any) -> Tensor:
+        tensor: Tensor
         if isinstance(value, _core.tensor.Tensor):
             tensor = _core.tensor.convert_to_tensor(value, self.dtype)
         else:
@@ -218,17 +224,20 @@ class Variable(TensorOperators, metaclass=_VariableMetaclass):
                              f"shape {self._value._shape_tuple}")
         return self._placed(tensor)
 
-    def assign(self, value, use_locking=None, name=None, read_value=True):
+    def assign(self, value: Any, use_locking: bool | None = None, name: str | None = None,
+               read_value: bool = True) -> Variable:
         self._value = self._new_value(value)
         return self
 
-    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+    def assign_add(self, delta: Any, use_locking: bool | None = None, name: str | None = None,
+                   read_value: bool = True) -> Variable:
         return self._apply(np.add, delta)
 
-    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+    def assign_sub(self, delta: Any, use_locking: bool | None = None, name: str | None = None,
+                   read_value: bool = True) -> Variable:
         return self._apply(np.subtract, delta)
 
-    def _assign_gradient_descent(self, gradient, learning_rate) -> bool:
+    def _assign_gradient_descent(self, gradient: object, learning_rate: object) -> bool:
         """``self.assign_sub(gradient * learning_rate)`` in one C++ pass when both are floating tensors of the
         variable's dtype and shape (bit-identical); False (nothing done) otherwise."""
         value = self._value
@@ -240,7 +249,7 @@ class Variable(TensorOperators, metaclass=_VariableMetaclass):
             self._value = self._placed(_core.ops._apply_gradient_descent(value, self._placed(gradient), learning_rate))
         return True
 
-    def _apply(self, ufunc, delta):
+    def _apply(self, ufunc: Callable[..., Any], delta: Any) -> Variable:
         delta_tensor = self._new_value(delta)
         if delta_tensor.dtype.is_floating:  # one C++ pass (optimizer updates); other dtypes keep numpy's wrapping
             with device_scope.device_scope(self._device):
@@ -260,6 +269,6 @@ class Variable(TensorOperators, metaclass=_VariableMetaclass):
                 f"numpy={numpy_text}>")
 
 
-def _shape_text(tensor) -> str:
+def _shape_text(tensor: Tensor) -> str:
     dims = tensor._shape_tuple
     return f"({dims[0]},)" if len(dims) == 1 else f"({', '.join(str(d) for d in dims)})"

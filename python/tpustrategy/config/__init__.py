@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tpustrategy.config import experimental
 from tpustrategy.config._devices import (
     LogicalDevice,
@@ -20,13 +22,14 @@ from tpustrategy.config._devices import (
 from tpustrategy.tpu import tpu_system
 
 
-def experimental_connect_to_cluster(cluster_spec_or_resolver, job_name="localhost", task_index=0, protocol=None,
-                                    make_master_device_default=True, cluster_device_filters=None):
+def experimental_connect_to_cluster(cluster_spec_or_resolver: Any, job_name: str = "localhost", task_index: int = 0,
+                                    protocol: str | None = None, make_master_device_default: bool = True,
+                                    cluster_device_filters: object = None) -> None:
     """Connects to a cluster; here it selects the simulated slice a TPUClusterResolver names."""
     tpu_system.connect_to_cluster(cluster_spec_or_resolver)
 
 
-def experimental_connect_to_host(remote_host=None, job_name="worker"):
+def experimental_connect_to_host(remote_host: object = None, job_name: str = "worker") -> None:
     """Accepted for compatibility: the simulated slice is local."""
 
 

@@ -16,7 +16,7 @@ from tpustrategy.config._devices import (  # noqa: F401
 )
 
 
-def _device(device):
+def _device(device: object) -> _core.devices.Device:
     if isinstance(device, _core.devices.Device):
         return device
     if not isinstance(device, str):
@@ -24,7 +24,7 @@ def _device(device):
     return _core.devices.find_device(device)
 
 
-def get_memory_info(device) -> dict[str, int]:
+def get_memory_info(device: str | _core.devices.Device) -> dict[str, int]:
     """Current and peak bytes in use on `device` (e.g. ``"TPU:0"``), as TF reports them.
 
     Returns:
@@ -34,25 +34,27 @@ def get_memory_info(device) -> dict[str, int]:
     return {"current": info["current"], "peak": info["peak"]}
 
 
-def get_memory_usage(device) -> int:
+def get_memory_usage(device: str | _core.devices.Device) -> int:
     """Deprecated in TF: the current bytes in use on `device`."""
-    return _device(device).memory_info()["current"]
+    current: int = _device(device).memory_info()["current"]
+    return current
 
 
-def reset_memory_stats(device) -> None:
+def reset_memory_stats(device: str | _core.devices.Device) -> None:
     """Resets the peak of `device` to its current usage."""
     _device(device).reset_memory_stats()
 
 
-def get_memory_limit(device) -> int:
+def get_memory_limit(device: str | _core.devices.Device) -> int:
     """tpustrategy extension: the capacity of `device` in bytes."""
-    return _device(device).memory_info()["limit"]
+    limit: int = _device(device).memory_info()["limit"]
+    return limit
 
 
-def set_memory_growth(device, enable) -> None:
+def set_memory_growth(device: object, enable: bool) -> None:
     """Accepted for compatibility: simulated memory is accounted, not reserved."""
 
 
-def get_memory_growth(device) -> bool:
+def get_memory_growth(device: object) -> bool:
     return True
 

@@ -7,16 +7,21 @@ the input component's own shape; the batch dim is known only with ``drop_remaind
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import numpy as np
 
 from tpustrategy import _core, errors
 from tpustrategy.data import _structure
+from tpustrategy.data._structure import Leaf, Nest, Spec
 from tpustrategy.data._transforms import _int_arg, _invalid, _UnaryDataset
+from tpustrategy.data.dataset_ops import Dataset
 from tpustrategy.framework.tensor import Tensor, TensorSpec
 from tpustrategy.framework.tensor_shape import TensorShape
 
 
-def _as_padded_shape(value, component: int) -> TensorShape:
+def _as_padded_shape(value: Any, component: int) -> TensorShape:
     if isinstance(value, TensorShape):
         return value
     if isinstance(value, Tensor):
@@ -28,7 +33,7 @@ def _as_padded_shape(value, component: int) -> TensorShape:
     if array.ndim != 1 and not (array.ndim == 0 and value is None):
         raise ValueError(f"Invalid `padded_shapes`. Padded shape for component {component} must be a 1-D tensor "
                          f"of tf.int64 values, but its shape was {TensorShape(array.shape)}.")
-    dims = []
+    dims: list[int | None] = []
     for d in array.reshape(-1):
         if d is None or int(d) == -1:
             dims.append(None)
@@ -40,7 +45,7 @@ def _as_padded_shape(value, component: int) -> TensorShape:
     return TensorShape(dims)
 
 
-def _padded_shapes(padded_shapes, input_spec):
+def _padded_shapes(padded_shapes: Any, input_spec: Nest) -> list[TensorShape]:
     specs = _structure.flatten(input_spec)
     if padded_shapes is None:
         for i, spec in enumerate(specs):
@@ -61,7 +66,7 @@ def _padded_shapes(padded_shapes, input_spec):
     return shapes
 
 
-def _flatten_up_to(structure, value, none_is_default: bool = False) -> list:
+def _flatten_up_to(structure: Nest, value: Any, none_is_default: bool = False) -> list[Any]:
     if none_is_default and value is None:  # padding_values: None stands for the defaults of a whole sub-structure
         return [None] * len(_structure.flatten(structure))
     if isinstance(structure, dict):
@@ -85,7 +90,7 @@ def _padded_shape_compatible(padded: TensorShape, input_shape: TensorShape) -> b
     return all(p is None or d is None or p >= d for p, d in zip(padded, input_shape, strict=True))
 
 
-def _padding_values(padding_values, input_spec) -> list:
+def _padding_values(padding_values: Any, input_spec: Nest) -> list[Any]:
     specs = _structure.flatten(input_spec)
     if padding_values is None:
         values = [None] * len(specs)
@@ -116,7 +121,8 @@ def _padding_values(padding_values, input_spec) -> list:
 
 
 class PaddedBatchDataset(_UnaryDataset):
-    def __init__(self, input_dataset, batch_size, padded_shapes, padding_values, drop_remainder):
+    def __init__(self, input_dataset: Dataset, batch_size: Any, padded_shapes: Any, padding_values: Any,
+                 drop_remainder: bool) -> None:
         super().__init__(input_dataset)
         self._batch_size = _int_arg(batch_size, "batch_size")
         if self._batch_size <= 0:
@@ -131,8 +137,8 @@ class PaddedBatchDataset(_UnaryDataset):
         self._shapes = _padded_shapes(padded_shapes, spec)
         self._values = _padding_values(padding_values, spec)
 
-    def _iterate(self):
-        pending = []
+    def _iterate(self) -> Iterator[Nest]:
+        pending: list[Nest] = []
         for element in self._input._iterate():
             pending.append(element)
             if len(pending) == self._batch_size:
@@ -141,12 +147,12 @@ class PaddedBatchDataset(_UnaryDataset):
         if pending and not self._drop_remainder:
             yield self._pad_and_stack(pending)
 
-    def _pad_and_stack(self, elements):
+    def _pad_and_stack(self, elements: list[Nest]) -> Nest:
         columns = zip(*[_structure.flatten(e) for e in elements], strict=True)
         leaves = [self._pad_column(list(column), i) for i, column in enumerate(columns)]
         return _structure.pack_as(elements[0], leaves)
 
-    def _pad_column(self, column, i):
+    def _pad_column(self, column: list[Leaf], i: int) -> Tensor | np.ndarray[Any, Any]:
         first = column[0]
         arrays = [leaf.numpy() if isinstance(leaf, Tensor) else np.asarray(leaf, dtype=object) for leaf in column]
         wanted = self._shapes[i]
@@ -154,7 +160,7 @@ class PaddedBatchDataset(_UnaryDataset):
         if any(a.ndim != rank for a in arrays) or (wanted.rank is not None and wanted.rank != rank):
             raise _invalid(f"All elements in a batch must have the same rank as the padded shape for component {i}: "
                            f"expected rank {wanted.rank}, got {[a.ndim for a in arrays]}.")
-        target = []
+        target: list[int] = []
         for axis, dim in enumerate(wanted):
             longest = max(a.shape[axis] for a in arrays)
             if dim is not None and longest > dim:
@@ -163,19 +169,21 @@ class PaddedBatchDataset(_UnaryDataset):
         out = np.empty((len(arrays), *target), dtype=arrays[0].dtype if isinstance(first, Tensor) else object)
         out[...] = self._values[i]
         for row, a in enumerate(arrays):
-            out[(row, *[slice(0, n) for n in a.shape])] = a
+            where: tuple[int | slice, ...] = (row, *[slice(0, n) for n in a.shape])  # (not out[row, *...]: py3.10)
+            out[where] = a
         if isinstance(first, Tensor):
-            return _core.tensor.constant(out, first.dtype)
+            padded: Tensor = _core.tensor.constant(out, first.dtype)
+            return padded
         return out
 
-    def _compute_element_spec(self):
+    def _compute_element_spec(self) -> Spec:
         dim = self._batch_size if self._drop_remainder else None
         specs = _structure.flatten(self._input.element_spec)
         out = [_structure.with_shape(spec, TensorShape([dim]).concatenate(shape))
                for spec, shape in zip(specs, self._shapes, strict=True)]
         return _structure.pack_as(self._input.element_spec, out)
 
-    def _compute_cardinality(self):
+    def _compute_cardinality(self) -> int:
         n = self._input._compute_cardinality()
         if n < 0:
             return n

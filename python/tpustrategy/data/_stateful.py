@@ -138,7 +138,7 @@ class UniqueDataset(_UnaryDataset):
         seen: set[Hashable] = set()
         for element in self._input._iterate():
             key: Hashable
-            if isinstance(element, Tensor):  # type: ignore[misc]  # the _core stubs have no Tensor class (Any)
+            if isinstance(element, Tensor):
                 array = element.numpy()
                 key = (array.shape, array.tobytes())
             elif isinstance(element, np.ndarray):

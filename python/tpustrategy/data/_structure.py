@@ -31,6 +31,9 @@ from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec
 # function's output. Its leaves are arbitrary by nature (tensors, bytes, None, datasets, specs, Python values), so
 # the alias is Any; it names what the value is.
 Nest: TypeAlias = Any
+# A leaf of an element (see the module docstring) and the spec of one: several unrelated classes each, so Any.
+Leaf: TypeAlias = Any
+Spec: TypeAlias = Any
 
 
 class NoneTensorSpec:
@@ -39,13 +42,13 @@ class NoneTensorSpec:
     __slots__ = ()
     shape = TensorShape(None)  # not in TF's spec; lets the pipeline's rank checks pass over None components
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return type(other) is NoneTensorSpec
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(NoneTensorSpec)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "NoneTensorSpec()"
 
 
@@ -56,21 +59,26 @@ class DatasetSpec:
         self._element_spec = element_spec
         self._dataset_shape = TensorShape(dataset_shape)
 
-    element_spec = property(lambda self: self._element_spec)
-    shape = property(lambda self: self._dataset_shape)
+    @property
+    def element_spec(self) -> Nest:
+        return self._element_spec
 
-    def __eq__(self, other):
+    @property
+    def shape(self) -> TensorShape:
+        return self._dataset_shape
+
+    def __eq__(self, other: object) -> bool:
         return (isinstance(other, DatasetSpec) and self._element_spec == other._element_spec
                 and self._dataset_shape == other._dataset_shape)
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self._dataset_shape)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"DatasetSpec({self._element_spec}, {self._dataset_shape!r})"
 
 
-def is_dataset(value) -> bool:
+def is_dataset(value: object) -> bool:
     """A tf.data.Dataset (duck-typed on the class, so no element_spec is computed: dataset_ops builds on this
     module)."""
     cls = type(value)
@@ -87,7 +95,7 @@ class StringSpec(TensorSpec):
         super().__init__(shape, string, name)
 
 
-def is_string_spec(spec) -> bool:
+def is_string_spec(spec: object) -> bool:
     return isinstance(spec, TensorSpec) and spec.dtype is string
 
 
@@ -97,21 +105,21 @@ def to_public(element: Any) -> Any:
     return map_structure(_public_leaf, element)
 
 
-def _public_leaf(leaf):
+def _public_leaf(leaf: Leaf) -> Leaf:
     if isinstance(leaf, bytes) or (isinstance(leaf, np.ndarray) and leaf.dtype == object):
         return StringTensor(leaf if isinstance(leaf, np.ndarray) else np.asarray(leaf, dtype=object))
     return leaf
 
 
-def is_namedtuple(value) -> bool:
+def is_namedtuple(value: object) -> bool:
     return isinstance(value, tuple) and hasattr(type(value), "_fields")
 
 
-def is_structure(value) -> bool:
+def is_structure(value: object) -> bool:
     return isinstance(value, (tuple, dict))
 
 
-def flatten(nest) -> list:
+def flatten(nest: Nest) -> list[Leaf]:
     """Leaves of `nest` in tf.nest order (dict values by sorted key)."""
     if isinstance(nest, dict):
         return [leaf for key in sorted(nest) for leaf in flatten(nest[key])]
@@ -150,12 +158,12 @@ def map_structure(fn: Callable[[Any], Any], nest: Nest) -> Nest:
     return pack_as(nest, [fn(leaf) for leaf in flatten(nest)])
 
 
-def assert_same_structure(a, b, what: str) -> None:
+def assert_same_structure(a: Nest, b: Nest, what: str) -> None:
     if not same_structure(a, b):
         raise TypeError(f"{what}: the structures differ: {a!r} and {b!r}")
 
 
-def same_structure(a, b) -> bool:
+def same_structure(a: Nest, b: Nest) -> bool:
     if isinstance(a, dict) or isinstance(b, dict):
         return isinstance(a, dict) and isinstance(b, dict) and sorted(a) == sorted(b) and all(
             same_structure(a[k], b[k]) for k in a)
@@ -167,11 +175,11 @@ def same_structure(a, b) -> bool:
 
 # ---- leaves ----
 
-def _is_string_array(value) -> bool:
+def _is_string_array(value: object) -> bool:
     return isinstance(value, np.ndarray) and (value.dtype.kind in "SU" or value.dtype == object)
 
 
-def _contains_strings(value) -> bool:
+def _contains_strings(value: object) -> bool:
     if isinstance(value, (bytes, str, StringTensor)):
         return True
     if isinstance(value, list):
@@ -179,7 +187,7 @@ def _contains_strings(value) -> bool:
     return _is_string_array(value)
 
 
-def to_leaf(value, dtype=None):
+def to_leaf(value: Any, dtype: Any = None) -> Leaf:
     """A dataset leaf from a Python value: a Tensor, ``bytes``, an object array of bytes, None or a dataset."""
     if isinstance(value, Tensor) and dtype is None:
         return value
@@ -211,11 +219,13 @@ def to_leaf(value, dtype=None):
     return _core.tensor.convert_to_tensor(value, dtype) if dtype is None else _convert_with_dtype(value, dtype)
 
 
-def _convert_with_dtype(value, dtype):
+def _convert_with_dtype(value: Any, dtype: Any) -> Tensor:
+    tensor: Tensor
     try:
-        return _core.tensor.convert_to_tensor(value, dtype)
+        tensor = _core.tensor.convert_to_tensor(value, dtype)
     except (TypeError, ValueError):
-        return _core.tensor.constant(np.asarray(value).astype(_core.tensor.DType(dtype).as_numpy_dtype), dtype)
+        tensor = _core.tensor.constant(np.asarray(value).astype(_core.tensor.DType(dtype).as_numpy_dtype), dtype)
+    return tensor
 
 
 def normalize_element(value: Nest) -> Nest:
@@ -242,7 +252,7 @@ def normalize_function_output(value: Nest) -> Nest:
     return to_leaf(value)
 
 
-def function_output_leaves(value) -> list:
+def function_output_leaves(value: Any) -> list[Any]:
     """The leaves of a function's output as returned, in the order of normalize_function_output's flattened
     result (lists are structure there)."""
     if isinstance(value, dict):
@@ -252,7 +262,7 @@ def function_output_leaves(value) -> list:
     return [value]
 
 
-def leaf_shape(leaf) -> tuple:
+def leaf_shape(leaf: Leaf) -> tuple[int, ...]:
     """The shape of a tensor-like leaf (None and dataset leaves have no shape: ``()``)."""
     if isinstance(leaf, RaggedTensor):
         return tuple(int(d) for d in ragged_tensor._bounding(leaf))
@@ -261,11 +271,12 @@ def leaf_shape(leaf) -> tuple:
     if isinstance(leaf, Tensor):
         return tuple(leaf._shape_tuple)
     if isinstance(leaf, np.ndarray):
-        return leaf.shape
+        shape: tuple[int, ...] = leaf.shape
+        return shape
     return ()
 
 
-def spec_of_leaf(leaf):
+def spec_of_leaf(leaf: Leaf) -> Spec:
     if leaf is None:
         return NoneTensorSpec()
     if is_dataset(leaf):
@@ -300,7 +311,7 @@ def with_shape(spec: Nest, shape: TensorShape | Sequence[int | None] | None) -> 
     return TensorSpec(shape, spec.dtype)
 
 
-def relax_spec(a, b):
+def relax_spec(a: Spec, b: Spec) -> Spec:
     """The most specific spec compatible with both (None where dims differ)."""
     if isinstance(a, DatasetSpec) and isinstance(b, DatasetSpec) and same_structure(a.element_spec, b.element_spec):
         inner = pack_as(a.element_spec, [relax_spec(x, y) for x, y in zip(flatten(a.element_spec),
@@ -314,19 +325,19 @@ def relax_spec(a, b):
     return with_shape(a, shape)
 
 
-def specs_compatible(a, b) -> bool:
+def specs_compatible(a: Spec, b: Spec) -> bool:
     if isinstance(a, (NoneTensorSpec, DatasetSpec)) or isinstance(b, (NoneTensorSpec, DatasetSpec)):
-        return a == b
+        return bool(a == b)
     if isinstance(a, RaggedTensorSpec) or isinstance(b, RaggedTensorSpec):
         return a == b or (isinstance(a, RaggedTensorSpec) and a.is_compatible_with(b))
     if is_string_spec(a) or is_string_spec(b):
         return is_string_spec(a) and is_string_spec(b)
     if isinstance(a, SparseTensorSpec) != isinstance(b, SparseTensorSpec):
         return False
-    return a.dtype == b.dtype
+    return bool(a.dtype == b.dtype)
 
 
-def prepend_dim(spec, dim):
+def prepend_dim(spec: Spec, dim: int | None) -> Spec:
     if isinstance(spec, NoneTensorSpec):
         return spec
     shape = as_shape(spec.shape)
@@ -335,7 +346,7 @@ def prepend_dim(spec, dim):
     return with_shape(spec, TensorShape([dim]).concatenate(shape))
 
 
-def drop_leading_dim(spec):
+def drop_leading_dim(spec: Spec) -> Spec:
     if isinstance(spec, NoneTensorSpec):
         return spec
     shape = as_shape(spec.shape)
@@ -349,7 +360,7 @@ def drop_leading_dim(spec):
 
 # ---- batching of leaves (tensors go through the C++ kernels) ----
 
-def stack_leaves(leaves: list, component: int):
+def stack_leaves(leaves: list[Leaf], component: int) -> Leaf:
     first = leaves[0]
     if first is None:
         return None
@@ -371,7 +382,7 @@ def stack_leaves(leaves: list, component: int):
     return out
 
 
-def unstack_leaf(leaf) -> list | None:
+def unstack_leaf(leaf: Leaf) -> list[Leaf] | None:
     """The rows of a batched leaf; None for a None component (it stays None in every row)."""
     if leaf is None:
         return None
@@ -388,19 +399,21 @@ def unstack_leaf(leaf) -> list | None:
     return [row if isinstance(row, np.ndarray) else _to_bytes(row) for row in leaf]
 
 
-def _invalid_argument(message: str):
+def _invalid_argument(message: str) -> Exception:
     from tpustrategy.errors import InvalidArgumentError
 
-    return InvalidArgumentError(None, None, message)
+    error: Exception = InvalidArgumentError(None, None, message)
+    return error
 
 
-def _unimplemented(message: str):
+def _unimplemented(message: str) -> Exception:
     from tpustrategy.errors import UnimplementedError
 
-    return UnimplementedError(None, None, message)
+    error: Exception = UnimplementedError(None, None, message)
+    return error
 
 
-def check_has_component(spec, what: str):
+def check_has_component(spec: Nest, what: str) -> Nest:
     """`spec`, unless it has no component but None ones (TF refuses such elements: its ops need an output type)."""
     if all(isinstance(s, NoneTensorSpec) for s in flatten(spec)):
         raise _invalid_argument(f"{what}: the element {spec} has no component but None (TF: Length for attr "
@@ -408,7 +421,7 @@ def check_has_component(spec, what: str):
     return spec
 
 
-def unstack_columns(element) -> list[list]:
+def unstack_columns(element: Nest) -> list[list[Leaf]]:
     """The rows of each leaf of a batched element, in flatten order (a None component is None in every row);
     InvalidArgumentError if the components' batch sizes differ."""
     columns = [unstack_leaf(leaf) for leaf in flatten(element)]
@@ -419,7 +432,7 @@ def unstack_columns(element) -> list[list]:
     return [c if c is not None else [None] * count for c in columns]
 
 
-def unstack_element(element) -> list:
+def unstack_element(element: Nest) -> list[Nest]:
     """The rows of a batched element (see unstack_columns)."""
     return [pack_as(element, row) for row in zip(*unstack_columns(element), strict=True)]
 
@@ -429,7 +442,7 @@ def to_numpy(element: Nest) -> Nest:
     return map_structure(lambda leaf: leaf.numpy() if isinstance(leaf, Tensor) else leaf, element)
 
 
-def ragged_stack_leaves(leaves: list, component: int):
+def ragged_stack_leaves(leaves: list[Leaf], component: int) -> Leaf:
     """``ragged_batch``'s stacking: dense leaves of rank >= 1 become ragged rows (their lengths may differ)."""
     first = leaves[0]
     if isinstance(first, RaggedTensor) or leaf_shape(first) == () or isinstance(first, SparseTensor):
@@ -437,7 +450,7 @@ def ragged_stack_leaves(leaves: list, component: int):
     return ragged_tensor.stack([StringTensor(leaf) if isinstance(leaf, np.ndarray) else leaf for leaf in leaves])
 
 
-def ragged_spec(spec):
+def ragged_spec(spec: Spec) -> Spec:
     """The spec ``ragged_batch`` gives a component before its batch dim: dense rank >= 1 becomes ragged."""
     if isinstance(spec, (RaggedTensorSpec, SparseTensorSpec)) or spec.shape.rank in (0, None):
         return spec
@@ -445,8 +458,9 @@ def ragged_spec(spec):
     return RaggedTensorSpec(TensorShape([None] * rank), spec.dtype, rank - 1)
 
 
-def slice_leaf_rows(leaf, begin: int, count: int):
+def slice_leaf_rows(leaf: RaggedTensor | SparseTensor, begin: int, count: int) -> RaggedTensor | SparseTensor:
     """Rows [begin, begin + count) of a batched sparse or ragged leaf."""
     if isinstance(leaf, RaggedTensor):
-        return leaf[begin:begin + count]
+        rows: RaggedTensor = leaf[begin:begin + count]
+        return rows
     return sparse_tensor.slice_rows(leaf, begin, count)

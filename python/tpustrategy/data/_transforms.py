@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
-from typing import SupportsInt
+from collections.abc import Callable, Iterator
+from typing import Any, SupportsInt
 
 import numpy as np
 
 from tpustrategy import _core
 from tpustrategy.data import _structure, _tf_random
-from tpustrategy.data._structure import Nest
+from tpustrategy.data._structure import Leaf, Nest, Spec
 from tpustrategy.data.dataset_ops import INFINITE, UNKNOWN, Dataset, VariantDataset, call_with_element
 from tpustrategy.data.options import SHARD_HINT, Options
 from tpustrategy.framework import static_shape
@@ -19,7 +19,7 @@ from tpustrategy.framework.tensor import Tensor, TensorSpec
 from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec
 
 
-def _int_arg(value, name: str) -> int:
+def _int_arg(value: Any, name: str) -> int:
     if isinstance(value, Tensor):
         value = np.asarray(value)
     try:
@@ -28,7 +28,7 @@ def _int_arg(value, name: str) -> int:
         raise TypeError(f"`{name}` must be an integer, got {value!r}") from None
 
 
-def _invalid(message: str):
+def _invalid(message: str) -> Exception:
     return _structure._invalid_argument(message)
 
 
@@ -50,7 +50,7 @@ class _UnaryDataset(Dataset):
 
 
 class BatchDataset(_UnaryDataset):
-    def __init__(self, input_dataset, batch_size, drop_remainder, ragged=False):
+    def __init__(self, input_dataset: Dataset, batch_size: Any, drop_remainder: bool, ragged: bool = False) -> None:
         super().__init__(input_dataset)
         self._ragged = bool(ragged)  # ragged_batch: dense components of rank >= 1 are batched as RaggedTensors
         self._batch_size = _int_arg(batch_size, "batch_size")
@@ -58,7 +58,7 @@ class BatchDataset(_UnaryDataset):
             raise _invalid("Batch size must be greater than zero.")
         self._drop_remainder = bool(drop_remainder)
 
-    def _iterate(self):
+    def _iterate(self) -> Iterator[Nest]:
         sliced = getattr(self._input, "_iterate_row_ranges", None)
         # from_tensor_slices(...).batch(n): cut row ranges, skip per-row elements
         if sliced is not None and not self._ragged:
@@ -67,7 +67,7 @@ class BatchDataset(_UnaryDataset):
         # ragged_batch makes ragged rows of the dense components of known rank >= 1 only (TF's _DenseToRaggedDataset
         # leaves an unknown rank dense, so its rows must have one shape).
         ragged = [self._ragged and s.shape.rank not in (None, 0) for s in _structure.flatten(self._input.element_spec)]
-        pending = []
+        pending: list[Nest] = []
         for element in self._input._iterate():
             pending.append(element)
             if len(pending) == self._batch_size:
@@ -76,21 +76,21 @@ class BatchDataset(_UnaryDataset):
         if pending and not self._drop_remainder:
             yield _stack_elements(pending, ragged)
 
-    def _compute_element_spec(self):
+    def _compute_element_spec(self) -> Nest:
         dim = self._batch_size if self._drop_remainder else None
         spec = self._input.element_spec
         if self._ragged:
             spec = _structure.map_structure(_structure.ragged_spec, spec)
         return _structure.map_structure(lambda s: _structure.prepend_dim(s, dim), spec)
 
-    def _compute_cardinality(self):
+    def _compute_cardinality(self) -> int:
         n = self._input._compute_cardinality()
         if n < 0:
             return n
         return n // self._batch_size if self._drop_remainder else -(-n // self._batch_size)
 
 
-def _stack_elements(elements: list, ragged: list[bool] | None = None):
+def _stack_elements(elements: list[Nest], ragged: list[bool] | None = None) -> Nest:
     """One batch of `elements`; component i stacks into ragged rows where ``ragged[i]`` (ragged_batch)."""
     columns = zip(*[_structure.flatten(e) for e in elements], strict=True)
     leaves = [(_structure.ragged_stack_leaves if ragged and ragged[i] else _structure.stack_leaves)(list(column), i)
@@ -103,9 +103,9 @@ class ParallelBatchDataset(BatchDataset):
 
 
 class UnbatchDataset(_UnaryDataset):
-    def __init__(self, input_dataset):
+    def __init__(self, input_dataset: Dataset) -> None:
         super().__init__(input_dataset)
-        leading = set()
+        leading: set[int] = set()
         for spec in _structure.flatten(input_dataset.element_spec):
             if spec.shape.rank == 0:
                 raise ValueError("Cannot unbatch an input with scalar components.")
@@ -116,27 +116,28 @@ class UnbatchDataset(_UnaryDataset):
             raise ValueError("`unbatch()` is only supported for datasets of elements whose components have a matching "
                              f"leading dimension. Encountered both {first} and {second}.")
 
-    def _iterate(self):
+    def _iterate(self) -> Iterator[Nest]:
         for element in self._input._iterate():
             yield from _structure.unstack_element(element)
 
-    def _compute_element_spec(self):
+    def _compute_element_spec(self) -> Nest:
         return _structure.map_structure(_structure.drop_leading_dim, self._input.element_spec)
 
-    def _compute_cardinality(self):
+    def _compute_cardinality(self) -> int:
         n = self._input._compute_cardinality()
         if n < 0:
             return n
         dims = {spec.shape[0] for spec in _structure.flatten(self._input.element_spec)}
         if len(dims) == 1 and None not in dims:
-            return n * dims.pop()
+            dim: int = dims.pop()
+            return n * dim
         return UNKNOWN
 
 
 class RebatchDataset(_UnaryDataset):
     """RebatchV2: rows are re-cut into batches whose sizes cycle through `batch_sizes`."""
 
-    def __init__(self, input_dataset, batch_size, drop_remainder):
+    def __init__(self, input_dataset: Dataset, batch_size: Any, drop_remainder: bool) -> None:
         super().__init__(input_dataset)
         array = np.asarray(batch_size.numpy() if isinstance(batch_size, Tensor) else batch_size)
         if array.ndim > 1:
@@ -155,7 +156,7 @@ class RebatchDataset(_UnaryDataset):
             if spec.shape.rank == 0:
                 raise ValueError("Cannot rebatch an input with scalar components; call batch() first.")
 
-    def _iterate(self):
+    def _iterate(self) -> Iterator[Nest]:
         if not all(type(s) is TensorSpec and s.dtype != "string"
                    for s in _structure.flatten(self._input.element_spec)):
             yield from self._iterate_leaf_rows()  # strings, ragged, sparse: row by row in Python
@@ -183,10 +184,12 @@ class RebatchDataset(_UnaryDataset):
                 wanted = rows.rows_available
             yield _structure.pack_as(structure, rows.pop(wanted))
 
-    def _iterate_leaf_rows(self):
+    def _iterate_leaf_rows(self) -> Iterator[Nest]:
         """The same cut for any leaves: keeps each component's pending rows, stacks `wanted` of them per batch."""
-        pending: list[list] = []
-        structure, leaves, index = None, [], 0
+        pending: list[list[Leaf]] = []
+        structure: Nest = None
+        leaves: list[Leaf] = []
+        index = 0
         for element in self._input._iterate():
             columns = _structure.unstack_columns(element)
             if structure is None:
@@ -200,7 +203,7 @@ class RebatchDataset(_UnaryDataset):
             yield _pop_rows(structure, leaves, pending, min(self._batch_sizes[index], len(pending[0])))
             index = (index + 1) % len(self._batch_sizes)
 
-    def _compute_element_spec(self):
+    def _compute_element_spec(self) -> Nest:
         # As TF: the new batch dim is known when all sizes are equal and no partial batch can form
         # (drop_remainder, or every input batch dim is known and a multiple of the size).
         sizes = set(self._batch_sizes)
@@ -217,19 +220,19 @@ class RebatchDataset(_UnaryDataset):
             lambda s: _structure.with_shape(s, [dim, *s.shape[1:]]) if s.shape.rank is not None else s,
             self._input.element_spec)
 
-    def _compute_cardinality(self):
+    def _compute_cardinality(self) -> int:
         n = self._input._compute_cardinality()
         return INFINITE if n == INFINITE else UNKNOWN
 
 
-def _cycle(n: int):
+def _cycle(n: int) -> Iterator[int]:
     i = 0
     while True:
         yield i
         i = (i + 1) % n
 
 
-def _pop_rows(structure, leaves: list, pending: list[list], wanted: int):
+def _pop_rows(structure: Nest, leaves: list[Leaf], pending: list[list[Leaf]], wanted: int) -> Nest:
     out = []
     for i, (leaf, rows) in enumerate(zip(leaves, pending, strict=True)):
         taken, rows[:] = rows[:wanted], rows[wanted:]
@@ -239,7 +242,7 @@ def _pop_rows(structure, leaves: list, pending: list[list], wanted: int):
     return _structure.pack_as(structure, out)
 
 
-def _tensor_leaves(element, what: str) -> list:
+def _tensor_leaves(element: Nest, what: str) -> list[Tensor]:
     leaves = _structure.flatten(element)
     for leaf in leaves:
         if not isinstance(leaf, Tensor):
@@ -248,11 +251,11 @@ def _tensor_leaves(element, what: str) -> list:
 
 
 class RepeatDataset(_UnaryDataset):
-    def __init__(self, input_dataset, count):
+    def __init__(self, input_dataset: Dataset, count: Any) -> None:
         super().__init__(input_dataset)
         self._count = -1 if count is None else _int_arg(count, "count")
 
-    def _iterate(self):
+    def _iterate(self) -> Iterator[Nest]:
         epoch = 0
         while self._count < 0 or epoch < self._count:
             produced = False
@@ -263,7 +266,7 @@ class RepeatDataset(_UnaryDataset):
                 return  # an empty input repeated forever is still empty (as TF)
             epoch += 1
 
-    def _compute_cardinality(self):
+    def _compute_cardinality(self) -> int:
         n = self._input._compute_cardinality()
         if self._count < 0:
             return 0 if n == 0 else INFINITE
@@ -273,11 +276,11 @@ class RepeatDataset(_UnaryDataset):
 
 
 class TakeDataset(_UnaryDataset):
-    def __init__(self, input_dataset, count):
+    def __init__(self, input_dataset: Dataset, count: Any) -> None:
         super().__init__(input_dataset)
         self._count = _int_arg(count, "count")
 
-    def _iterate(self):
+    def _iterate(self) -> Iterator[Nest]:
         if self._count < 0:
             yield from self._input._iterate()
             return
@@ -288,7 +291,7 @@ class TakeDataset(_UnaryDataset):
             if i + 1 >= self._count:
                 return
 
-    def _compute_cardinality(self):
+    def _compute_cardinality(self) -> int:
         n = self._input._compute_cardinality()
         if self._count < 0:
             return n
@@ -300,11 +303,11 @@ class TakeDataset(_UnaryDataset):
 
 
 class SkipDataset(_UnaryDataset):
-    def __init__(self, input_dataset, count):
+    def __init__(self, input_dataset: Dataset, count: Any) -> None:
         super().__init__(input_dataset)
         self._count = _int_arg(count, "count")
 
-    def _iterate(self):
+    def _iterate(self) -> Iterator[Nest]:
         if self._count < 0:
             for _ in self._input._iterate():
                 pass
@@ -313,7 +316,7 @@ class SkipDataset(_UnaryDataset):
             if i >= self._count:
                 yield element
 
-    def _compute_cardinality(self):
+    def _compute_cardinality(self) -> int:
         n = self._input._compute_cardinality()
         if n < 0:
             return n
@@ -321,7 +324,7 @@ class SkipDataset(_UnaryDataset):
 
 
 class ShardDataset(_UnaryDataset):
-    def __init__(self, input_dataset, num_shards, index):
+    def __init__(self, input_dataset: Dataset, num_shards: Any, index: Any) -> None:
         super().__init__(input_dataset)
         self._num_shards = _int_arg(num_shards, "num_shards")
         self._index = _int_arg(index, "index")
@@ -339,7 +342,7 @@ class ShardDataset(_UnaryDataset):
     def _with_shard(self, num_shards: int, index: int) -> ShardDataset:
         return ShardDataset(self._input, num_shards, index)
 
-    def _iterate(self):
+    def _iterate(self) -> Iterator[Nest]:
         if self.is_hint:
             raise _invalid("shard(SHARD_HINT, ...) is only valid under a distribution strategy with "
                            "AutoShardPolicy.HINT, which replaces it with the worker's shard.")
@@ -347,7 +350,7 @@ class ShardDataset(_UnaryDataset):
             if i % self._num_shards == self._index:
                 yield element
 
-    def _compute_cardinality(self):
+    def _compute_cardinality(self) -> int:
         n = self._input._compute_cardinality()
         if n < 0 or self.is_hint:
             return n if n < 0 else UNKNOWN
@@ -355,7 +358,7 @@ class ShardDataset(_UnaryDataset):
 
 
 class MapDataset(_UnaryDataset):
-    def __init__(self, input_dataset, map_func):
+    def __init__(self, input_dataset: Dataset, map_func: Callable[..., Any]) -> None:
         super().__init__(input_dataset)
         if not callable(map_func):
             raise TypeError("`map_func` must be callable.")
@@ -367,11 +370,11 @@ class MapDataset(_UnaryDataset):
             _structure.check_has_component(_structure.NoneTensorSpec(), "map")
         return _structure.normalize_function_output(output)
 
-    def _iterate(self):
+    def _iterate(self) -> Iterator[Nest]:
         for element in self._input._iterate():
             yield self._apply(element)
 
-    def _spec_of_call(self, element):
+    def _spec_of_call(self, element: Nest) -> Spec:
         """The spec of the function's output for `element`, with the static shapes TF gives py_function
         outputs (unknown unless set_shape / ensure_shape state one; framework/static_shape.py)."""
         with static_shape.recording():
@@ -381,7 +384,7 @@ class MapDataset(_UnaryDataset):
         return _structure.pack_as(spec, [s if shape is None else _structure.with_shape(s, shape)
                                          for s, shape in zip(_structure.flatten(spec), static, strict=True)])
 
-    def _compute_element_spec(self):
+    def _compute_element_spec(self) -> Nest:
         input_spec = self._input.element_spec
         try:
             first = self._spec_of_call(_dummy_element(input_spec, 1))
@@ -394,12 +397,12 @@ class MapDataset(_UnaryDataset):
             return _structure.check_has_component(self._spec_of_call(element), "map")
 
 
-def _has_unknown_dims(spec) -> bool:
+def _has_unknown_dims(spec: Spec) -> bool:
     return any(s.shape.rank is None or None in s.shape.as_list() for s in _structure.flatten(spec))
 
 
 def _dummy_element(spec: Nest, unknown_dim: int) -> Nest:
-    def dummy(leaf_spec):
+    def dummy(leaf_spec: Spec) -> Leaf:
         if isinstance(leaf_spec, _structure.DatasetSpec):  # an empty dataset of its element_spec
             return VariantDataset([], leaf_spec.element_spec)
         if isinstance(leaf_spec, _structure.NoneTensorSpec):
@@ -423,14 +426,15 @@ def _dummy_element(spec: Nest, unknown_dim: int) -> Nest:
     return _structure.map_structure(dummy, spec)
 
 
-def _dummy_ragged(spec, shape: list, unknown_dim: int):
+def _dummy_ragged(spec: RaggedTensorSpec, shape: list[int], unknown_dim: int) -> RaggedTensor:
     """A RaggedTensor of `spec` whose every row at every ragged level has the dimension's size."""
     ragged = spec.ragged_rank
     rows = int(np.prod(shape[:ragged + 1]))
     flat = _core.tensor.constant(np.full([rows, *shape[ragged + 1:]], unknown_dim, spec.dtype.as_numpy_dtype),
                                  spec.dtype)
     lengths = [np.full(int(np.prod(shape[:level])), shape[level], np.int64) for level in range(1, ragged + 1)]
-    return RaggedTensor.from_nested_row_lengths(flat, lengths, validate=False)
+    ragged_tensor: RaggedTensor = RaggedTensor.from_nested_row_lengths(flat, lengths, validate=False)
+    return ragged_tensor
 
 
 def _relax(a: Nest, b: Nest) -> Nest:
@@ -440,7 +444,7 @@ def _relax(a: Nest, b: Nest) -> Nest:
                                                                             _structure.flatten(b), strict=True)])
 
 
-def _as_predicate_result(value) -> bool:
+def _as_predicate_result(value: object) -> bool:
     if isinstance(value, Tensor):
         if value.dtype != _core.tensor.bool or value.ndim != 0:
             raise ValueError(f"Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its "
@@ -457,18 +461,18 @@ class ParallelMapDataset(MapDataset):
 
 
 class FilterDataset(_UnaryDataset):
-    def __init__(self, input_dataset, predicate):
+    def __init__(self, input_dataset: Dataset, predicate: Callable[..., Any]) -> None:
         super().__init__(input_dataset)
         if not callable(predicate):
             raise TypeError("`predicate` must be callable.")
         self._predicate = predicate
 
-    def _iterate(self):
+    def _iterate(self) -> Iterator[Nest]:
         for element in self._input._iterate():
             if _as_predicate_result(call_with_element(self._predicate, element)):
                 yield element
 
-    def _compute_cardinality(self):
+    def _compute_cardinality(self) -> int:
         return UNKNOWN
 
 
@@ -488,14 +492,14 @@ class ShuffleDataset(_UnaryDataset):
         reshuffle = True if reshuffle_each_iteration is None else bool(reshuffle_each_iteration)
         self._seeds = _tf_random.IteratorSeeds(None if seed is None else _int_arg(seed, "seed"), reshuffle)
 
-    def _reset_state(self):
+    def _reset_state(self) -> None:
         self._seeds = copy.copy(self._seeds)
         self._seeds.reset()
 
     def _iterate(self) -> Iterator[Nest]:
         words = _tf_random.Words(*self._seeds.next())
         size = self._buffer_size
-        buffer: dict = {}  # slot -> element; slots start % size ... (end - 1) % size are filled
+        buffer: dict[int, Nest] = {}  # slot -> element; slots start % size ... (end - 1) % size are filled
         start = end = 0
         source = self._input._iterate()
         exhausted = False
@@ -520,32 +524,32 @@ _END_OF_INPUT = object()
 
 
 class PrefetchDataset(_UnaryDataset):
-    def __init__(self, input_dataset, buffer_size):
+    def __init__(self, input_dataset: Dataset, buffer_size: Any) -> None:
         super().__init__(input_dataset)
         self._buffer_size = _int_arg(buffer_size, "buffer_size")
         if self._buffer_size < -1:
             raise _invalid("buffer_size must be >= -1 (AUTOTUNE).")
 
-    def _iterate(self):
+    def _iterate(self) -> Iterator[Nest]:
         return self._input._iterate()
 
 
 class CacheDataset(_UnaryDataset):
     _tf_name = "CacheDataset"  # TF 2.21's class of ``cache`` has no leading underscore
 
-    def __init__(self, input_dataset, filename):
+    def __init__(self, input_dataset: Dataset, filename: str) -> None:
         super().__init__(input_dataset)
         self._filename = filename
+        self._cached: list[Nest] | None = None
+
+    def _reset_state(self) -> None:
         self._cached = None
 
-    def _reset_state(self):
-        self._cached = None
-
-    def _iterate(self):
+    def _iterate(self) -> Iterator[Nest]:
         if self._cached is not None:
             yield from self._cached
             return
-        collected = []
+        collected: list[Nest] = []
         for element in self._input._iterate():
             collected.append(element)
             yield element
@@ -553,14 +557,14 @@ class CacheDataset(_UnaryDataset):
 
 
 class OptionsDataset(_UnaryDataset):
-    def __init__(self, input_dataset, options):
+    def __init__(self, input_dataset: Dataset, options: Options) -> None:
         super().__init__(input_dataset)
         if not isinstance(options, Options):
             raise TypeError(f"`options` must be a tf.data.Options, got {type(options).__name__}")
         self._options = options
 
-    def _iterate(self):
+    def _iterate(self) -> Iterator[Nest]:
         return self._input._iterate()
 
-    def options(self):
+    def options(self) -> Options:
         return super().options().merge(self._options)

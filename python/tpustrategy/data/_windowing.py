@@ -87,7 +87,7 @@ _END = object()
 
 
 def _int64_scalar(value: object, what: str) -> int:
-    if isinstance(value, Tensor):  # type: ignore[misc]  # the _core stubs have no Tensor class (Any)
+    if isinstance(value, Tensor):
         if value.dtype != _core.tensor.int64 or value.ndim != 0:
             raise ValueError(f"Invalid `{what}`. `{what}` must return a single tf.int64 scalar tensor but its "
                              f"return type is {value.dtype!r} with shape {TensorShape(value._shape_tuple)}.")
@@ -190,7 +190,8 @@ def bucket_by_sequence_length(dataset: Dataset, element_length_func: Callable[..
                 if pad_to_bucket_boundary and i == len(boundaries):
                     raise _invalid("When pad_to_bucket_boundary=True, elements must have length < "
                                    f"max(bucket_boundaries), got length {length}.")
-                return _core.tensor.constant(i, "int64")
+                bucket: Tensor = _core.tensor.constant(i, "int64")  # the binding's result is untyped
+                return bucket
         raise AssertionError("unreachable: the buckets cover every int64")
 
     def batch_bucket(key: Tensor, window: Dataset) -> Dataset:
@@ -207,7 +208,8 @@ def bucket_by_sequence_length(dataset: Dataset, element_length_func: Callable[..
                                    drop_remainder=drop_remainder)
 
     def size_of(key: Tensor) -> Tensor:
-        return _core.tensor.constant(batch_sizes[int(key.numpy())], "int64")
+        size: Tensor = _core.tensor.constant(batch_sizes[int(key.numpy())], "int64")  # the binding's result is untyped
+        return size
 
     def spec_of_buckets(window: Dataset) -> Nest:
         # TF traces batch_bucket with a symbolic key: the batch size and the boundary are unknown there.

@@ -28,7 +28,8 @@ class Optional:
 
     def has_value(self, name: str | None = None) -> _core.tensor.Tensor:
         """A scalar bool tensor: whether a value is present."""
-        return _core.tensor.constant(self._has_value)
+        has_value: _core.tensor.Tensor = _core.tensor.constant(self._has_value)  # the binding's result is untyped
+        return has_value
 
     def get_value(self, name: str | None = None) -> Any:
         """The value (InvalidArgumentError when there is none)."""

@@ -37,7 +37,7 @@ def _filenames(filenames: FileNames) -> list[str]:
         names = [filenames]
     elif isinstance(filenames, StringTensor):
         names = [filenames._array.item()] if filenames.ndim == 0 else filenames._array.reshape(-1).tolist()
-    elif isinstance(filenames, Tensor):  # type: ignore[misc]  # the _core stubs have no Tensor class (Any)
+    elif isinstance(filenames, Tensor):
         raise TypeError(f"`filenames` must be a tf.string tensor, got a {filenames.dtype.name} tensor")
     else:
         names = list(filenames)

@@ -10,15 +10,12 @@ from tpustrategy.distribute.cross_device_ops import (
     NcclAllReduce,
     ReductionToOneDevice,
 )
-from tpustrategy.distribute.distribute_lib import (
+from tpustrategy.distribute.distribute_lib import ReplicaContext, Strategy, StrategyExtended, StrategyV1
+from tpustrategy.distribute.distribute_options import (
     InputContext,
     InputOptions,
     InputReplicationMode,
-    ReplicaContext,
     RunOptions,
-    Strategy,
-    StrategyExtended,
-    StrategyV1,
     ValueContext,
 )
 from tpustrategy.distribute.distributed_variables import DistributedVariable, MirroredVariable, SyncOnReadVariable

@@ -10,17 +10,25 @@ in the same order, as for the forward ones.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from tpustrategy import _core
 from tpustrategy.distribute.reduce_util import ReduceOp
+
+if TYPE_CHECKING:
+    from tpustrategy.distribute.replica_context import ReplicaContext
+
+Tensor = _core.tensor.Tensor
 
 _autodiff = _core.autodiff
 
 
-def _floating(tensors: list) -> list[int]:
+def _floating(tensors: list[Tensor]) -> list[int]:
     return [i for i, t in enumerate(tensors) if t.dtype.is_floating]
 
 
-def record_all_reduce(context, op: ReduceOp, leaves: list, results: list) -> list:
+def record_all_reduce(context: ReplicaContext, op: ReduceOp, leaves: list[Tensor], results: list[Tensor],
+                      ) -> list[Tensor]:
     """Records ``results = all_reduce(op, leaves)`` on the active tapes (SUM / MEAN of floating leaves)."""
     if not _autodiff.recording() or op not in (ReduceOp.SUM, ReduceOp.MEAN):
         return results
@@ -29,7 +37,7 @@ def record_all_reduce(context, op: ReduceOp, leaves: list, results: list) -> lis
         return results
     outputs = [_core.ops.stop_gradient(results[i]) for i in idx]
 
-    def grad(*dys):
+    def grad(*dys: Tensor) -> list[Any]:
         return list(context.all_reduce(op, list(dys)))
 
     recorded = _autodiff.record_custom_gradient([leaves[i] for i in idx], outputs, grad)
@@ -39,7 +47,8 @@ def record_all_reduce(context, op: ReduceOp, leaves: list, results: list) -> lis
     return results
 
 
-def record_all_gather(context, axis: int, leaves: list, results: list) -> list:
+def record_all_gather(context: ReplicaContext, axis: int, leaves: list[Tensor], results: list[Tensor],
+                      ) -> list[Tensor]:
     """Records ``results = all_gather(leaves, axis)`` on the active tapes (floating leaves)."""
     if not _autodiff.recording():
         return results
@@ -49,17 +58,18 @@ def record_all_gather(context, axis: int, leaves: list, results: list) -> list:
     inputs = [leaves[i] for i in idx]
     outputs = [_core.ops.stop_gradient(results[i]) for i in idx]
 
-    def grad(*dys):
+    def grad(*dys: Tensor) -> list[Tensor]:
         summed = context.all_reduce(ReduceOp.SUM, list(dys))
         grads = []
         for x, g in zip(inputs, summed, strict=True):
             ax = axis % x.ndim
-            size = int(x.shape[ax])
+            shape = x._shape_tuple  # a tensor's dims are all known
+            size = int(shape[ax])
             sizes = context.all_gather(_core.tensor.constant([size], _core.tensor.int64), axis=0)
             begin = int(sum(int(s) for s in sizes.numpy()[: context._replica_id]))
             begin_vec = [0] * x.ndim
             begin_vec[ax] = begin
-            grads.append(_core.ops.slice(g, begin_vec, list(x.shape)))
+            grads.append(_core.ops.slice(g, begin_vec, list(shape)))
         return grads
 
     recorded = _autodiff.record_custom_gradient(inputs, outputs, grad)

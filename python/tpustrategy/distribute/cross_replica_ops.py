@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 
 from tpustrategy import _core, errors, nest
@@ -11,23 +14,28 @@ from tpustrategy.framework import device_scope
 from tpustrategy.framework.indexed_slices import IndexedSlices
 from tpustrategy.ops import math_ops
 
+Device = _core.devices.Device
+Tensor = _core.tensor.Tensor
+# describe(i, shape of replica 0, shape of replica i, axis): the error text of a gather whose shapes differ.
+ShapeMismatch = Callable[[int, tuple[int, ...], tuple[int, ...], int], str]
 
-def current_device():
+
+def current_device() -> _core.devices.Device:
     """Where cross-replica results go by default: the current device, else host CPU 0."""
     return device_scope.current_device() or _core.devices.host_cpu()
 
 
-def _device_of(value):
+def _device_of(value: object) -> Device | None:
     name = getattr(value, "device", "")
     return _core.devices.find_device(name) if isinstance(name, str) and name else None
 
 
-def destination_devices(destinations) -> list:
+def destination_devices(destinations: Any) -> list[Device]:
     """A device string, Device, tensor, variable or DistributedValues → the devices results go to."""
     if isinstance(destinations, str):
         if not destinations:
             raise ValueError("destinations can not be empty")
-        return [device_scope.resolve_device(destinations)]
+        return [device_scope.resolve_device(destinations)]  # type: ignore[list-item]  # a name resolves or raises
     if isinstance(destinations, _core.devices.Device):
         return [destinations]
     if isinstance(destinations, DistributedValues):
@@ -41,17 +49,17 @@ def destination_devices(destinations) -> list:
                      f"device string; got {destinations!r}")
 
 
-def _deliver(results: list):
+def _deliver(results: list[Tensor]) -> Tensor | Mirrored:
     return results[0] if len(results) == 1 else Mirrored(results)
 
 
-def all_reduce(tensors: list, reduce_op: ReduceOp, devices: list) -> list:
+def all_reduce(tensors: list[Tensor], reduce_op: ReduceOp, devices: list[Device]) -> list[Tensor]:
     """The collective all-reduce of `tensors` onto each of `devices`.
 
     The MEAN of integer tensors is TF's ``sum / n`` (truediv: float64), not an integer division.
     """
     if reduce_op == ReduceOp.MEAN and tensors and tensors[0].dtype.is_integer:
-        results = []
+        results: list[Tensor] = []
         for device, total in zip(devices, _core.collectives.all_reduce(tensors, "SUM", devices=devices), strict=True):
             with device_scope.device_scope(device):
                 results.append(math_ops.divide(total, len(tensors)))
@@ -59,7 +67,7 @@ def all_reduce(tensors: list, reduce_op: ReduceOp, devices: list) -> list:
     return _core.collectives.all_reduce(tensors, reduce_op.value, devices=devices)
 
 
-def reduce_to(reduce_op: ReduceOp, value, devices: list, num_replicas: int):
+def reduce_to(reduce_op: ReduceOp, value: Any, devices: list[Device], num_replicas: int) -> Any:
     """Reduces the components of `value` onto `devices` (one Tensor, or Mirrored over several)."""
     if isinstance(value, DistributedValues):
         components = [_core.tensor.convert_to_tensor(v) for v in value.values]
@@ -67,7 +75,7 @@ def reduce_to(reduce_op: ReduceOp, value, devices: list, num_replicas: int):
     return reduce_non_distributed_value(reduce_op, value, num_replicas)
 
 
-def reduce_non_distributed_value(reduce_op: ReduceOp, value, num_replicas: int):
+def reduce_non_distributed_value(reduce_op: ReduceOp, value: Any, num_replicas: int) -> Any:
     """A plain value "reduced" across replicas: 0 stays 0, MEAN keeps it, SUM only makes sense on one replica."""
     if not isinstance(value, _core.tensor.Tensor) and isinstance(value, (int, float)) and value == 0:
         return 0
@@ -77,7 +85,7 @@ def reduce_non_distributed_value(reduce_op: ReduceOp, value, num_replicas: int):
                      f"{reduce_op}. (On {num_replicas} replicas a plain value has no per-replica components to sum.)")
 
 
-def normalize_axes(axis, rank: int) -> list[int]:
+def normalize_axes(axis: Any, rank: int) -> list[int]:
     """An int or a list/tuple of ints → non-negative axes; out of range → ValueError; other types → TypeError."""
     items = list(axis) if isinstance(axis, (list, tuple)) else [axis]
     normalized = []
@@ -90,7 +98,7 @@ def normalize_axes(axis, rank: int) -> list[int]:
     return normalized
 
 
-def _sum_and_count(tensor, axis):
+def _sum_and_count(tensor: Tensor, axis: Any) -> tuple[Any, Tensor]:
     """One replica's share of a MEAN along `axis`: (reduce_sum over the axes, int64 element count along them).
 
     Computed on the component's own device, as TF does inside ``run``.
@@ -101,10 +109,11 @@ def _sum_and_count(tensor, axis):
     for a in axes:
         count *= shape[a]
     with device_scope.device_scope(_device_of(tensor) or current_device()):
-        return math_ops.reduce_sum(tensor, axis=axes), _core.tensor.constant(np.int64(count))
+        count_tensor: Tensor = _core.tensor.constant(np.int64(count))
+        return math_ops.reduce_sum(tensor, axis=axes), count_tensor
 
 
-def reduce_with_axis(reduce_op: ReduceOp, value, axis, num_replicas: int):
+def reduce_with_axis(reduce_op: ReduceOp, value: Any, axis: Any, num_replicas: int) -> Any:
     """Strategy.reduce with an axis: reduce within each replica along `axis`, then across replicas.
 
     MEAN divides by the true global number of elements along `axis` (partial batches weigh correctly, empty
@@ -122,18 +131,18 @@ def reduce_with_axis(reduce_op: ReduceOp, value, axis, num_replicas: int):
         return math_ops.divide(total, math_ops.cast(count, total.dtype))
 
 
-def _dims(shape) -> str:
+def _dims(shape: Sequence[int]) -> str:
     return "[" + ",".join(str(d) for d in shape) + "]"
 
 
-def collective_shape_mismatch(i: int, first, other, axis: int) -> str:
+def collective_shape_mismatch(i: int, first: tuple[int, ...], other: tuple[int, ...], axis: int) -> str:
     """TF's collective gather wording (MirroredStrategy, MultiWorkerMirroredStrategy)."""
     return (f"Shape mismatch in the collective: replica {i} has shape {_dims(other)} but replica 0 has shape "
             f"{_dims(first)}; gathering along axis {axis} needs equal ranks and equal sizes along every other axis. "
             "This is likely due to different input shapes at different members of the collective op.")
 
 
-def concat_shape_mismatch(i: int, first, other, axis: int) -> str:
+def concat_shape_mismatch(i: int, first: tuple[int, ...], other: tuple[int, ...], axis: int) -> str:
     """TF's concat wording (TPUStrategy.gather concatenates the components)."""
     if len(first) != len(other):
         return f"ConcatOp : Ranks of all input tensors should match: shape[0] = {_dims(first)} vs. shape[{i}] = " \
@@ -143,7 +152,7 @@ def concat_shape_mismatch(i: int, first, other, axis: int) -> str:
            f"{_dims(other)}"
 
 
-def check_gather_shapes(tensors: list, axis, describe) -> None:
+def check_gather_shapes(tensors: list[Tensor], axis: int, describe: ShapeMismatch) -> None:
     """Components gathered along `axis` must agree in rank and in every other size (InvalidArgumentError, with
     the wording `describe(i, shape0, shape_i, axis)` gives); scalars cannot be concatenated (ValueError)."""
     if not tensors:
@@ -156,14 +165,14 @@ def check_gather_shapes(tensors: list, axis, describe) -> None:
             raise errors.InvalidArgumentError(None, None, describe(i, first, shape, axis % max(len(first), 1)))
 
 
-def reject_indexed_slices(value, method: str) -> None:
+def reject_indexed_slices(value: Any, method: str) -> None:
     """TF's gathers take dense tensors only (NotImplementedError, as TF words it)."""
     components = value.values if isinstance(value, DistributedValues) else nest.flatten(value)
     if any(isinstance(v, IndexedSlices) for v in components):
         raise NotImplementedError(f"{method} does not support IndexedSlices")
 
 
-def gather_to(value, axis, devices: list):
+def gather_to(value: Any, axis: int, devices: list[Device]) -> Any:
     """Concatenates the components of `value` along `axis` onto `devices`; plain values are returned as is."""
     if not isinstance(value, DistributedValues):
         return value
@@ -175,6 +184,6 @@ def gather_to(value, axis, devices: list):
     return _deliver(_core.collectives.all_gather(components, axis, devices=devices))
 
 
-def broadcast_to(value, devices: list):
+def broadcast_to(value: Any, devices: list[Device]) -> Tensor | Mirrored:
     """The same tensor on each of `devices` (one shared buffer)."""
     return _deliver(_core.collectives.broadcast(_core.tensor.convert_to_tensor(value), devices))

@@ -8,12 +8,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 from tpustrategy import _core
 from tpustrategy.distribute import distribution_strategy_context as ds_context
 from tpustrategy.distribute import values as values_lib
 from tpustrategy.distribute.reduce_util import ReduceOp
 from tpustrategy.framework import device_scope
 from tpustrategy.framework.operators import TensorOperators
+from tpustrategy.framework.tensor_shape import TensorShape
 from tpustrategy.ops import math_ops
 from tpustrategy.variables import Variable, VariableAggregation, VariableSynchronization, _as_enum
 
@@ -23,8 +27,11 @@ class DistributedVariable(TensorOperators, values_lib.DistributedValues):
 
     _is_distributed_variable = True
     _is_variable = True
+    # A write: the subclass's rule (mirrored or sync-on-read). Declared only: no attribute here.
+    _update: Callable[..., Any]
+    _values: tuple[Variable, ...]  # the components, one per replica
 
-    def __init__(self, strategy, components):
+    def __init__(self, strategy: Any, components: Sequence[Variable]) -> None:
         if not callable(getattr(strategy, "scope", None)) or not hasattr(strategy, "extended"):
             raise TypeError(
                 f"{type(self).__name__}: `strategy` must be a tf.distribute.Strategy, "
@@ -54,11 +61,11 @@ class DistributedVariable(TensorOperators, values_lib.DistributedValues):
             return mode.replica_context._position
         return ds_context.update_replica_id.get()
 
-    def _local(self):
+    def _local(self) -> Variable | None:
         replica_id = self._replica_id()
         return self._values[replica_id] if replica_id is not None else None
 
-    def _on_device_or_primary(self):
+    def _on_device_or_primary(self) -> Variable:
         current = device_scope.current_device()
         for component in self._values:
             if current is not None and component._device is current:
@@ -66,54 +73,74 @@ class DistributedVariable(TensorOperators, values_lib.DistributedValues):
         return self._values[0]
 
     @property
-    def _primary(self):
+    def _primary(self) -> Variable:
         return self._values[0]
 
     # ---- properties of the primary ----
-    name = property(lambda self: self._primary.name)
-    dtype = property(lambda self: self._primary.dtype)
-    shape = property(lambda self: self._primary.shape)
-    trainable = property(lambda self: self._primary.trainable)
-    synchronization = property(lambda self: self._primary.synchronization)
-    aggregation = property(lambda self: self._primary.aggregation)
+    @property
+    def name(self) -> str:
+        return self._primary.name
+
+    @property
+    def dtype(self) -> _core.tensor.DType:
+        return self._primary.dtype
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._primary.shape
+
+    @property
+    def trainable(self) -> bool:
+        return self._primary.trainable
+
+    @property
+    def synchronization(self) -> VariableSynchronization:
+        return self._primary.synchronization
+
+    @property
+    def aggregation(self) -> Any:
+        return self._primary.aggregation
 
     @property
     def device(self) -> str:
         return (self._local() or self._primary).device
 
     # ---- reading ----
-    def _read_cross_replica(self):
+    def _read_cross_replica(self) -> _core.tensor.Tensor:
         return self._on_device_or_primary().value()
 
-    def value(self):
+    def value(self) -> _core.tensor.Tensor:
         local = self._local()
         return local.value() if local is not None else self._read_cross_replica()
 
     read_value = value
 
-    def _as_tensor(self):
+    def _as_tensor(self) -> _core.tensor.Tensor:
         return self.value()
 
-    def numpy(self):
+    def numpy(self) -> Any:
         return self.value().numpy()
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> Any:
         import numpy as np
 
         array = np.asarray(self.value())
         return array.astype(dtype) if dtype is not None else array
 
     # ---- writing ----
-    def assign(self, value, use_locking=None, name=None, read_value=True):
+    def assign(self, value: Any, use_locking: bool | None = None, name: str | None = None,
+               read_value: bool = True) -> Any:
         return self._update("assign", value, read_value)
 
-    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+    def assign_add(self, delta: Any, use_locking: bool | None = None, name: str | None = None,
+                   read_value: bool = True) -> Any:
         return self._update("assign_add", delta, read_value)
 
-    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+    def assign_sub(self, delta: Any, use_locking: bool | None = None, name: str | None = None,
+                   read_value: bool = True) -> Any:
         return self._update("assign_sub", delta, read_value)
 
-    def _update_each(self, method: str, value) -> None:
+    def _update_each(self, method: str, value: Any) -> None:
         for i, component in enumerate(self._values):
             getattr(component, method)(values_lib.select_replica(i, value))
 
@@ -121,7 +148,7 @@ class DistributedVariable(TensorOperators, values_lib.DistributedValues):
 class MirroredVariable(DistributedVariable):
     """A variable kept equal on every replica (synchronization ON_WRITE)."""
 
-    def _update(self, method: str, value, read_value: bool = True):
+    def _update(self, method: str, value: Any, read_value: bool = True) -> Any:
         local = self._local()
         if local is None:  # cross-replica: every component
             if isinstance(value, values_lib.PerReplica) and self.aggregation != VariableAggregation.NONE:
@@ -138,7 +165,7 @@ class MirroredVariable(DistributedVariable):
         return context.merge_call(_aggregate_and_update, args=(self, method, value, read_value))
 
 
-def _updated_values(variable, read_value: bool):
+def _updated_values(variable: DistributedVariable, read_value: bool) -> values_lib.Mirrored | None:
     """What TF's cross-replica update of a mirrored variable returns (distribute_utils.update_regroup): a Mirrored
     of every component's new value as a tensor (the component itself when there is one), None without
     read_value."""
@@ -150,7 +177,8 @@ def _updated_values(variable, read_value: bool):
     return values_lib.Mirrored(tuple(c.read_value() for c in components))
 
 
-def _aggregate_and_update(strategy, variable, method, value, read_value=True):
+def _aggregate_and_update(strategy: Any, variable: DistributedVariable, method: str, value: Any,
+                          read_value: bool = True) -> values_lib.Mirrored | None:
     """merge_fn of a replica-context write: reduce the replicas' values, then update every component."""
     if variable.aggregation == VariableAggregation.ONLY_FIRST_REPLICA:
         reduced = value.values[0] if isinstance(value, values_lib.DistributedValues) else value
@@ -165,7 +193,7 @@ def _aggregate_and_update(strategy, variable, method, value, read_value=True):
 class SyncOnReadVariable(DistributedVariable):
     """A variable each replica updates locally; reading it in cross-replica context aggregates."""
 
-    def _read_cross_replica(self):
+    def _read_cross_replica(self) -> _core.tensor.Tensor:
         if self.aggregation == VariableAggregation.ONLY_FIRST_REPLICA:
             return self._on_device_or_primary().value()
         op = ReduceOp.from_variable_aggregation(self.aggregation)
@@ -173,7 +201,7 @@ class SyncOnReadVariable(DistributedVariable):
         destination = device_scope.current_device() or _core.devices.host_cpu()
         return _core.collectives.all_reduce(components, op.value, devices=[destination])[0]
 
-    def _update(self, method: str, value, read_value: bool = True):
+    def _update(self, method: str, value: Any, read_value: bool = True) -> Any:
         local = self._local()
         if local is not None:
             getattr(local, method)(value)
@@ -189,7 +217,7 @@ class SyncOnReadVariable(DistributedVariable):
         return self.read_value() if read_value else None
 
 
-def _divide(value, count: int, dtype):
+def _divide(value: Any, count: int, dtype: Any) -> Any:
     """TF's ``cast(value / count, dtype)``: each component's share of a cross-replica SUM assign."""
     return math_ops.cast(math_ops.divide(_core.tensor.convert_to_tensor(value), count), dtype)
 
@@ -202,7 +230,7 @@ class TPUSyncOnReadVariable(SyncOnReadVariable):
     """The SyncOnReadVariable a TPU strategy creates (TF's ``tpu_values.TPUSyncOnReadVariable``)."""
 
 
-def create_distributed_variable(extended, next_creator, **kwargs):
+def create_distributed_variable(extended: Any, next_creator: Callable[..., Any], **kwargs: Any) -> Any:
     """Creates one component per replica device and wraps them (strategy-scope variable creation)."""
     synchronization = _as_enum(VariableSynchronization, kwargs.get("synchronization"), "synchronization")
     aggregation = _as_enum(VariableAggregation, kwargs.get("aggregation"), "aggregation")
@@ -241,6 +269,7 @@ def create_distributed_variable(extended, next_creator, **kwargs):
                                     aggregation=aggregation)
             components.append(next_creator(**component_kwargs))
     on_read = synchronization == VariableSynchronization.ON_READ
+    wrapper: type[DistributedVariable]
     if getattr(extended, "_creates_tpu_variables", False):
         wrapper = TPUSyncOnReadVariable if on_read else TPUMirroredVariable
     else:

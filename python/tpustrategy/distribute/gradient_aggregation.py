@@ -8,25 +8,32 @@ function once, in cross-replica context, which updates every component of each m
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
 from tpustrategy import _core
 from tpustrategy.distribute import distribution_strategy_context as ds_context
 from tpustrategy.distribute.reduce_util import ReduceOp
 
+if TYPE_CHECKING:
+    from tpustrategy.distribute.replica_context import ReplicaContext
+    from tpustrategy.framework.indexed_slices import IndexedSlices
 
-def dense_gradient(gradient):
+
+def dense_gradient(gradient: Any) -> Any:
     """`gradient` as a dense tensor (IndexedSlices densified: their rows' segment sum)."""
     if hasattr(gradient, "_as_tensor") and not isinstance(gradient, _core.tensor.Tensor):
         return gradient._as_tensor()
     return gradient
 
 
-def _is_indexed_slices(gradient) -> bool:
+def _is_indexed_slices(gradient: object) -> bool:
     from tpustrategy.framework.indexed_slices import IndexedSlices
 
     return isinstance(gradient, IndexedSlices)
 
 
-def distributed_container(variable):
+def distributed_container(variable: Any) -> Any:
     """The distributed variable `variable` is a component of, else `variable` (optimizers key slots by it)."""
     container = getattr(variable, "_distributed_container", None)
     if callable(container) and not hasattr(container, "_values"):
@@ -40,7 +47,7 @@ def in_replica_context() -> bool:
             and not ds_context.in_cross_replica_context())
 
 
-def _gather_indexed_slices(replica_context, gradient):
+def _gather_indexed_slices(replica_context: ReplicaContext, gradient: IndexedSlices) -> IndexedSlices:
     """The cross-replica sum of an IndexedSlices gradient as TF's cross-device ops form it: every replica's
     values and indices concatenated in replica order (duplicates kept; the optimizer sums them)."""
     from tpustrategy.framework.indexed_slices import IndexedSlices
@@ -49,8 +56,8 @@ def _gather_indexed_slices(replica_context, gradient):
     return IndexedSlices(values, indices, gradient.dense_shape)
 
 
-def apply_across_replicas(grads_and_vars: list, distributed_apply, aggregate: bool = True, args=(),
-                          keep_sparse: bool = False):
+def apply_across_replicas(grads_and_vars: list[tuple[Any, Any]], distributed_apply: Callable[..., Any],
+                          aggregate: bool = True, args: Sequence[Any] = (), keep_sparse: bool = False) -> Any:
     """Calls ``distributed_apply(strategy, pairs, *args)`` once, in cross-replica context, and returns its result
     (each replica's share of it when called in replica context).
 
@@ -58,9 +65,9 @@ def apply_across_replicas(grads_and_vars: list, distributed_apply, aggregate: bo
     batched all-reduce when ``aggregate``. With ``keep_sparse`` IndexedSlices gradients stay sparse: their values
     and indices are all-gathered instead (TF's reduction of IndexedSlices). Must be called under a strategy.
     """
-    if not in_replica_context():
+    replica_context = ds_context.get_replica_context() if in_replica_context() else None
+    if replica_context is None:
         return distributed_apply(ds_context.get_strategy(), grads_and_vars, *args)
-    replica_context = ds_context.get_replica_context()
     sparse = [keep_sparse and _is_indexed_slices(g) for g, _ in grads_and_vars]
     grads = [g if s else dense_gradient(g) for (g, _), s in zip(grads_and_vars, sparse, strict=True)]
     if aggregate:

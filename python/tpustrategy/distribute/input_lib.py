@@ -12,11 +12,15 @@ the first exhausted replica ends it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from tpustrategy import _core, errors
 from tpustrategy._pictures import distribute_pictures
 from tpustrategy.data import _structure
+from tpustrategy.data._structure import Leaf, Nest, Spec
 from tpustrategy.data.dataset_ops import INFINITE, Dataset, not_a_dataset
 from tpustrategy.data.iterator_ops import Optional
 from tpustrategy.distribute import distribution_strategy_context as ds_context
@@ -26,8 +30,11 @@ from tpustrategy.distribute.distribute_options import InputContext, InputOptions
 from tpustrategy.framework import device_scope
 from tpustrategy.framework.tensor_shape import TensorShape
 
+if TYPE_CHECKING:
+    from tpustrategy.distribute.distribute_lib import StrategyBase
 
-def validate_options(options, from_function: bool) -> None:
+
+def validate_options(options: object, from_function: bool) -> None:
     """The InputOptions checks TF makes before distributing anything."""
     if options is None:
         return
@@ -48,11 +55,11 @@ def validate_options(options, from_function: bool) -> None:
                          f"{options.experimental_per_replica_buffer_size}")
 
 
-def _is_statically_shaped(spec) -> bool:
+def _is_statically_shaped(spec: Spec) -> bool:
     return all(s.shape.is_fully_defined() for s in _structure.flatten(spec))
 
 
-def _relax_batch_dim(spec):
+def _relax_batch_dim(spec: Spec) -> Spec:
     shape = spec.shape
     if shape.rank is None or shape.rank == 0:
         return spec
@@ -62,7 +69,8 @@ def _relax_batch_dim(spec):
 class _DistributedDatasetBase:
     """What both distributed datasets share: pipelines, the replica layout and the partial-batch rule."""
 
-    def __init__(self, strategy, workers, pipelines, cardinality: int):
+    def __init__(self, strategy: StrategyBase, workers: input_pipeline.InputWorkers, pipelines: list[Any],
+                 cardinality: int) -> None:
         self._strategy = strategy
         self._workers = workers
         self._pipelines = pipelines
@@ -74,16 +82,16 @@ class _DistributedDatasetBase:
         if self._enable_get_next_as_optional:
             spec = _structure.map_structure(_relax_batch_dim, spec)
         self._replica_spec = spec
-        self._cardinality = np.int64(cardinality)
+        self._cardinality: np.int64 = np.int64(cardinality)
 
     @property
-    def cardinality(self):
+    def cardinality(self) -> np.int64:
         """The cardinality of the input dataset (of the first host's dataset for
         ``distribute_datasets_from_function``), as TF's property gives it: a numpy int64, INFINITE (-1) or
         UNKNOWN (-2) where not known."""
         return self._cardinality
 
-    def reduce(self, initial_state, reduce_fn):
+    def reduce(self, initial_state: Any, reduce_fn: Callable[[Any, Any], Any]) -> Any:
         """``state = reduce_fn(state, element)`` over every step of the input, from `initial_state`."""
         state = initial_state
         iterator = iter(self)
@@ -94,14 +102,14 @@ class _DistributedDatasetBase:
             state = reduce_fn(state, optional.get_value())
 
     @property
-    def element_spec(self):
+    def element_spec(self) -> Spec:
         """The spec of one step: per leaf a PerReplicaSpec for N > 1 replicas, the replica's spec for one."""
         n = self._workers.num_replicas
         if n == 1:
             return self._replica_spec
         return _structure.map_structure(lambda s: values_lib.PerReplicaSpec(*[s] * n), self._replica_spec)
 
-    def __iter__(self):
+    def __iter__(self) -> DistributedIterator:
         return DistributedIterator(self)
 
     def __repr__(self) -> str:
@@ -115,7 +123,7 @@ class _DistributedDatasetBase:
 class DistributedDataset(_DistributedDatasetBase):
     """``strategy.experimental_distribute_dataset(dataset)``: a global-batch dataset split over replicas."""
 
-    def __init__(self, strategy, dataset, options=None):
+    def __init__(self, strategy: StrategyBase, dataset: Dataset, options: InputOptions | None = None) -> None:
         if not isinstance(dataset, Dataset):
             raise not_a_dataset(dataset, "experimental_distribute_dataset's `dataset`")
         process_slice = strategy.extended._process_slice
@@ -133,7 +141,8 @@ class DistributedDataset(_DistributedDatasetBase):
 class DistributedDatasetsFromFunction(_DistributedDatasetBase):
     """``strategy.distribute_datasets_from_function(dataset_fn)``: one dataset per host (or per replica)."""
 
-    def __init__(self, strategy, dataset_fn, options=None):
+    def __init__(self, strategy: StrategyBase, dataset_fn: Callable[[InputContext], Dataset],
+                 options: InputOptions | None = None) -> None:
         workers = input_pipeline.InputWorkers(_input_devices(strategy, options))
         # The InputContexts are the whole slice's (as TF's, one input pipeline per host); in a multi-process
         # slice this process builds its own hosts' pipelines only (TF's multi-worker strategies: each worker its
@@ -142,7 +151,7 @@ class DistributedDatasetsFromFunction(_DistributedDatasetBase):
         every = workers if process_slice is None else input_pipeline.InputWorkers(process_slice.devices)
         n, w = every.num_replicas, every.num_workers
         per_replica = options is not None and options.experimental_replication_mode == InputReplicationMode.PER_REPLICA
-        pipelines = []
+        pipelines: list[Any] = []
         for i in range(workers.num_workers):
             host = workers.host_devices[i]
             pipeline_id = every.hosts.index(workers.hosts[i])
@@ -156,7 +165,7 @@ class DistributedDatasetsFromFunction(_DistributedDatasetBase):
         super().__init__(strategy, workers, pipelines, pipelines[0].datasets[0]._compute_cardinality())
 
 
-def _input_devices(strategy, options) -> list:
+def _input_devices(strategy: StrategyBase, options: InputOptions | None) -> list[_core.devices.Device]:
     """Where each replica's input lands: its device, or its host's CPU with experimental_fetch_to_device=False
     (TF's host input workers)."""
     devices = strategy.extended._replica_devices()
@@ -165,11 +174,11 @@ def _input_devices(strategy, options) -> list:
     return devices
 
 
-def _on_host(options) -> bool:
+def _on_host(options: InputOptions | None) -> bool:
     return options is not None and options.experimental_fetch_to_device is False
 
 
-def _call_dataset_fn(dataset_fn, context):
+def _call_dataset_fn(dataset_fn: Callable[[InputContext], Dataset], context: InputContext) -> Dataset:
     dataset = dataset_fn(context)
     if not isinstance(dataset, Dataset):
         raise not_a_dataset(dataset, "what `dataset_fn` returns")
@@ -179,7 +188,7 @@ def _call_dataset_fn(dataset_fn, context):
 class DistributedIterator:
     """Steps through a distributed dataset: ``get_next``, ``get_next_as_optional``, ``next(it)``."""
 
-    def __init__(self, distributed_dataset):
+    def __init__(self, distributed_dataset: _DistributedDatasetBase) -> None:
         self._dataset = distributed_dataset
         self._strategy = distributed_dataset._strategy
         self._workers = distributed_dataset._workers
@@ -187,26 +196,26 @@ class DistributedIterator:
         self._exhausted = [False] * len(self._steps)
 
     @property
-    def element_spec(self):
+    def element_spec(self) -> Spec:
         return self._dataset.element_spec
 
-    def __iter__(self):
+    def __iter__(self) -> DistributedIterator:
         return self
 
-    def __next__(self):
+    def __next__(self) -> Any:
         value = self._next_step(dummies=self._dataset._enable_get_next_as_optional)
         if value is _END:
             raise errors.EndOfSequence
         return value
 
-    def get_next(self, name=None):
+    def get_next(self, name: str | None = None) -> Any:
         """The next PerReplica input; OutOfRangeError at the end."""
         value = self._next_step(dummies=self._dataset._enable_get_next_as_optional)
         if value is _END:
             raise errors.OutOfRangeError(None, None, "End of sequence")
         return value
 
-    def get_next_as_optional(self):
+    def get_next_as_optional(self) -> Optional:
         """An Optional holding the next input (dummies for exhausted replicas), empty at the end."""
         value = self._next_step(dummies=True)
         return Optional() if value is _END else Optional.from_value(value)
@@ -220,10 +229,10 @@ class DistributedIterator:
             raise ValueError("next(iterator) should be called from outside of replica_fn. e.g. "
                              "strategy.run(replica_fn, args=(next(iterator),))")
 
-    def _next_step(self, dummies: bool):
+    def _next_step(self, dummies: bool) -> Any:
         self._check_context()
         workers = self._workers
-        per_replica = [None] * workers.num_replicas
+        per_replica: list[Any] = [None] * workers.num_replicas
         for w, steps in enumerate(self._steps):
             if self._exhausted[w]:
                 continue
@@ -252,7 +261,7 @@ class DistributedIterator:
             return values_lib.PerReplica(per_replica)  # the common case: one tensor per replica
         return values_lib.regroup(per_replica, always_wrap=True)
 
-    def _dummy(self, replica_id: int):
+    def _dummy(self, replica_id: int) -> Nest:
         """An element of the replica's spec with batch dimension 0 (unknown dims 0), on its device."""
         device = self._workers.replica_devices[replica_id]
         with device_scope.device_scope(device):
@@ -262,7 +271,7 @@ class DistributedIterator:
         return f"<DistributedIterator element_spec={self.element_spec}>"
 
 
-def _zeros_like_spec(spec):
+def _zeros_like_spec(spec: Spec) -> Leaf:
     shape = spec.shape if spec.shape.rank is not None else TensorShape([None])
     dims = [0 if d is None else d for d in shape.as_list()]
     if dims:
@@ -275,39 +284,40 @@ def _zeros_like_spec(spec):
 class DistributedIteratorV1:
     """compat.v1 iterators (``make_dataset_iterator`` / ``make_input_fn_iterator``): adds ``initialize``."""
 
-    def __init__(self, iterable):
+    def __init__(self, iterable: _DistributedDatasetBase) -> None:
         self._iterable = iterable
         self._iterator = iter(iterable)
 
-    def initialize(self):
+    def initialize(self) -> list[Any]:
         """Restarts the iteration; returns the (empty) list of initializer ops, as eager TF does."""
         self._iterator = iter(self._iterable)
         return []
 
     @property
-    def element_spec(self):
+    def element_spec(self) -> Spec:
         return self._iterator.element_spec
 
-    def get_next(self, name=None):
+    def get_next(self, name: str | None = None) -> Any:
         return self._iterator.get_next()
 
-    def get_next_as_optional(self):
+    def get_next_as_optional(self) -> Optional:
         return self._iterator.get_next_as_optional()
 
-    def __iter__(self):
+    def __iter__(self) -> DistributedIteratorV1:
         return self
 
-    def __next__(self):
+    def __next__(self) -> Any:
         return next(self._iterator)
 
 
-def make_numpy_dataset(numpy_input):
+def make_numpy_dataset(numpy_input: Any) -> Dataset:
     """``experimental_make_numpy_dataset``: a host copy of the arrays, sliced along dim 0 (lists are stacked)."""
 
-    def host_copy(value):
+    def host_copy(value: Any) -> _core.tensor.Tensor:
         if type(value) is list:  # lists are values in tf.data: a list of arrays is stacked
             value = np.stack([np.asarray(v) for v in value])
-        return _core.tensor.constant(np.array(value))
+        copy: _core.tensor.Tensor = _core.tensor.constant(np.array(value))
+        return copy
 
     with device_scope.device_scope(_core.devices.host_cpu(0)):
         copied = _structure.map_structure(host_copy, numpy_input)

@@ -15,9 +15,11 @@ replica's device memory:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from tpustrategy import _core
 from tpustrategy.data import _structure, _transforms
-from tpustrategy.data.dataset_ops import replace_shard_hints, shard_files, source_files
+from tpustrategy.data.dataset_ops import Dataset, replace_shard_hints, shard_files, source_files
 from tpustrategy.data.options import AutoShardPolicy
 from tpustrategy.framework import device_scope
 from tpustrategy.framework.sparse_tensor import SparseTensor
@@ -28,7 +30,7 @@ from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor
 class InputWorkers:
     """The strategy's replicas grouped by host: worker w feeds ``replica_ids[w]`` (in replica order)."""
 
-    def __init__(self, replica_devices):
+    def __init__(self, replica_devices: Sequence[_core.devices.Device]) -> None:
         by_host: dict[int, list[int]] = {}  # hosts in order of their first replica
         for replica_id, device in enumerate(replica_devices):
             by_host.setdefault(device.task, []).append(replica_id)
@@ -157,7 +159,8 @@ class StreamPipeline:
     """Replicas take turns dequeuing elements; `sources[k]` feeds replica k (one shared dataset per host by
     default, or one dataset per replica in PER_REPLICA mode)."""
 
-    def __init__(self, datasets, devices, host_device=None, per_replica: bool = False):
+    def __init__(self, datasets: list[Dataset], devices: Sequence[_core.devices.Device],
+                 host_device: _core.devices.Device | None = None, per_replica: bool = False) -> None:
         self.datasets = list(datasets)
         self.devices = list(devices)
         self.host_device = host_device

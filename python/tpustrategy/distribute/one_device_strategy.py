@@ -15,7 +15,8 @@ class OneDeviceExtended(StrategyExtendedV1):
         super().__init__(container_strategy)
         self._device = device_scope.resolve_device(device)
 
-    def _replica_devices(self) -> list[_core.devices.Device | None]:
+    # None (OneDeviceStrategy(None)): the replica runs wherever the caller's device scope places it.
+    def _replica_devices(self) -> list[_core.devices.Device | None]:  # type: ignore[override]
         return [self._device]
 
     def _create_variable(self, next_creator: Any, **kwargs: Any) -> Any:

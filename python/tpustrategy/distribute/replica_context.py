@@ -9,6 +9,8 @@ outside any strategy answers the Python int 0 (TF's ``_DefaultReplicaContext``).
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -19,8 +21,12 @@ from tpustrategy.distribute import values as values_lib
 from tpustrategy.distribute.reduce_util import ReduceOp, as_reduce_op
 from tpustrategy.distribute.scheduler import _PARKED
 
+if TYPE_CHECKING:
+    from tpustrategy.distribute.distribute_lib import StrategyBase
+    from tpustrategy.distribute.scheduler import ReplicaRun
 
-def _validate_replica_id(replica_id):
+
+def _validate_replica_id(replica_id: object) -> int | np.integer[Any] | _core.tensor.Tensor | None:
     if replica_id is None or isinstance(replica_id, _core.tensor.Tensor):
         return replica_id
     if isinstance(replica_id, (int, np.integer)) and not isinstance(replica_id, bool):
@@ -28,7 +34,7 @@ def _validate_replica_id(replica_id):
     raise ValueError(f"replica_id_in_sync_group can only be an integer, a Tensor or None, got {replica_id!r}")
 
 
-def _structure_of(value, count: int) -> str:
+def _structure_of(value: object, count: int) -> str:
     """What must match between replicas besides the leaves: the nest's structure (keys, lengths, types),
     as TF's ``assert_same_structure`` compares it. Leaves are replaced by ``*``."""
     return repr(nest.pack_sequence_as(value, [_Leaf()] * count))
@@ -53,27 +59,27 @@ class _Leaf:
 class ReplicaContext:
     """The context of one replica: its id, its strategy, and the cross-replica operations."""
 
-    def __init__(self, strategy, replica_id_in_sync_group):
+    def __init__(self, strategy: StrategyBase, replica_id_in_sync_group: object) -> None:
         self._strategy = strategy
         self._replica_id_in_sync_group = _validate_replica_id(replica_id_in_sync_group)
-        rid = replica_id_in_sync_group
+        rid = self._replica_id_in_sync_group
         self._replica_id = (0 if rid is None else int(np.asarray(rid)) if isinstance(rid, _core.tensor.Tensor)
                             else int(rid))
         # This replica's place among the replicas run here (the scheduler's index). It is the replica id,
         # except in a multi-process slice, where a process runs a block of the ids.
         self._position = self._replica_id
-        self._run = None  # the scheduler's ReplicaRun inside Strategy.run
+        self._run: ReplicaRun | None = None  # the scheduler's ReplicaRun inside Strategy.run
         self._mode = ds_context.replica_mode(self)
 
-    def __enter__(self):
+    def __enter__(self) -> ReplicaContext:
         ds_context.push_mode(self._mode)
         return self
 
-    def __exit__(self, *exc_info):
+    def __exit__(self, *exc_info: object) -> None:
         ds_context.pop_mode(self._mode)
 
     @property
-    def strategy(self):
+    def strategy(self) -> StrategyBase:
         return self._strategy
 
     @property
@@ -81,7 +87,7 @@ class ReplicaContext:
         return self._strategy.num_replicas_in_sync
 
     @property
-    def replica_id_in_sync_group(self):
+    def replica_id_in_sync_group(self) -> int | _core.tensor.Tensor | None:
         """This replica's index in [0, num_replicas_in_sync): an int32 scalar tensor, made at each read on the
         current (the replica's) device, as TF makes it (``.numpy()``, arithmetic and ``tf.cast`` work on it).
 
@@ -90,17 +96,19 @@ class ReplicaContext:
         rid = self._replica_id_in_sync_group
         if rid is None or isinstance(rid, _core.tensor.Tensor):
             return rid
-        return _core.tensor.constant(np.int32(rid))
+        replica_id: _core.tensor.Tensor = _core.tensor.constant(np.int32(rid))
+        return replica_id
 
     @property
     def devices(self) -> tuple[str, ...]:
         """The device(s) this replica runs on."""
         return self._strategy.extended._devices_of_replica(self._replica_id)
 
-    def _destination_devices(self):
+    def _destination_devices(self) -> list[_core.devices.Device]:
         return self._strategy.extended._replica_devices()
 
-    def merge_call(self, merge_fn, args=(), kwargs=None):
+    def merge_call(self, merge_fn: Callable[..., Any], args: Sequence[Any] = (),
+                   kwargs: dict[str, Any] | None = None) -> Any:
         """Runs ``merge_fn(strategy, *args, **kwargs)`` once, in cross-replica context, with every
         replica's arguments regrouped into distributed values; each replica gets its share of the result.
 
@@ -112,7 +120,7 @@ class ReplicaContext:
         strategy = self._strategy
         n = self._run.num_replicas  # the replicas run here (a multi-process slice's other ones merge there)
 
-        def combine(contributions):
+        def combine(contributions: list[tuple[tuple[Any, ...], dict[str, Any]]]) -> list[Any]:
             merged_args = values_lib.regroup([c[0] for c in contributions])
             merged_kwargs = values_lib.regroup([c[1] for c in contributions])
             mode = ds_context.cross_replica_mode(strategy)
@@ -128,7 +136,7 @@ class ReplicaContext:
         structure = _structure_of(contribution, len(nest.flatten(contribution))) if args or kwargs else ""
         return self._run.merge(self._position, contribution, combine, structure)
 
-    def _merge_locally(self, merge_fn, args, kwargs):
+    def _merge_locally(self, merge_fn: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
         mode = ds_context.cross_replica_mode(self._strategy)
         ds_context.push_mode(mode)
         try:
@@ -137,7 +145,7 @@ class ReplicaContext:
             ds_context.pop_mode(mode)
 
     @contextlib.contextmanager
-    def _collective_options(self, options):
+    def _collective_options(self, options: collective_util.CommunicationOptions | None) -> Iterator[None]:
         """In a multi-process slice, the call's options (merged over the strategy's) bound the collective's wait."""
         process_slice = getattr(self._strategy.extended, "_process_slice", None)
         if options is None or process_slice is None:
@@ -149,7 +157,8 @@ class ReplicaContext:
         finally:
             process_slice._apply_options(None)
 
-    def all_reduce(self, reduce_op, value, options=None):
+    def all_reduce(self, reduce_op: ReduceOp | str, value: Any,
+                   options: collective_util.CommunicationOptions | None = None) -> Any:
         """Reduces the nest `value` across replicas; every replica gets the result, in `value`'s structure.
 
         Every replica must call it in the same order with the same dtypes and shapes.
@@ -161,10 +170,12 @@ class ReplicaContext:
             # the general path does, in one call into C++ (every replica of every step comes here: no Python call
             # that is not needed), which declines (None) a dtype the general path rejects and a MEAN it must divide.
             kind = type(reduce_op)
-            name = _FAST_OP_NAMES.get(reduce_op) if kind is str else reduce_op._value_ if kind is ReduceOp else None
+            # (mypy does not narrow on `type(x) is`, which costs less than isinstance here.)
+            name = (_FAST_OP_NAMES.get(reduce_op) if kind is str  # type: ignore[arg-type]
+                    else reduce_op._value_ if kind is ReduceOp else None)  # type: ignore[union-attr]
             if name is not None:
-                result = run._rendezvous.park_all_reduce(self._position, name, value, run.devices_of(), run._driver,
-                                                         _PARKED)
+                result = run._rendezvous.park_all_reduce(  # type: ignore[union-attr]  # set during the run
+                    self._position, name, value, run.devices_of(), run._driver, _PARKED)
                 if result is not None:
                     if _recording():
                         return collective_gradients.record_all_reduce(self, _BY_NAME[name], [value], [result])[0]
@@ -193,7 +204,7 @@ class ReplicaContext:
         results = collective_gradients.record_all_reduce(self, op, leaves, results)
         return nest.pack_sequence_as(value, results) if nested else results[0]
 
-    def all_gather(self, value, axis, options=None):
+    def all_gather(self, value: Any, axis: int, options: collective_util.CommunicationOptions | None = None) -> Any:
         """Concatenates the nest `value` across replicas along `axis`, in replica order, on every replica."""
         cross_replica_ops.reject_indexed_slices(value, "all_gather")
         options = collective_util.check_options(options, "ReplicaContext.all_gather")
@@ -221,7 +232,7 @@ class ReplicaContext:
 _ALL_REDUCE_ACCEPTS = frozenset(("bfloat16", "float32", "float16", "float64", "int32", "int64", "bool"))
 
 
-def _check_collective_dtypes(leaves, context):
+def _check_collective_dtypes(leaves: list[_core.tensor.Tensor], context: ReplicaContext) -> None:
     for t in leaves:
         name = t.dtype.name
         # TF runs no collective for one replica (asked only for a dtype the collective would reject).
@@ -236,7 +247,7 @@ class DefaultReplicaContext(ReplicaContext):
     """The replica context outside every strategy: its replica id is the Python int 0 (TF makes no tensor there)."""
 
     @property
-    def replica_id_in_sync_group(self):
+    def replica_id_in_sync_group(self) -> int:
         return 0
 
 

@@ -69,7 +69,7 @@ class ReplicaRun:
         # each replica's job runs in (pushed on its context's stack at the start, unwound at the end).
         self._contexts = contexts
         self._modes = modes
-        self._rendezvous = None  # taken from the thread's pool for the run
+        self._rendezvous: _core.runtime.ReplicaRendezvous | None = None  # taken from the thread's pool for the run
         self._parked: list = [None] * num_replicas  # replicas in merge_call: their _Merge
         self._driver: greenlet.greenlet | None = None
         # Inside a synchronisation point (parked, or being resumed): kept by the C++ driver loop.

@@ -10,6 +10,8 @@ current replica (replica 0 in cross-replica context) as a ShardedTensor.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 from tpustrategy import _core, nest
 from tpustrategy.distribute import cross_replica_ops
@@ -26,8 +28,15 @@ from tpustrategy.tpu import spmd_partitioner, tpu_system
 from tpustrategy.tpu.device_assignment import DeviceAssignment
 from tpustrategy.tpu.sharded_tensor import ShardedTensor
 
+if TYPE_CHECKING:
+    from tpustrategy.data.dataset_ops import Dataset
+    from tpustrategy.distribute.distribute_options import InputContext, InputOptions
+    from tpustrategy.distribute.multi_process import ProcessSlice
 
-def _slice_devices(topology_device_assignment) -> list[list]:
+Device = _core.devices.Device
+
+
+def _slice_devices(topology_device_assignment: DeviceAssignment | None) -> list[list[Device]]:
     """``[replica][logical core] -> _core.devices.Device`` of the active slice."""
     by_task_ordinal = {(d.task, d.index): d for d in _core.devices.list_devices("TPU")}
     if topology_device_assignment is None:
@@ -53,14 +62,14 @@ def _check_logical_device(logical_device_id: int, count: int) -> None:
         )
 
 
-def _as_replica_output(value):
+def _as_replica_output(value: Any) -> Any:
     """TPU computations return tensors: Python values become tensors; None and variables pass through."""
     if value is None or values_lib.is_distributed_variable(value) or hasattr(value, "_distributed_container"):
         return value
     return _core.tensor.convert_to_tensor(value)
 
 
-def _multi_process_slice(device_assignment):
+def _multi_process_slice(device_assignment: DeviceAssignment | None) -> ProcessSlice | None:
     """This process's share of the slice when launched by mpirun (multi_process.py), else None."""
     from tpustrategy.distribute import multi_process
 
@@ -75,9 +84,9 @@ class TPUReplicaContext(ReplicaContext):
     """A TPU replica's context: adds ``experimental_logical_device``."""
 
     @contextlib.contextmanager
-    def experimental_logical_device(self, logical_device_id: int):
+    def experimental_logical_device(self, logical_device_id: int) -> Iterator[None]:
         """Places the ops of the block on this replica's logical core `logical_device_id`."""
-        extended = self._strategy.extended
+        extended = cast(TPUExtended, self._strategy.extended)
         _check_logical_device(logical_device_id, extended._num_logical_devices)
         token = current_logical_device.set(logical_device_id)
         try:
@@ -90,7 +99,9 @@ class TPUReplicaContext(ReplicaContext):
 class TPUExtended(StrategyExtendedV1):
     _creates_tpu_variables = True  # TPUMirroredVariable / TPUSyncOnReadVariable, as TF names them
 
-    def __init__(self, container_strategy, cluster_resolver, device_assignment=None, steps_per_run=1, spmd=False):
+    def __init__(self, container_strategy: Any, cluster_resolver: ClusterResolver | None,
+                 device_assignment: DeviceAssignment | None = None, steps_per_run: int | None = 1,
+                 spmd: bool = False) -> None:
         super().__init__(container_strategy)
         # Checked before anything changes (TF 2.21 fails later with AttributeError, or builds a strategy).
         if cluster_resolver is None:
@@ -120,17 +131,17 @@ class TPUExtended(StrategyExtendedV1):
         self.experimental_enable_get_next_as_optional = True
 
     @property
-    def _logical_grid(self) -> list[list]:
+    def _logical_grid(self) -> list[list[Device]]:
         return self._logical_grid_value
 
     @_logical_grid.setter
-    def _logical_grid(self, grid: list[list]) -> None:
+    def _logical_grid(self, grid: list[list[Device]]) -> None:
         # A new device assignment invalidates the per-logical-core device lists built from the old one.
         self._logical_grid_value = grid
-        self._replica_devices_by_core: dict[int, list] = {}
+        self._replica_devices_by_core: dict[int, list[Device]] = {}
 
     # ---- hooks of the strategy engine ----
-    def _replica_devices(self) -> list:
+    def _replica_devices(self) -> list[Device]:
         """This process's replicas' devices (all of them unless the slice is split over processes).
 
         Called by every replica of every step: built once per logical core, not per call (O(n) each)."""
@@ -147,11 +158,11 @@ class TPUExtended(StrategyExtendedV1):
     def _devices_of_replica(self, replica_id: int) -> tuple[str, ...]:
         return tuple(d.name for d in self._logical_grid[replica_id])
 
-    def _make_replica_context(self, replica_id: int):
+    def _make_replica_context(self, replica_id: int) -> TPUReplicaContext:
         return TPUReplicaContext(self._container_strategy(), replica_id_in_sync_group=replica_id)
 
-    def _call_for_each_replica(self, fn, args, kwargs):
-        def tpu_computation(*replica_args, **replica_kwargs):
+    def _call_for_each_replica(self, fn: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+        def tpu_computation(*replica_args: Any, **replica_kwargs: Any) -> Any:
             outputs = fn(*replica_args, **replica_kwargs)
             if not nest.is_nested(outputs):  # one output (or None): no nest walk per replica
                 return _as_replica_output(outputs)
@@ -165,7 +176,7 @@ class TPUExtended(StrategyExtendedV1):
         finally:
             spmd_partitioner.end_step()
 
-    def _regroup_run_results(self, results: list):
+    def _regroup_run_results(self, results: list[Any]) -> Any:
         """Every output is a tensor, so N > 1 replicas always give PerReplica (None stays None)."""
         if all(r is None for r in results):
             return None
@@ -173,7 +184,7 @@ class TPUExtended(StrategyExtendedV1):
         if len(results) == 1:
             return regrouped
 
-        def wrap_shared(leaf):
+        def wrap_shared(leaf: Any) -> Any:
             # regroup unwraps one object shared by every replica; a TPU returns one tensor per replica.
             if isinstance(leaf, values_lib.DistributedValues) or leaf is None:
                 return leaf
@@ -181,32 +192,34 @@ class TPUExtended(StrategyExtendedV1):
 
         return nest.map_structure(wrap_shared, regrouped)
 
-    def _experimental_distribute_dataset(self, dataset, options):
+    def _experimental_distribute_dataset(self, dataset: Any, options: InputOptions | None) -> Any:
         distributed = super()._experimental_distribute_dataset(dataset, options)  # checks `dataset` is one
         if _fetches_to_device(options):
             _check_fetchable_spec(dataset.element_spec)
         return distributed
 
-    def _distribute_datasets_from_function(self, dataset_fn, options):
+    def _distribute_datasets_from_function(self, dataset_fn: Callable[[InputContext], Dataset],
+                                           options: InputOptions | None) -> Any:
         if options is not None and options.experimental_replication_mode == InputReplicationMode.PER_REPLICA:
             raise NotImplementedError("InputReplicationMode.PER_REPLICA is only supported in "
                                       "`distribute_datasets_from_function` of tf.distribute.MirroredStrategy")
         if _fetches_to_device(options):
             user_fn = dataset_fn
 
-            def dataset_fn(context):
+            def dataset_fn(context: InputContext) -> Dataset:
                 dataset = user_fn(context)
                 _check_fetchable_spec(dataset.element_spec)
                 return dataset
 
         return super()._distribute_datasets_from_function(dataset_fn, options)
 
-    def _check_gather_participants(self, tensors, axis) -> None:
+    def _check_gather_participants(self, tensors: list[_core.tensor.Tensor], axis: int) -> None:
         # TF's TPUStrategy.gather concatenates the components on the host: sizes along `axis` may differ, and
         # other differences raise what its concat raises.
         cross_replica_ops.check_gather_shapes(tensors, axis, cross_replica_ops.concat_shape_mismatch)
 
-    def call_for_each_replica(self, fn, args=(), kwargs=None):
+    def call_for_each_replica(self, fn: Callable[..., Any], args: Sequence[Any] = (),
+                              kwargs: dict[str, Any] | None = None) -> Any:
         """On TPU (the Keras path) `fn` runs once, as replica 0 on its core."""
         require_cross_replica(self)
         strategy = self._container_strategy()
@@ -214,11 +227,11 @@ class TPUExtended(StrategyExtendedV1):
             with TPUReplicaContext(strategy, replica_id_in_sync_group=0):
                 return fn(*args, **(kwargs or {}))
 
-    def _create_variable(self, next_creator, **kwargs):
+    def _create_variable(self, next_creator: Callable[..., Any], **kwargs: Any) -> Any:
         if not self._spmd or self._num_logical_devices == 1:
             return super()._create_variable(next_creator, **kwargs)
 
-        def replicated_creator(**component_kwargs):
+        def replicated_creator(**component_kwargs: Any) -> LogicallyReplicatedVariable:
             # The generic code places component r under replica r's current logical core; find that replica.
             current = device_scope.current_device()
             cores = next((c for c in self._logical_grid if current in c), self._logical_grid[0])
@@ -234,7 +247,7 @@ class TPUExtended(StrategyExtendedV1):
             return context._replica_id
         return 0
 
-    def _annotate(self, tensor, sharding) -> ShardedTensor:
+    def _annotate(self, tensor: Any, sharding: _core.spmd.Sharding) -> ShardedTensor:
         """`tensor` laid out by `sharding` over the current replica's logical cores (each charged its shard).
 
         In SPMD mode the result is partitioned: ops on it run shard by shard; annotating a partitioned
@@ -263,7 +276,7 @@ class TPUExtended(StrategyExtendedV1):
         return self._spmd
 
     @contextlib.contextmanager
-    def experimental_logical_device(self, logical_device_id: int):
+    def experimental_logical_device(self, logical_device_id: int) -> Iterator[None]:
         """Places variables and ops of the block on logical core `logical_device_id` of every replica."""
         _check_logical_device(logical_device_id, self._num_logical_devices)
         token = current_logical_device.set(logical_device_id)
@@ -273,12 +286,12 @@ class TPUExtended(StrategyExtendedV1):
             current_logical_device.reset(token)
 
 
-def _fetches_to_device(options) -> bool:
+def _fetches_to_device(options: InputOptions | None) -> bool:
     # InputOptions' experimental_fetch_to_device defaults to True (None here means the default).
     return options is None or options.experimental_fetch_to_device is not False
 
 
-def _check_fetchable_spec(element_spec) -> None:
+def _check_fetchable_spec(element_spec: Any) -> None:
     """TF's TPUStrategy rejects sparse and ragged components when prefetching to the TPU; dense (string
     included) components pass."""
     from tpustrategy.framework.sparse_tensor import SparseTensorSpec
@@ -295,14 +308,16 @@ def _check_fetchable_spec(element_spec) -> None:
                 "your dataset distribution function.")
 
 
-def _joined_paths(structure, prefix: str):
+def _joined_paths(structure: Any, prefix: str) -> Iterator[tuple[str, Any]]:
     """(path, leaf) pairs with TF's joined string paths ("a/0/b"); dicts in sorted key order."""
+    fields: Any = getattr(structure, "_fields", None)  # a namedtuple's
+    items: list[tuple[Any, Any]]
     if isinstance(structure, dict):
         items = sorted(structure.items())
-    elif isinstance(structure, (list, tuple)) and not hasattr(structure, "_fields"):
+    elif isinstance(structure, (list, tuple)) and fields is None:
         items = list(enumerate(structure))
     elif isinstance(structure, tuple):
-        items = list(zip(structure._fields, structure, strict=True))
+        items = list(zip(fields, structure, strict=True))
     else:
         yield prefix, structure
         return

@@ -5,6 +5,9 @@ un-annotated variables. Without SPMD a component is a plain Variable on logical 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from tpustrategy import _core
 from tpustrategy.distribute.distribution_strategy_context import current_logical_device
 from tpustrategy.variables import Variable
@@ -23,7 +26,7 @@ class LogicallyReplicatedVariable(Variable):
       **kwargs: as for ``Variable``.
     """
 
-    def __init__(self, logical_cores, **kwargs):
+    def __init__(self, logical_cores: Iterable[_core.devices.Device], **kwargs: Any) -> None:
         self._logical_cores = list(logical_cores)
         super().__init__(**kwargs)
 

@@ -10,29 +10,35 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from tpustrategy import _core, nest
 from tpustrategy.distribute import distribute_lib
 from tpustrategy.distribute import distribution_strategy_context as ds_context
 from tpustrategy.distribute import values as values_lib
+from tpustrategy.distribute.cluster_resolver import ClusterResolver
+from tpustrategy.distribute.distribute_options import RunOptions
 from tpustrategy.distribute.tpu_extended import TPUExtended
+from tpustrategy.tpu.device_assignment import DeviceAssignment
 from tpustrategy.tpu.sharded_tensor import ShardedTensor
 
 _logger = logging.getLogger("tpustrategy")
 
 
-def sharding_of(tensor) -> _core.spmd.Sharding | None:
+def sharding_of(tensor: object) -> _core.spmd.Sharding | None:
     """The sharding an annotation gave `tensor` (a ShardedTensor), None for any other value."""
     return tensor.sharding if isinstance(tensor, ShardedTensor) else None
 
 
-def _is_distributed_variable_arg(value) -> bool:
+def _is_distributed_variable_arg(value: object) -> bool:
     """TF's test: the first leaf of the (possibly nested) argument is a distributed variable."""
     flat = nest.flatten(value)
     return bool(flat) and values_lib.is_distributed_variable(flat[0])
 
 
-def _bind_variable_args(fn, args, kwargs):
+def _bind_variable_args(fn: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any] | None,
+                        ) -> tuple[Callable[..., Any], Sequence[Any], dict[str, Any]]:
     """Moves distributed variables passed to ``TPUStrategy.run`` into keyword arguments bound to `fn`.
 
     TF does this so that a variable reaches `fn` as the variable rather than as a tensor of its value; to
@@ -55,7 +61,7 @@ def _bind_variable_args(fn, args, kwargs):
         parameters = list(inspect.signature(fn).parameters.values())
     except (TypeError, ValueError):  # a builtin without a signature: variables stay positional
         return fn, args, kwargs
-    positional_names = []
+    positional_names: list[str] = []
     star_args_index = None
     for index, parameter in enumerate(parameters):
         if index == 0 and parameter.name == "self":
@@ -71,7 +77,7 @@ def _bind_variable_args(fn, args, kwargs):
                 "expected zero for both."
             )
 
-    star_args = []
+    star_args: list[Any] = []
     seen_variable = False
     for index, arg in enumerate(args):
         in_star_args = star_args_index is not None and index >= star_args_index
@@ -93,10 +99,14 @@ def _bind_variable_args(fn, args, kwargs):
     return functools.partial(fn, **variable_kwargs), star_args, other_kwargs
 
 
-class _TPUStrategyMethods:
-    """What every TPU strategy adds to its base: the resolver and the logical-device API (SEMANTICS.md §4)."""
+class _TPUStrategyMethods(distribute_lib.StrategyBase):
+    """What every TPU strategy adds to its base: the resolver and the logical-device API (SEMANTICS.md §4).
+    (Comes first in a TPU strategy's bases; the StrategyBase base lets it name what it uses.)"""
 
-    def run(self, fn, args=(), kwargs=None, options=None):
+    _extended: TPUExtended
+
+    def run(self, fn: Callable[..., Any], args: Sequence[Any] = (), kwargs: dict[str, Any] | None = None,
+            options: RunOptions | None = None) -> Any:
         """Runs `fn` on every TPU replica (see ``Strategy.run``); outputs are tensors, so with more than one
         replica the result is PerReplica. Distributed variables in `args` are passed to `fn` by keyword."""
         if not isinstance(args, (list, tuple)):
@@ -115,10 +125,10 @@ class _TPUStrategyMethods:
         return super().run(fn, args=args, kwargs=kwargs, options=options)
 
     @property
-    def cluster_resolver(self):
+    def cluster_resolver(self) -> Any:
         return self._extended._tpu_cluster_resolver
 
-    def experimental_assign_to_logical_device(self, tensor, logical_device_id: int):
+    def experimental_assign_to_logical_device(self, tensor: Any, logical_device_id: int) -> ShardedTensor:
         """Places `tensor` on logical core `logical_device_id` of the replica (a maximal sharding)."""
         extended = self._extended
         if extended._spmd:
@@ -134,7 +144,7 @@ class _TPUStrategyMethods:
             )
         return self._extended._annotate(tensor, _core.spmd.Sharding.maximal(logical_device_id))
 
-    def experimental_split_to_logical_devices(self, tensor, partition_dimensions):
+    def experimental_split_to_logical_devices(self, tensor: Any, partition_dimensions: Sequence[int]) -> ShardedTensor:
         """Splits `tensor` into tiles over the logical cores: ``partition_dimensions[i]`` pieces along axis i."""
         if not (getattr(tensor, "_spmd_partitioned", False) or values_lib.is_distributed_variable(tensor)):
             tensor = _core.tensor.convert_to_tensor(tensor)  # partitioned values and variables are resharded in place
@@ -144,7 +154,7 @@ class _TPUStrategyMethods:
         )
         return self._extended._annotate(tensor, sharding)
 
-    def experimental_replicate_to_logical_devices(self, tensor):
+    def experimental_replicate_to_logical_devices(self, tensor: Any) -> ShardedTensor:
         """A full copy of `tensor` on every logical core of the replica."""
         return self._extended._annotate(tensor, _core.spmd.Sharding.replicated())
 
@@ -161,8 +171,11 @@ class TPUStrategyV2(_TPUStrategyMethods, distribute_lib.Strategy):
     """
 
     def __init__(
-        self, tpu_cluster_resolver=None, experimental_device_assignment=None, experimental_spmd_xla_partitioning=False
-    ):
+        self,
+        tpu_cluster_resolver: ClusterResolver | None = None,
+        experimental_device_assignment: DeviceAssignment | None = None,
+        experimental_spmd_xla_partitioning: bool = False,
+    ) -> None:
         super().__init__(
             TPUExtended(
                 self, tpu_cluster_resolver, experimental_device_assignment, spmd=experimental_spmd_xla_partitioning
@@ -173,7 +186,8 @@ class TPUStrategyV2(_TPUStrategyMethods, distribute_lib.Strategy):
 class TPUStrategy(_TPUStrategyMethods, distribute_lib.Strategy):
     """``tf.distribute.experimental.TPUStrategy`` (r1.15 / TF 2.0); deprecated in favour of TPUStrategy."""
 
-    def __init__(self, tpu_cluster_resolver=None, device_assignment=None):
+    def __init__(self, tpu_cluster_resolver: ClusterResolver | None = None,
+                 device_assignment: DeviceAssignment | None = None) -> None:
         _logger.warning(
             "`tf.distribute.experimental.TPUStrategy` is deprecated, please use the non-experimental "
             "symbol `tf.distribute.TPUStrategy` instead."
@@ -184,7 +198,8 @@ class TPUStrategy(_TPUStrategyMethods, distribute_lib.Strategy):
 class TPUStrategyV1(_TPUStrategyMethods, distribute_lib.StrategyV1):
     """``tf.compat.v1.distribute.experimental.TPUStrategy``: adds ``steps_per_run`` (None → 1)."""
 
-    def __init__(self, tpu_cluster_resolver=None, steps_per_run=None, device_assignment=None):
+    def __init__(self, tpu_cluster_resolver: ClusterResolver | None = None, steps_per_run: int | None = None,
+                 device_assignment: DeviceAssignment | None = None) -> None:
         super().__init__(TPUExtended(self, tpu_cluster_resolver, device_assignment, steps_per_run=steps_per_run))
 
     @property

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 from collections import abc
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from tpustrategy import _core, nest
@@ -19,11 +20,11 @@ from tpustrategy.framework.operators import TensorOperators
 class DistributedValues:
     """Base of every distributed value: ``.values`` is the tuple of components in replica order."""
 
-    def __init__(self, values):
+    def __init__(self, values: Iterable[Any]) -> None:
         self._values = tuple(values)
 
     @property
-    def values(self) -> tuple:
+    def values(self) -> tuple[Any, ...]:
         return self._values
 
     def _local_replica_id(self) -> int | None:
@@ -32,21 +33,21 @@ class DistributedValues:
             return None
         return context._position
 
-    def _get(self):
+    def _get(self) -> Any:
         """The component of the replica that is running, else the primary (replica 0) component."""
         replica_id = self._local_replica_id()
         return self._values[0 if replica_id is None else replica_id]
 
-    def _as_tensor(self):
+    def _as_tensor(self) -> Any:
         return convert_to_tensor(self._get_for_conversion())
 
-    def _get_for_conversion(self):
+    def _get_for_conversion(self) -> Any:
         return self._get()
 
     def __len__(self) -> int:
         return len(self._values)
 
-    def _format(self, item_repr) -> str:
+    def _format(self, item_repr: Callable[[Any], str]) -> str:
         body = ",\n".join(f"  {i}: {item_repr(v)}" for i, v in enumerate(self._values))
         return f"{type(self).__name__}:{{\n{body}\n}}"
 
@@ -64,13 +65,13 @@ class DistributedValues:
 class PerReplica(DistributedValues):
     """Values that may differ between replicas (e.g. the result of ``run``)."""
 
-    def _nest_components(self) -> list:  # tf.nest with expand_composites=True sees the replicas' values
+    def _nest_components(self) -> list[Any]:  # tf.nest with expand_composites=True sees the replicas' values
         return list(self._values)
 
-    def _from_composite_components(self, components):
+    def _from_composite_components(self, components: Iterable[Any]) -> DistributedValues:
         return type(self)(components)
 
-    def _get_for_conversion(self):
+    def _get_for_conversion(self) -> Any:
         if self._local_replica_id() is None and len(self._values) > 1:
             raise ValueError("A PerReplica value cannot be used as a tensor in cross-replica context; use "
                              "strategy.experimental_local_results, strategy.reduce or strategy.gather")
@@ -83,12 +84,12 @@ class Mirrored(TensorOperators, DistributedValues):
     _nest_components = PerReplica._nest_components
     _from_composite_components = PerReplica._from_composite_components
 
-    def numpy(self):
+    def numpy(self) -> Any:
         import numpy as np
 
         return np.asarray(self._get())
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> Any:
         import numpy as np
 
         array = np.asarray(self._get())
@@ -108,7 +109,7 @@ def select_replica(replica_id: int, structure: Any) -> Any:
     """Replica `replica_id`'s view of `structure`: DistributedValues that are not variables become their
     component; variables and plain values pass through."""
 
-    def select(value):
+    def select(value: Any) -> Any:
         if isinstance(value, DistributedValues) and not is_distributed_variable(value):
             return value.values[replica_id]
         return value
@@ -116,7 +117,11 @@ def select_replica(replica_id: int, structure: Any) -> Any:
     return nest.map_structure(select, structure)
 
 
-def select_flat_arguments(args, kwargs: dict, count: int) -> list | None:
+# Each replica's (args, kwargs), in replica order.
+ReplicaArguments = list[tuple[Sequence[Any], dict[str, Any]]]
+
+
+def select_flat_arguments(args: Sequence[Any], kwargs: dict[str, Any], count: int) -> ReplicaArguments | None:
     """``(select_replica(i, args), select_replica(i, kwargs))`` for i < `count`, when no argument is a nest (the
     common ``run(fn, args=(x,))``); None otherwise. Builds each replica's arguments with one pass per step."""
     if any(nest.is_nested(a) for a in args) or any(nest.is_nested(v) for v in kwargs.values()):
@@ -128,7 +133,8 @@ def select_flat_arguments(args, kwargs: dict, count: int) -> list | None:
 _ARGUMENT_TYPES = frozenset((tuple, list))
 
 
-def replica_arguments(args, kwargs: dict, count: int) -> tuple[bool, list | None]:
+def replica_arguments(args: Sequence[Any], kwargs: dict[str, Any], count: int,
+                      ) -> tuple[bool, ReplicaArguments | None]:
     """``(contains_distributed_values((args, kwargs)), select_flat_arguments(args, kwargs, count))`` (the latter
     only when the former is true, else None) in one pass over the arguments when none is a nest: ``run`` asks it
     every step."""
@@ -136,7 +142,7 @@ def replica_arguments(args, kwargs: dict, count: int) -> tuple[bool, list | None
         distributed = contains_distributed_values((args, kwargs))
         return distributed, select_flat_arguments(args, kwargs, count) if distributed else None
     values = (*args, *kwargs.values()) if kwargs else args
-    columns = []
+    columns: list[tuple[Any, ...] | None] = []
     distributed = False
     for value in values:
         if type(value) not in _LEAF_TYPES:
@@ -152,7 +158,8 @@ def replica_arguments(args, kwargs: dict, count: int) -> tuple[bool, list | None
     return True, _flat_rows(args, kwargs, values, columns, count)
 
 
-def _flat_rows(args, kwargs: dict, values: tuple, columns: list, count: int) -> list | None:
+def _flat_rows(args: Sequence[Any], kwargs: dict[str, Any], values: Sequence[Any],
+               columns: list[tuple[Any, ...] | None], count: int) -> ReplicaArguments | None:
     if any(c is not None and len(c) < count for c in columns):
         return None  # a component missing: select_replica raises it in the replica that lacks it
     rows = list(zip(*[(a,) * count if c is None else c[:count] for a, c in zip(values, columns, strict=True)],
@@ -163,7 +170,7 @@ def _flat_rows(args, kwargs: dict, values: tuple, columns: list, count: int) -> 
     return [(row[:positional], dict(zip(names, row[positional:], strict=True))) for row in rows]
 
 
-def _column(value):
+def _column(value: object) -> tuple[Any, ...] | None:
     if isinstance(value, DistributedValues) and not is_distributed_variable(value):
         return value.values
     return None
@@ -173,7 +180,8 @@ def contains_distributed_values(structure: Any) -> bool:
     return any(isinstance(v, DistributedValues) for v in nest.flatten(structure))
 
 
-def regroup(per_replica_results, wrap_class=PerReplica, always_wrap: bool = False):
+def regroup(per_replica_results: Iterable[Any], wrap_class: Callable[[list[Any]], Any] = PerReplica,
+            always_wrap: bool = False) -> Any:
     """Merges one result nest per replica into one nest of distributed values, as TF's ``regroup``.
 
     Lists, tuples (namedtuples rebuilt) and mappings are walked; replicas whose nests differ there raise
@@ -197,16 +205,17 @@ def regroup(per_replica_results, wrap_class=PerReplica, always_wrap: bool = Fals
             assert len(v) == len(v0), ("Values to regroup had different lengths: "
                                        f"len(v) == {len(v)}, len(v0) == {len(v0)}, v: {v}, v0: {v0}")
         items = tuple(regroup([v[i] for v in values], wrap_class, always_wrap) for i in range(len(v0)))
-        return v0._make(items) if hasattr(v0, "_fields") else items
+        return v0._make(items) if hasattr(v0, "_fields") else items  # type: ignore[attr-defined]  # a namedtuple
     if isinstance(v0, abc.Mapping):
         for v in values[1:]:
             assert isinstance(v, abc.Mapping), f"v[0]: {v0!r}  v[i]: {v!r}"
             assert set(v.keys()) == set(v0.keys()), f"v[0].keys: {set(v0.keys())}  v[i].keys: {set(v.keys())}"
-        return type(v0)({key: regroup([v[key] for v in values], wrap_class, always_wrap) for key in v0})
+        return type(v0)(  # type: ignore[call-arg]  # a concrete mapping class, built from a dict
+            {key: regroup([v[key] for v in values], wrap_class, always_wrap) for key in v0})
     return _regroup_leaf(values, wrap_class, always_wrap)
 
 
-def _regroup_leaf(values: list, wrap_class, always_wrap: bool):
+def _regroup_leaf(values: list[Any], wrap_class: Callable[[list[Any]], Any], always_wrap: bool) -> Any:
     first = values[0]
     if len(values) == 1 and not always_wrap:
         return first
@@ -218,7 +227,7 @@ def _regroup_leaf(values: list, wrap_class, always_wrap: bool):
     return _regroup_components(values, first, wrap_class)
 
 
-def _regroup_components(values: list, first, wrap_class):
+def _regroup_components(values: list[Any], first: Any, wrap_class: Callable[[list[Any]], Any]) -> Any:
     # Components of one distributed variable come back as it (variables know their container; tensors do not).
     container = None if type(first) is _Tensor else getattr(first, "_distributed_container", None)
     if container is not None and len(values) == len(container.values) and all(
@@ -231,21 +240,21 @@ def _regroup_components(values: list, first, wrap_class):
 class PerReplicaSpec:
     """The spec of a PerReplica value: one spec per replica (``values.PerReplicaSpec``)."""
 
-    def __init__(self, *value_specs):
+    def __init__(self, *value_specs: Any) -> None:
         self._value_specs = tuple(value_specs)
 
     @property
-    def _component_specs(self) -> tuple:
+    def _component_specs(self) -> tuple[Any, ...]:
         return self._value_specs
 
     @property
-    def value_type(self):
+    def value_type(self) -> type[PerReplica]:
         return PerReplica
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and self._value_specs == other._value_specs
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self._value_specs)
 
     def __repr__(self) -> str:

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
 from tpustrategy import _core
 from tpustrategy.framework import string_tensor
 
+Tensor = _core.tensor.Tensor
 
-def constant(value, dtype=None, shape=None, name=None):
+
+def constant(value: object, dtype: object = None, shape: Iterable[int] | None = None,
+             name: str | None = None) -> Tensor | string_tensor.StringTensor:
     """Creates a tensor holding a copy of `value` (mirrors ``tf.constant``).
 
     Args:
@@ -24,23 +29,25 @@ def constant(value, dtype=None, shape=None, name=None):
     """
     if string_tensor.is_string_dtype(dtype) or (dtype is None and string_tensor.is_string_value(value)):
         return _string_constant(value, dtype, shape)
-    tensor = _core.tensor.constant(value, dtype)
+    tensor: Tensor = _core.tensor.constant(value, dtype)
     if shape is None:
         return tensor
-    shape = tuple(int(d) for d in shape)
-    if tuple(tensor._shape_tuple) == shape:
+    dims = tuple(int(d) for d in shape)
+    if tuple(tensor._shape_tuple) == dims:
         return tensor
     array = np.asarray(tensor)
-    count = int(np.prod(shape, dtype=np.int64))
+    count = int(np.prod(dims, dtype=np.int64))
     if array.size == count:
-        return _core.tensor.constant(array.reshape(shape), tensor.dtype)
+        reshaped: Tensor = _core.tensor.constant(array.reshape(dims), tensor.dtype)
+        return reshaped
     if array.size == 1:
-        return _core.tensor.constant(np.broadcast_to(array.reshape(()), shape), tensor.dtype)
+        broadcast: Tensor = _core.tensor.constant(np.broadcast_to(array.reshape(()), dims), tensor.dtype)
+        return broadcast
     raise TypeError(f"Eager execution of tf.constant with unsupported shape. Tensor {value!r} (converted from "
-                    f"{array.size} elements) cannot take shape {list(shape)} ({count} elements)")
+                    f"{array.size} elements) cannot take shape {list(dims)} ({count} elements)")
 
 
-def _string_constant(value, dtype, shape):
+def _string_constant(value: object, dtype: object, shape: Iterable[int] | None) -> string_tensor.StringTensor:
     """A tf.string tensor; a numeric value with dtype=tf.string is TF's TypeError."""
     if dtype is not None and not string_tensor.is_string_value(value):
         raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype string")
@@ -51,18 +58,19 @@ def _string_constant(value, dtype, shape):
     tensor = string_tensor.StringTensor(value)
     if shape is None:
         return tensor
-    shape = tuple(int(d) for d in shape)
+    dims = tuple(int(d) for d in shape)
     array = tensor._array
-    count = int(np.prod(shape, dtype=np.int64))
+    count = int(np.prod(dims, dtype=np.int64))
     if array.size == count:
-        return string_tensor.StringTensor(array.reshape(shape))
+        return string_tensor.StringTensor(array.reshape(dims))
     if array.size == 1:
-        return string_tensor.StringTensor(np.broadcast_to(array.reshape(()), shape).copy())
+        return string_tensor.StringTensor(np.broadcast_to(array.reshape(()), dims).copy())
     raise TypeError(f"Eager execution of tf.constant with unsupported shape. Tensor {value!r} (converted from "
-                    f"{array.size} elements) cannot take shape {list(shape)} ({count} elements)")
+                    f"{array.size} elements) cannot take shape {list(dims)} ({count} elements)")
 
 
-def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
+def convert_to_tensor(value: object, dtype: object = None, dtype_hint: object = None,
+                      name: str | None = None) -> Tensor | string_tensor.StringTensor:
     """Converts `value` to a Tensor without copying a Tensor (mirrors ``tf.convert_to_tensor``).
 
     ``dtype_hint`` is used when `value` has no dtype of its own (Python values).
@@ -77,7 +85,9 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     if dtype is None and dtype_hint is not None and not isinstance(value,
                                                                    (_core.tensor.Tensor, np.ndarray, np.generic)):
         try:
-            return _core.tensor.convert_to_tensor(value, dtype_hint)
+            hinted: Tensor = _core.tensor.convert_to_tensor(value, dtype_hint)
+            return hinted
         except (TypeError, ValueError):
             pass
-    return _core.tensor.convert_to_tensor(value, dtype)
+    converted: Tensor = _core.tensor.convert_to_tensor(value, dtype)
+    return converted

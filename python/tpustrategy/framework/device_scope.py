@@ -20,7 +20,7 @@ current_device = _core.devices.current_device
 def device_scope(device: _core.devices.Device | None) -> Iterator[_core.devices.Device | None]:
     """Places new tensors on `device` (a _core.devices.Device or None) for the block."""
     previous = _core.devices.current_device()
-    _core.devices.set_current_device(device)
+    _core.devices.set_current_device(device)  # type: ignore[arg-type]  # None (host CPU 0) too; the stub omits it
     try:
         yield device
     finally:
@@ -39,7 +39,7 @@ def resolve_device(name: str | _core.devices.Device | None) -> _core.devices.Dev
 
 
 @contextlib.contextmanager
-def device(device_name):
+def device(device_name: str | _core.devices.Device | None) -> Iterator[_core.devices.Device | None]:
     """Specifies the device for tensors created in the block (mirrors ``tf.device``).
 
     Args:

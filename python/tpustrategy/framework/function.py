@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import functools
 import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from tpustrategy import _core, errors, nest
 from tpustrategy.distribute.values import DistributedValues
 from tpustrategy.framework.tensor import TensorSpec
 
 
-def _check_against_spec(value, spec, path: str):
+def _check_against_spec(value: Any, spec: Any, path: str) -> Any:
     """`value` converted as TF converts an input of a function with `spec` in its input_signature.
 
     Raises:
@@ -53,14 +55,15 @@ def _check_against_spec(value, spec, path: str):
     return value
 
 
-def _bind_to_signature(fn, input_signature, args, kwargs):
+def _bind_to_signature(fn: Callable[..., Any], input_signature: Sequence[Any], given: Sequence[Any],
+                       kwargs: dict[str, Any]) -> tuple[Any, ...]:
     """Positional inputs checked against `input_signature`; keyword inputs naming those parameters are moved
     into place, as TF binds them. A leading ``self`` (a decorated method) is not part of the signature."""
     names = list(inspect.signature(fn).parameters)
-    prefix = ()
-    if names and names[0] == "self" and args:
-        prefix, args, names = args[:1], args[1:], names[1:]
-    args = list(args)
+    prefix: tuple[Any, ...] = ()
+    if names and names[0] == "self" and given:
+        prefix, given, names = tuple(given[:1]), given[1:], names[1:]
+    args = list(given)
     for name in names[len(args):len(input_signature)]:
         if name in kwargs:
             args.append(kwargs.pop(name))
@@ -73,15 +76,17 @@ def _bind_to_signature(fn, input_signature, args, kwargs):
     return prefix + tuple(checked)
 
 
-def function(func=None, input_signature=None, autograph=True, jit_compile=None, reduce_retracing=False,
-             experimental_implements=None, experimental_autograph_options=None, experimental_attributes=None,
-             experimental_relax_shapes=None, experimental_compile=None, experimental_follow_type_hints=None):
+def function(func: Callable[..., Any] | None = None, input_signature: Sequence[Any] | None = None,
+             autograph: bool = True, jit_compile: bool | None = None, reduce_retracing: bool = False,
+             experimental_implements: str | None = None, experimental_autograph_options: object = None,
+             experimental_attributes: dict[str, Any] | None = None, experimental_relax_shapes: bool | None = None,
+             experimental_compile: bool | None = None, experimental_follow_type_hints: bool | None = None) -> Any:
     """Decorator mirroring ``tf.function``; usable as ``@function`` or ``@function(jit_compile=True)``."""
     signature = None if input_signature is None else list(input_signature)
 
-    def decorate(fn):
+    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
             try:
                 if signature is not None:
                     return fn(*_bind_to_signature(fn, signature, args, dict(kwargs)))
@@ -90,8 +95,8 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None, 
                 # TF's traced next(iterator) past the end raises OutOfRangeError out of the function.
                 raise errors.OutOfRangeError(None, None, "End of sequence") from None
 
-        wrapper.python_function = fn
-        wrapper.input_signature = None if signature is None else tuple(signature)
+        wrapper.python_function = fn  # type: ignore[attr-defined]  # as TF's Function has them
+        wrapper.input_signature = None if signature is None else tuple(signature)  # type: ignore[attr-defined]
         return wrapper
 
     return decorate if func is None else decorate(func)

@@ -6,68 +6,73 @@ tensor (``tf.convert_to_tensor``, any op) gives the dense sum.
 
 from __future__ import annotations
 
+from typing import Any
+
 from tpustrategy import _core
 from tpustrategy.framework.tensor_shape import TensorShape
+
+Tensor = _core.tensor.Tensor
 
 
 class IndexedSlices:
     """Sparse representation of a tensor: ``values[i]`` is row ``indices[i]`` of a ``dense_shape`` tensor."""
 
-    def __init__(self, values, indices, dense_shape=None):
+    def __init__(self, values: Tensor, indices: Tensor, dense_shape: Tensor | None = None) -> None:
         self._values = values
         self._indices = indices
         self._dense_shape = dense_shape
 
     @property
-    def values(self):
+    def values(self) -> Tensor:
         return self._values
 
     # tf.nest(expand_composites=True): TF's component order (dense_shape only when known).
-    def _composite_components(self) -> list:
+    def _composite_components(self) -> list[Tensor]:
         return [self._values, self._indices] + ([] if self._dense_shape is None else [self._dense_shape])
 
-    def _from_composite_components(self, components: list):
+    def _from_composite_components(self, components: list[Tensor]) -> IndexedSlices:
         return IndexedSlices(*components)
 
     @property
-    def indices(self):
+    def indices(self) -> Tensor:
         return self._indices
 
     @property
-    def dense_shape(self):
+    def dense_shape(self) -> Tensor | None:
         return self._dense_shape
 
     @property
-    def dtype(self):
+    def dtype(self) -> _core.tensor.DType:
         return self._values.dtype
 
     @property
-    def shape(self):
+    def shape(self) -> TensorShape:
         return TensorShape(None if self._dense_shape is None else [int(d) for d in _core.ops.identity(
             self._dense_shape).numpy()])
 
     @property
-    def device(self):
+    def device(self) -> str:
         return self._values.device
 
-    def _as_tensor(self):
+    def _as_tensor(self) -> Tensor:
         """The dense tensor (segment sum of the rows), as TF converts IndexedSlices."""
         if self._dense_shape is None:
             raise ValueError("Tensor conversion requested for IndexedSlices without dense_shape: "
                              f"{self!r}")
         rows = int(self._dense_shape.numpy()[0])
-        return _core.ops.unsorted_segment_sum(self._values, self._indices, rows)
+        dense: Tensor = _core.ops.unsorted_segment_sum(self._values, self._indices, rows)
+        return dense
 
-    def numpy(self):
+    def numpy(self) -> Any:
         return self._as_tensor().numpy()
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> Any:
         import numpy as np
 
         array = np.asarray(self._as_tensor())
         return array.astype(dtype) if dtype is not None else array
 
-    def __neg__(self):
+    def __neg__(self) -> IndexedSlices:
         return IndexedSlices(-self._values, self._indices, self._dense_shape)
 
     def __repr__(self) -> str:

@@ -6,6 +6,9 @@ by reading the value and applying the Tensor operator. ``_as_tensor()`` gives th
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 _BINARY = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or")
 _COMPARISONS = ("__lt__", "__le__", "__gt__", "__ge__")  # == and != keep identity semantics (hashable objects)
 _UNARY = ("__neg__", "__pos__", "__abs__", "__invert__")
@@ -13,13 +16,13 @@ _UNARY = ("__neg__", "__pos__", "__abs__", "__invert__")
 _CONVERSIONS = ("__float__", "__int__", "__index__")
 
 
-def _operand(value):
+def _operand(value: object) -> Any:
     as_tensor = getattr(value, "_as_tensor", None)
     return as_tensor() if as_tensor is not None else value
 
 
-def _forward(name: str):
-    def method(self, *args):
+def _forward(name: str) -> Callable[..., Any]:
+    def method(self: TensorOperators, *args: object) -> Any:
         return getattr(self._as_tensor(), name)(*(_operand(a) for a in args))
 
     method.__name__ = name
@@ -30,8 +33,9 @@ class TensorOperators:
     """Mixin: the Tensor operators applied to ``self._as_tensor()``."""
 
     __array_priority__ = 100  # numpy defers to our reflected operators (ndarray + variable)
+    _as_tensor: Callable[[], Any]  # what the class it is mixed into provides (declared only: no attribute here)
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: Any) -> Any:
         return self._as_tensor()[key]
 
 

@@ -10,6 +10,9 @@ consults).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from typing import Any
+
 import numpy as np
 
 from tpustrategy import _core, errors
@@ -28,27 +31,27 @@ class StringDType:
     as_numpy_dtype = object
     size = 0
 
-    def __eq__(self, other):
-        return other is self or other == "string" if isinstance(other, str) else other is self
+    def __eq__(self, other: object) -> bool:
+        return other == "string" if isinstance(other, str) else other is self
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash("string")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "tf.string"
 
-    def __str__(self):
+    def __str__(self) -> str:
         return "<dtype: 'string'>"
 
 
 string = StringDType()
 
 
-def is_string_dtype(dtype) -> bool:
+def is_string_dtype(dtype: object) -> bool:
     return dtype is string or (isinstance(dtype, str) and dtype in ("string", "tf.string")) or dtype is bytes
 
 
-def to_bytes(value) -> bytes:
+def to_bytes(value: object) -> bytes:
     """One string value (bytes, str, numpy bytes, a scalar string tensor) as bytes; TypeError otherwise."""
     if isinstance(value, bytes):
         return value
@@ -57,12 +60,13 @@ def to_bytes(value) -> bytes:
     if isinstance(value, np.bytes_):
         return bytes(value)
     if isinstance(value, StringTensor) and value.ndim == 0:
-        return value._array.item()
+        item: bytes = value._array.item()
+        return item
     raise TypeError(f"Failed to convert elements of {value!r} to Tensor: expected a string (bytes or str), "
                     f"got {type(value).__name__}")
 
 
-def to_bytes_array(value) -> np.ndarray:
+def to_bytes_array(value: Any) -> np.ndarray[Any, Any]:
     """Any string value (bytes, str, nested lists, object / bytes / str arrays) as an object array of bytes."""
     if isinstance(value, StringTensor):
         return value._array
@@ -77,7 +81,7 @@ def to_bytes_array(value) -> np.ndarray:
     return out
 
 
-def _frozen(array: np.ndarray) -> np.ndarray:
+def _frozen(array: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     array.flags.writeable = False
     return array
 
@@ -88,7 +92,7 @@ class StringTensor:
     __slots__ = ("_array", "_device", "__weakref__")
     __array_priority__ = 100
 
-    def __init__(self, value):
+    def __init__(self, value: object) -> None:
         if isinstance(value, np.ndarray) and value.dtype == object and _all_bytes(value):
             array = value.copy() if value.flags.writeable else value
         else:
@@ -97,42 +101,57 @@ class StringTensor:
         self._device = _host_device_name()
 
     # ---- what a tensor reports ----
-    dtype = property(lambda self: string)
-    shape = property(lambda self: TensorShape(self._array.shape))
-    _shape_tuple = property(lambda self: tuple(self._array.shape))
-    ndim = property(lambda self: self._array.ndim)
-    device = property(lambda self: self._device)
+    @property
+    def dtype(self) -> StringDType:
+        return string
+
+    @property
+    def shape(self) -> TensorShape:
+        return TensorShape(self._array.shape)
+
+    @property
+    def _shape_tuple(self) -> tuple[int, ...]:
+        return tuple(self._array.shape)
+
+    @property
+    def ndim(self) -> int:
+        return self._array.ndim
+
+    @property
+    def device(self) -> str:
+        return self._device
+
     backing_device = device
     _is_string_tensor = True
 
     def get_shape(self) -> TensorShape:
         return self.shape
 
-    def numpy(self):
+    def numpy(self) -> Any:
         """``bytes`` for a scalar, otherwise a (writable) object array of bytes, as TF's ``.numpy()``."""
         return self._array.item() if self._array.ndim == 0 else self._array.copy()
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray[Any, Any]:
         array = self._array.copy() if copy is not False else self._array
         return array if dtype is None else array.astype(dtype)
 
-    def _as_tensor(self):
+    def _as_tensor(self) -> _core.tensor.Tensor:
         raise errors.InvalidArgumentError(
             None, None, f"cannot compute this op: an input was expected to be a numeric tensor but is a string "
             f"tensor of shape {list(self._array.shape)}")
 
     # ---- Python protocols ----
-    def __len__(self):
+    def __len__(self) -> int:
         if self._array.ndim == 0:
             raise TypeError("len() of unsized object")
         return len(self._array)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[StringTensor]:
         if self._array.ndim == 0:
             raise TypeError("Cannot iterate over a scalar tensor.")
         return (StringTensor(self._array[i]) for i in range(len(self._array)))
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: Any) -> StringTensor:
         if isinstance(key, _core.tensor.Tensor):
             key = np.asarray(key)
         try:
@@ -142,25 +161,25 @@ class StringTensor:
                                               f"shape {list(self._array.shape)}: {e}") from None
         return StringTensor(np.asarray(picked, dtype=object) if not isinstance(picked, np.ndarray) else picked)
 
-    def __int__(self):  # as TF's EagerTensor: int(self.numpy()), so int(tf.constant(b"3")) == 3
+    def __int__(self) -> int:  # as TF's EagerTensor: int(self.numpy()), so int(tf.constant(b"3")) == 3
         return int(self.numpy())
 
-    def __float__(self):
+    def __float__(self) -> float:
         return float(self.numpy())
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         raise TypeError("Using a string tensor as a Python bool is not allowed (tf.string has no truth value).")
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
 
-    def _compare(self, other, op):
+    def _compare(self, other: object, op: Callable[[Any, Any], Any]) -> _core.tensor.Tensor:
         try:
             other_array = to_bytes_array(other)
         except TypeError:
-            if op is np.equal:
-                return _core.tensor.constant(np.zeros(self._array.shape, bool))
-            return _core.tensor.constant(np.ones(self._array.shape, bool))
+            mismatch: _core.tensor.Tensor = _core.tensor.constant(
+                np.zeros(self._array.shape, bool) if op is np.equal else np.ones(self._array.shape, bool))
+            return mismatch
         try:
             left, right = np.broadcast_arrays(self._array, other_array)
         except ValueError:
@@ -169,30 +188,32 @@ class StringTensor:
         out = np.empty(left.shape, bool)
         for index in np.ndindex(left.shape):
             out[index] = op(left[index] == right[index], True)
-        return _core.tensor.constant(out)
+        compared: _core.tensor.Tensor = _core.tensor.constant(out)
+        return compared
 
-    def __eq__(self, other):
+    # Element-wise, as a Tensor's: a bool tensor, not a bool.
+    def __eq__(self, other: object) -> _core.tensor.Tensor:  # type: ignore[override]
         return self._compare(other, np.equal)
 
-    def __ne__(self, other):
+    def __ne__(self, other: object) -> _core.tensor.Tensor:  # type: ignore[override]
         return self._compare(other, np.not_equal)
 
-    def __add__(self, other):
+    def __add__(self, other: object) -> StringTensor:
         return add(self, other)
 
-    def __radd__(self, other):
+    def __radd__(self, other: object) -> StringTensor:
         return add(other, self)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         text = repr(self.numpy())
         return f"<tf.Tensor: shape={self.shape}, dtype=string, numpy={chr(10) if chr(10) in text else ''}{text}>"
 
-    def __str__(self):
+    def __str__(self) -> str:
         text = repr(self.numpy()) if self._array.ndim == 0 else str(self._array)
         return f"tf.Tensor({text}, shape={self.shape}, dtype=string)"
 
 
-def _all_bytes(array: np.ndarray) -> bool:
+def _all_bytes(array: np.ndarray[Any, Any]) -> bool:
     return all(isinstance(v, bytes) for v in array.flat)
 
 
@@ -207,7 +228,7 @@ def _host_device_name() -> str:
     return _core.devices.host_cpu(current.task).name
 
 
-def add(x, y) -> StringTensor:
+def add(x: object, y: object) -> StringTensor:
     """String ``+``: element-wise concatenation (broadcast); a numeric operand is TF's InvalidArgumentError."""
     for operand in (x, y):
         if isinstance(operand, (_core.tensor.Tensor, int, float, np.number)) or (
@@ -223,7 +244,7 @@ def add(x, y) -> StringTensor:
     return StringTensor(out)
 
 
-def is_string_value(value) -> bool:
+def is_string_value(value: object) -> bool:
     """True for values tf.constant turns into a string tensor: bytes/str, string arrays, lists of them."""
     if isinstance(value, (bytes, str, np.bytes_, np.str_, StringTensor)):
         return True

@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import Any, SupportsIndex, overload
 
 
 class TensorShape:
     """The shape of a tensor; ``None`` marks an unknown dimension (or an unknown rank)."""
 
     __slots__ = ("_dims",)
+    _dims: tuple[int | None, ...] | None
 
-    def __init__(self, dims: Iterable[int | None] | TensorShape | None):
+    def __init__(self, dims: ShapeLike) -> None:
         if isinstance(dims, TensorShape):
             self._dims = dims._dims
         elif dims is None:
             self._dims = None
         else:
-            out = []
+            out: list[int | None] = []
             for d in dims:
                 if d is None:
                     out.append(None)
@@ -34,7 +36,7 @@ class TensorShape:
     ndims = rank
 
     @property
-    def dims(self):
+    def dims(self) -> list[int | None] | None:
         return None if self._dims is None else list(self._dims)
 
     def as_list(self) -> list[int | None]:
@@ -46,14 +48,16 @@ class TensorShape:
         return self._dims is not None and all(d is not None for d in self._dims)
 
     def num_elements(self) -> int | None:
-        if not self.is_fully_defined():
+        if self._dims is None:
             return None
         n = 1
         for d in self._dims:
+            if d is None:
+                return None
             n *= d
         return n
 
-    def is_compatible_with(self, other) -> bool:
+    def is_compatible_with(self, other: ShapeLike) -> bool:
         other = as_shape(other)
         if self._dims is None or other._dims is None:
             return True
@@ -61,7 +65,7 @@ class TensorShape:
             return False
         return all(a is None or b is None or a == b for a, b in zip(self._dims, other._dims, strict=True))
 
-    def merge_with(self, other) -> TensorShape:
+    def merge_with(self, other: ShapeLike) -> TensorShape:
         other = as_shape(other)
         if self._dims is None:
             return other
@@ -71,7 +75,7 @@ class TensorShape:
             raise ValueError(f"Shapes {self} and {other} are not compatible")
         return TensorShape([a if a is not None else b for a, b in zip(self._dims, other._dims, strict=True)])
 
-    def most_specific_compatible_shape(self, other) -> TensorShape:
+    def most_specific_compatible_shape(self, other: ShapeLike) -> TensorShape:
         other = as_shape(other)
         if self._dims is None or other._dims is None or len(self._dims) != len(other._dims):
             return TensorShape(None)
@@ -87,19 +91,25 @@ class TensorShape:
             raise ValueError("Cannot iterate over a shape with unknown rank.")
         return iter(self._dims)
 
-    def __getitem__(self, key):
+    @overload
+    def __getitem__(self, key: SupportsIndex) -> int | None: ...
+
+    @overload
+    def __getitem__(self, key: slice) -> TensorShape: ...
+
+    def __getitem__(self, key: SupportsIndex | slice) -> int | None | TensorShape:
         if self._dims is None:
             return TensorShape(None) if isinstance(key, slice) else None
         if isinstance(key, slice):
             return TensorShape(self._dims[key])
         return self._dims[key]
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: Any) -> bool:  # Any: whatever as_shape takes compares; anything else is NotImplemented
         try:
-            other = as_shape(other)
+            shape = as_shape(other)
         except (TypeError, ValueError):
             return NotImplemented
-        return self._dims == other._dims
+        return self._dims == shape._dims
 
     def __hash__(self) -> int:
         return hash(self._dims)
@@ -107,10 +117,10 @@ class TensorShape:
     def __bool__(self) -> bool:
         return self._dims is not None
 
-    def __add__(self, other) -> TensorShape:
+    def __add__(self, other: ShapeLike) -> TensorShape:
         return self.concatenate(other)
 
-    def concatenate(self, other) -> TensorShape:
+    def concatenate(self, other: ShapeLike) -> TensorShape:
         other = as_shape(other)
         if self._dims is None or other._dims is None:
             return TensorShape(None)
@@ -129,5 +139,9 @@ class TensorShape:
         return "(" + ", ".join("None" if d is None else str(d) for d in self._dims) + ")"
 
 
-def as_shape(shape) -> TensorShape:
+# What a shape argument takes: a TensorShape, dims (None: unknown), or None (unknown rank).
+ShapeLike = TensorShape | Iterable[int | None] | None
+
+
+def as_shape(shape: ShapeLike) -> TensorShape:
     return shape if isinstance(shape, TensorShape) else TensorShape(shape)

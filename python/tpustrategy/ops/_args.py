@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import operator
+from typing import Any, TypeAlias
 
 import numpy as np
 
 from tpustrategy import _core
 
 Tensor = _core.tensor.Tensor
+# An op's input: a Tensor or anything convertible to one (Python numbers, nested lists, numpy arrays, variables).
+TensorLike: TypeAlias = Any
 
 
-def _int(value, what: str) -> int:
+def _int(value: Any, what: str) -> int:
     if isinstance(value, bool | np.bool_):
         raise TypeError(f"{what} must be an integer, got bool {value!r}")
     if isinstance(value, Tensor):
@@ -26,7 +29,7 @@ def _int(value, what: str) -> int:
         raise TypeError(f"{what} must be an integer, got {value!r}") from None
 
 
-def int_list(value, what: str) -> list[int]:
+def int_list(value: Any, what: str) -> list[int]:
     """A list of ints from an int, a list/tuple, a TensorShape, a numpy array or an integer tensor."""
     if isinstance(value, Tensor | np.ndarray):
         array = np.asarray(value)
@@ -45,32 +48,32 @@ def int_list(value, what: str) -> list[int]:
     return [_int(value, what)]
 
 
-def axis_list(axis) -> list[int] | None:
+def axis_list(axis: Any) -> list[int] | None:
     """None (all axes) or a list of axes."""
     if axis is None:
         return None
     return int_list(axis, "axis")
 
 
-def axis_int(axis, what: str = "axis") -> int:
+def axis_int(axis: Any, what: str = "axis") -> int:
     values = int_list(axis, what)
     if len(values) != 1:
         raise TypeError(f"{what} must be a single integer, got {axis!r}")
     return values[0]
 
 
-def dtype_or_none(dtype):
+def dtype_or_none(dtype: Any) -> _core.tensor.DType | None:
     return None if dtype is None else _core.tensor.DType(dtype)
 
 
-def tensor_list(values, what: str = "values") -> list:
+def tensor_list(values: Any, what: str = "values") -> list[Tensor]:
     """Tensors from a list of tensors / Python values; Python values take the first tensor's dtype."""
     if isinstance(values, Tensor):
         return list(values)
     if not isinstance(values, list | tuple):
         raise TypeError(f"{what} must be a list of tensors, got {type(values).__name__}")
     dtype = next((v.dtype for v in values if isinstance(v, Tensor)), None)
-    out = []
+    out: list[Tensor] = []
     for v in values:
         if isinstance(v, Tensor):
             out.append(v)

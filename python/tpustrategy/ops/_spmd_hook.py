@@ -7,10 +7,13 @@ is a partitioned ShardedTensor the op runs through ``partitioner`` instead of as
 
 from __future__ import annotations
 
+from typing import Any
+
 active = False
-partitioner = None  # the tpustrategy.tpu.spmd_partitioner module, set when it activates
+# Any: ops call it only after checking `active` (hot paths: no None test per op).
+partitioner: Any = None  # the tpustrategy.tpu.spmd_partitioner module, set when it activates
 
 
-def sharded(*values) -> bool:
+def sharded(*values: object) -> bool:
     """Whether any of `values` is a ShardedTensor produced in SPMD mode."""
     return any(getattr(v, "_spmd_partitioned", False) for v in values)

@@ -5,6 +5,8 @@ wording (InvalidArgumentError for data, ValueError for static shapes, TypeError 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from tpustrategy import _core, errors
@@ -12,25 +14,26 @@ from tpustrategy.framework import static_shape
 from tpustrategy.framework.string_tensor import StringTensor
 from tpustrategy.framework.tensor import Tensor
 from tpustrategy.framework.tensor_shape import TensorShape, as_shape
+from tpustrategy.ops._args import TensorLike
 
 
-def _tensor(x, dtype=None):
+def _tensor(x: TensorLike, dtype: Any = None) -> Any:
     return x if isinstance(x, Tensor) and dtype is None else _core.tensor.convert_to_tensor(x, dtype)
 
 
-def _array(t) -> np.ndarray:
+def _array(t: TensorLike) -> np.ndarray:
     return np.asarray(t.numpy())
 
 
-def _prefix(message) -> str:
+def _prefix(message: Any) -> str:
     return f"{message}\n" if message else ""
 
 
-def _fail(message: str):
+def _fail(message: str) -> Any:
     raise errors.InvalidArgumentError(None, None, message)
 
 
-def _binary(x, y, compare, symbol: str, message, summarize):
+def _binary(x: TensorLike, y: TensorLike, compare: Any, symbol: str, message: Any, summarize: Any) -> Any:
     x = _tensor(x)
     y = _tensor(y, x.dtype)
     a, b = _array(x), _array(y)
@@ -49,31 +52,37 @@ def _binary(x, y, compare, symbol: str, message, summarize):
           f"{b.ravel()[:n]}")
 
 
-def assert_equal(x, y, message=None, summarize=None, name=None):
+def assert_equal(x: TensorLike, y: TensorLike, message: Any = None, summarize: Any = None,
+                 name: str | None = None) -> Any:
     return _binary(x, y, np.equal, "==", message, summarize)
 
 
-def assert_none_equal(x, y, message=None, summarize=None, name=None):
+def assert_none_equal(x: TensorLike, y: TensorLike, message: Any = None, summarize: Any = None,
+                      name: str | None = None) -> Any:
     return _binary(x, y, np.not_equal, "!=", message, summarize)
 
 
-def assert_less(x, y, message=None, summarize=None, name=None):
+def assert_less(x: TensorLike, y: TensorLike, message: Any = None, summarize: Any = None,
+                name: str | None = None) -> Any:
     return _binary(x, y, np.less, "<", message, summarize)
 
 
-def assert_less_equal(x, y, message=None, summarize=None, name=None):
+def assert_less_equal(x: TensorLike, y: TensorLike, message: Any = None, summarize: Any = None,
+                      name: str | None = None) -> Any:
     return _binary(x, y, np.less_equal, "<=", message, summarize)
 
 
-def assert_greater(x, y, message=None, summarize=None, name=None):
+def assert_greater(x: TensorLike, y: TensorLike, message: Any = None, summarize: Any = None,
+                   name: str | None = None) -> Any:
     return _binary(x, y, np.greater, ">", message, summarize)
 
 
-def assert_greater_equal(x, y, message=None, summarize=None, name=None):
+def assert_greater_equal(x: TensorLike, y: TensorLike, message: Any = None, summarize: Any = None,
+                         name: str | None = None) -> Any:
     return _binary(x, y, np.greater_equal, ">=", message, summarize)
 
 
-def _unary(x, compare, symbol: str, message, summarize):
+def _unary(x: TensorLike, compare: Any, symbol: str, message: Any, summarize: Any) -> Any:
     x = _tensor(x)
     a = _array(x)
     if np.all(compare(a, 0)):
@@ -84,23 +93,24 @@ def _unary(x, compare, symbol: str, message, summarize):
           f"dtype={x.dtype.name}) = {shown}")
 
 
-def assert_positive(x, message=None, summarize=None, name=None):
+def assert_positive(x: TensorLike, message: Any = None, summarize: Any = None, name: str | None = None) -> Any:
     return _unary(x, np.greater, ">", message, summarize)
 
 
-def assert_negative(x, message=None, summarize=None, name=None):
+def assert_negative(x: TensorLike, message: Any = None, summarize: Any = None, name: str | None = None) -> Any:
     return _unary(x, np.less, "<", message, summarize)
 
 
-def assert_non_negative(x, message=None, summarize=None, name=None):
+def assert_non_negative(x: TensorLike, message: Any = None, summarize: Any = None, name: str | None = None) -> Any:
     return _unary(x, np.greater_equal, ">=", message, summarize)
 
 
-def assert_non_positive(x, message=None, summarize=None, name=None):
+def assert_non_positive(x: TensorLike, message: Any = None, summarize: Any = None, name: str | None = None) -> Any:
     return _unary(x, np.less_equal, "<=", message, summarize)
 
 
-def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=None):
+def assert_near(x: TensorLike, y: TensorLike, rtol: Any = None, atol: Any = None, message: Any = None,
+                summarize: Any = None, name: str | None = None) -> Any:
     """|x - y| <= atol + rtol * |y| element-wise; tolerances default to 10 × the dtype's epsilon."""
     x = _tensor(x)
     y = _tensor(y, x.dtype)
@@ -115,26 +125,26 @@ def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=N
           f"{y.dtype.name}) = {b.ravel()[:3]}")
 
 
-def _rank_of(x) -> tuple[int, tuple]:
+def _rank_of(x: TensorLike) -> tuple[int, tuple[int, ...]]:
     shape = tuple(_tensor(x)._shape_tuple)
     return len(shape), shape
 
 
-def assert_rank(x, rank, message=None, name=None):
+def assert_rank(x: TensorLike, rank: Any, message: Any = None, name: str | None = None) -> Any:
     actual, shape = _rank_of(x)
     if actual != int(rank):
         raise ValueError(f"{message + ' ' if message else ''}Tensor must have rank {int(rank)}. Received rank "
                          f"{actual}, shape {shape}")
 
 
-def assert_rank_at_least(x, rank, message=None, name=None):
+def assert_rank_at_least(x: TensorLike, rank: Any, message: Any = None, name: str | None = None) -> Any:
     actual, shape = _rank_of(x)
     if actual < int(rank):
         raise ValueError(f"{message + ' ' if message else ''}Tensor must have rank at least {int(rank)}. Received "
                          f"rank {actual}, shape {shape}")
 
 
-def assert_rank_in(x, ranks, message=None, name=None):
+def assert_rank_in(x: TensorLike, ranks: Any, message: Any = None, name: str | None = None) -> Any:
     actual, shape = _rank_of(x)
     wanted = tuple(int(r) for r in ranks)
     if actual not in wanted:
@@ -142,40 +152,41 @@ def assert_rank_in(x, ranks, message=None, name=None):
                          f"{actual}, shape {shape}")
 
 
-def assert_scalar(tensor, message=None, name=None):
+def assert_scalar(tensor: TensorLike, message: Any = None, name: str | None = None) -> Any:
     _, shape = _rank_of(tensor)
     if shape:
         raise ValueError(f"{message + ' ' if message else ''}Expected scalar shape, saw shape: {shape}.")
 
 
-def assert_type(tensor, tf_type, message=None, name=None):
+def assert_type(tensor: TensorLike, tf_type: Any, message: Any = None, name: str | None = None) -> Any:
     dtype = _core.tensor.DType(tf_type)
     actual = _tensor(tensor).dtype
     if actual != dtype:
         raise TypeError(f"{message + ' ' if message else ''}tensor must be of type {dtype!r}; got {actual!r}")
 
 
-def assert_integer(x, message=None, name=None):
+def assert_integer(x: TensorLike, message: Any = None, name: str | None = None) -> Any:
     dtype = _tensor(x).dtype
     if not dtype.is_integer:
         raise TypeError(f'{message + " " if message else ""}Expected "x" to be integer type. Found: tensor of dtype '
                         f"{dtype}")
 
 
-def is_numeric_tensor(tensor) -> bool:
+def is_numeric_tensor(tensor: TensorLike) -> bool:
     return isinstance(tensor, Tensor) and (tensor.dtype.is_floating or tensor.dtype.is_integer)
 
 
-def assert_proper_iterable(values):
+def assert_proper_iterable(values: TensorLike) -> Any:
     if isinstance(values, (str, bytes, Tensor, np.ndarray)) or not hasattr(values, "__iter__"):
         raise TypeError(f"Expected argument \"values\" to be a \"proper\" iterable.  Found: {type(values)}")
 
 
-def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
+def assert_shapes(shapes: Any, data: TensorLike = None, summarize: Any = None, message: Any = None,
+                  name: str | None = None) -> Any:
     """Checks tensors against symbolic shapes: ``[(x, ("N", "D")), (y, ("N",))]``; a symbol names one size
     across tensors, an int is an exact size, ``...`` (or a leading "*") allows any leading dimensions."""
     items = list(shapes.items()) if isinstance(shapes, dict) else list(shapes)
-    sizes: dict = {}
+    sizes: dict[Any, Any] = {}
     for tensor, spec in items:
         t = _tensor(tensor)
         shape = tuple(t._shape_tuple)
@@ -209,7 +220,7 @@ def _debug_string(shape: TensorShape) -> str:
     return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
 
 
-def ensure_shape(x, shape, name=None):
+def ensure_shape(x: TensorLike, shape: Any, name: str | None = None) -> Any:
     """``tf.ensure_shape``: `x` (as a tensor) if its shape is compatible with `shape` (None dims match any
     size), else TF's InvalidArgumentError. Inside ``Dataset.map`` it also states a py_function output's static
     shape, as ``set_shape`` does."""
@@ -222,7 +233,7 @@ def ensure_shape(x, shape, name=None):
     return t
 
 
-def check_numerics(tensor, message, name=None):
+def check_numerics(tensor: TensorLike, message: Any, name: str | None = None) -> Any:
     """Returns `tensor`; InvalidArgumentError "<message> : Tensor had NaN values" (or Inf, or Inf and NaN)."""
     t = _tensor(tensor)
     if not t.dtype.is_floating:
@@ -235,11 +246,12 @@ def check_numerics(tensor, message, name=None):
     return t
 
 
-def assert_all_finite(t, msg, name=None, x=None, message=None):
+def assert_all_finite(t: TensorLike, msg: Any, name: str | None = None, x: TensorLike = None,
+                      message: Any = None) -> Any:
     return check_numerics(t if t is not None else x, msg if msg is not None else message)
 
 
-def _summarize(item, summarize: int) -> str:
+def _summarize(item: Any, summarize: int) -> str:
     if isinstance(item, (str, bytes)):
         return repr(item.encode() if isinstance(item, str) else item)
     if isinstance(item, Tensor) or isinstance(item, np.ndarray) or isinstance(item, (int, float, bool, list)):
@@ -248,7 +260,7 @@ def _summarize(item, summarize: int) -> str:
     return str(item)
 
 
-def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TF's name
+def Assert(condition: TensorLike, data: TensorLike, summarize: Any = None, name: str | None = None) -> Any:  # noqa: N802 - TF's name
     """InvalidArgumentError "Expected '<condition>' to be true. Summarized data: ..." when `condition` is false."""
     value = condition.numpy() if isinstance(condition, Tensor) else condition
     if bool(np.asarray(value)):

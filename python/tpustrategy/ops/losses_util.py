@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from tpustrategy import _core
 
 
-def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None):
+def compute_average_loss(per_example_loss: Any, sample_weight: Any = None, global_batch_size: Any = None) -> Any:
     """sum(per_example_loss * sample_weight) / global_batch_size.
 
     Without ``global_batch_size`` it is the per-replica batch (first dimension) times the number of
@@ -44,7 +46,7 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
     return _core.ops.reduce_sum(loss) / _core.tensor.constant(float(value), input_dtype)
 
 
-def scale_regularization_loss(regularization_loss):
+def scale_regularization_loss(regularization_loss: Any) -> Any:
     """sum(regularization_loss) / num_replicas_in_sync, so that summing over replicas gives the loss once.
 
     Raises:

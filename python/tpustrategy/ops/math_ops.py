@@ -6,24 +6,29 @@ Python operand takes the dtype of the tensor operand (``t + 1`` keeps ``t``'s dt
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from tpustrategy import _core
 from tpustrategy.ops import _spmd_hook
 from tpustrategy.ops._args import axis_int, axis_list, tensor_list
 
 _ops = _core.ops
+Tensor = _core.tensor.Tensor
+_Op = Callable[..., Any]
 
 
-def _named(op, kernel, doc):
+def _named(op: _Op, kernel: _Op, doc: str) -> _Op:
     """Gives a TF-signature wrapper the kernel's name and its own docstring (for help() and reprs)."""
     op.__name__ = op.__qualname__ = kernel.__name__
     op.__doc__ = doc
     return op
 
 
-def _unary(kernel, doc):
+def _unary(kernel: _Op, doc: str) -> _Op:
     kind = kernel.__name__
 
-    def op(x, name=None):
+    def op(x: Any, name: str | None = None) -> Any:
         if _spmd_hook.active and _spmd_hook.sharded(x):
             return _spmd_hook.partitioner.unary(kind, x)
         return kernel(x)
@@ -31,10 +36,10 @@ def _unary(kernel, doc):
     return _named(op, kernel, doc)
 
 
-def _binary(kernel, doc):
+def _binary(kernel: _Op, doc: str) -> _Op:
     kind = kernel.__name__
 
-    def op(x, y, name=None):
+    def op(x: Any, y: Any, name: str | None = None) -> Any:
         if _spmd_hook.active and _spmd_hook.sharded(x, y):
             return _spmd_hook.partitioner.binary(kind, x, y)
         return kernel(x, y)
@@ -77,10 +82,10 @@ sign = _unary(_ops.sign, "Returns -1, 0 or 1 elementwise (tf.math.sign).")
 logical_not = _unary(_ops.logical_not, "Returns NOT x for a bool tensor (tf.math.logical_not).")
 
 
-def _reduction(kernel, doc):
+def _reduction(kernel: _Op, doc: str) -> _Op:
     kind = kernel.__name__.removeprefix("reduce_")
 
-    def op(input_tensor, axis=None, keepdims=False, name=None):
+    def op(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Any:
         if _spmd_hook.active and _spmd_hook.sharded(input_tensor):
             return _spmd_hook.partitioner.reduce(kind, input_tensor, axis, keepdims)
         return kernel(input_tensor, axis_list(axis), keepdims=bool(keepdims))
@@ -97,17 +102,19 @@ reduce_any = _reduction(_ops.reduce_any, "Logical OR over `axis` of a bool tenso
 reduce_all = _reduction(_ops.reduce_all, "Logical AND over `axis` of a bool tensor (tf.math.reduce_all).")
 
 
-def argmax(input, axis=None, output_type=_core.tensor.int64, name=None):  # noqa: A002
+def argmax(input: Any, axis: Any = None, output_type: Any = _core.tensor.int64,  # noqa: A002
+           name: str | None = None) -> Any:
     """Index of the first maximum along `axis` (default 0) (tf.math.argmax)."""
     return _ops.argmax(input, 0 if axis is None else axis_int(axis), output_type=_core.tensor.DType(output_type))
 
 
-def argmin(input, axis=None, output_type=_core.tensor.int64, name=None):  # noqa: A002
+def argmin(input: Any, axis: Any = None, output_type: Any = _core.tensor.int64,  # noqa: A002
+           name: str | None = None) -> Any:
     """Index of the first minimum along `axis` (default 0) (tf.math.argmin)."""
     return _ops.argmin(input, 0 if axis is None else axis_int(axis), output_type=_core.tensor.DType(output_type))
 
 
-def add_n(inputs, name=None):
+def add_n(inputs: Any, name: str | None = None) -> Tensor:
     """Sum of a list of same-shaped tensors (tf.math.add_n)."""
     tensors = tensor_list(inputs, "inputs")
     if not tensors:
@@ -120,24 +127,25 @@ def add_n(inputs, name=None):
     return total
 
 
-def _core_invalid(message):
+def _core_invalid(message: str) -> Exception:
     from tpustrategy import errors
 
-    return errors.InvalidArgumentError(None, None, message)
+    error: Exception = errors.InvalidArgumentError(None, None, message)
+    return error
 
 
 def matmul(
-    a,
-    b,
-    transpose_a=False,
-    transpose_b=False,
-    adjoint_a=False,
-    adjoint_b=False,
-    a_is_sparse=False,
-    b_is_sparse=False,
-    output_type=None,
-    name=None,
-):
+    a: Any,
+    b: Any,
+    transpose_a: bool = False,
+    transpose_b: bool = False,
+    adjoint_a: bool = False,
+    adjoint_b: bool = False,
+    a_is_sparse: bool = False,
+    b_is_sparse: bool = False,
+    output_type: Any = None,
+    name: str | None = None,
+) -> Any:
     """Matrix product over the last two axes with broadcast batch axes (tf.linalg.matmul).
 
     ``adjoint_*`` equal ``transpose_*`` for real dtypes and conjugate complex operands; ``*_is_sparse`` are
@@ -158,34 +166,35 @@ def matmul(
     return result
 
 
-def cast(x, dtype, name=None):
+def cast(x: Any, dtype: Any, name: str | None = None) -> Any:
     """Converts `x` to `dtype`; float to int truncates toward zero (tf.cast)."""
     return _ops.cast(x, _core.tensor.DType(dtype))
 
 
-def _tensor(value, dtype=None):
+def _tensor(value: Any, dtype: Any = None) -> Tensor:
     if isinstance(value, _core.tensor.Tensor):
         return value
-    return _core.tensor.convert_to_tensor(value, dtype)
+    tensor: Tensor = _core.tensor.convert_to_tensor(value, dtype)
+    return tensor
 
 
-def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any, name: str | None = None) -> Any:
     """Clamps `t` to [clip_value_min, clip_value_max] elementwise (tf.clip_by_value)."""
     return _ops.minimum(_ops.maximum(t, clip_value_min), clip_value_max)
 
 
-def squared_difference(x, y, name=None):
+def squared_difference(x: Any, y: Any, name: str | None = None) -> Any:
     """(x - y) ** 2 elementwise (tf.math.squared_difference)."""
     return _ops.square(_ops.subtract(x, y))
 
 
-def reciprocal(x, name=None):
+def reciprocal(x: Any, name: str | None = None) -> Any:
     """1 / x elementwise (tf.math.reciprocal)."""
     t = _tensor(x)
     return _ops.divide(_ops.ones([], t.dtype), t)
 
 
-def is_nan(x, name=None):
+def is_nan(x: Any, name: str | None = None) -> Any:
     """True where x is NaN (tf.math.is_nan); floating dtypes only."""
     t = _tensor(x)
     if not t.dtype.is_floating:
@@ -193,7 +202,7 @@ def is_nan(x, name=None):
     return _ops.not_equal(t, t)
 
 
-def is_finite(x, name=None):
+def is_finite(x: Any, name: str | None = None) -> Any:
     """True where x is neither infinite nor NaN (tf.math.is_finite); floating dtypes only."""
     t = _tensor(x)
     if not t.dtype.is_floating:
@@ -201,7 +210,7 @@ def is_finite(x, name=None):
     return _ops.less(_ops.abs(t), float("inf"))
 
 
-def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_variance(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Any:
     """Variance over `axis` (tf.math.reduce_variance); floating dtypes only."""
     t = _tensor(input_tensor)
     if not t.dtype.is_floating:
@@ -211,12 +220,12 @@ def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     return _ops.reduce_mean(_ops.square(_ops.subtract(t, mean)), axes, keepdims=bool(keepdims))
 
 
-def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_std(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Any:
     """Standard deviation over `axis` (tf.math.reduce_std); floating dtypes only."""
     return _ops.sqrt(reduce_variance(input_tensor, axis, keepdims))
 
 
-def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_logsumexp(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Any:
     """log(sum(exp(x))) over `axis`, computed stably (tf.math.reduce_logsumexp)."""
     t = _tensor(input_tensor)
     axes = axis_list(axis)
@@ -229,7 +238,8 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     return _ops.squeeze(out, list(range(t.ndim)) if axes is None else axes)
 
 
-def count_nonzero(input, axis=None, keepdims=False, dtype=_core.tensor.int64, name=None):  # noqa: A002
+def count_nonzero(input: Any, axis: Any = None, keepdims: bool = False, dtype: Any = _core.tensor.int64,  # noqa: A002
+                  name: str | None = None) -> Any:
     """Number of non-zero elements over `axis` (tf.math.count_nonzero)."""
     t = _tensor(input)
     nonzero = _ops.cast(t, _core.tensor.bool) if t.dtype != _core.tensor.bool else t

@@ -2,72 +2,75 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from tpustrategy import _core
 from tpustrategy.ops import _spmd_hook
-from tpustrategy.ops._args import axis_int
+from tpustrategy.ops._args import TensorLike, axis_int
 
 _ops = _core.ops
 
 
-def relu(features, name=None):
+def relu(features: TensorLike, name: str | None = None) -> Any:
     """max(features, 0) (tf.nn.relu)."""
     if _spmd_hook.active and _spmd_hook.sharded(features):
         return _spmd_hook.partitioner.unary("relu", features)
     return _ops.relu(features)
 
 
-def sigmoid(x, name=None):
+def sigmoid(x: TensorLike, name: str | None = None) -> Any:
     """1 / (1 + exp(-x)) (tf.nn.sigmoid)."""
     if _spmd_hook.active and _spmd_hook.sharded(x):
         return _spmd_hook.partitioner.unary("sigmoid", x)
     return _ops.sigmoid(x)
 
 
-def tanh(x, name=None):
+def tanh(x: TensorLike, name: str | None = None) -> Any:
     """tanh(x) (tf.nn.tanh)."""
     if _spmd_hook.active and _spmd_hook.sharded(x):
         return _spmd_hook.partitioner.unary("tanh", x)
     return _ops.tanh(x)
 
 
-def softmax(logits, axis=None, name=None):
+def softmax(logits: TensorLike, axis: Any = None, name: str | None = None) -> Any:
     """exp(logits) / sum(exp(logits)) over `axis` (default -1), computed stably (tf.nn.softmax)."""
     if _spmd_hook.active and _spmd_hook.sharded(logits):
         return _spmd_hook.partitioner.softmax(logits, -1 if axis is None else axis_int(axis))
     return _ops.softmax(logits, -1 if axis is None else axis_int(axis))
 
 
-def log_softmax(logits, axis=None, name=None):
+def log_softmax(logits: TensorLike, axis: Any = None, name: str | None = None) -> Any:
     """logits - log(sum(exp(logits))) over `axis` (default -1), computed stably (tf.nn.log_softmax)."""
     return _ops.log_softmax(logits, -1 if axis is None else axis_int(axis))
 
 
-def _tensor(value, dtype=None):
+def _tensor(value: TensorLike, dtype: Any = None) -> Any:
     if isinstance(value, _core.tensor.Tensor):
         return value
     return _core.tensor.convert_to_tensor(value, dtype)
 
 
-def relu6(features, name=None):
+def relu6(features: TensorLike, name: str | None = None) -> Any:
     """min(max(features, 0), 6) (tf.nn.relu6)."""
     return _ops.minimum(_ops.relu(features), 6)
 
 
-def leaky_relu(features, alpha=0.2, name=None):
+def leaky_relu(features: TensorLike, alpha: Any = 0.2, name: str | None = None) -> Any:
     """features where positive, alpha * features elsewhere (tf.nn.leaky_relu)."""
     x = _tensor(features)
     return _ops.where(_ops.greater(x, 0), x, _ops.multiply(x, alpha))
 
 
-def l2_loss(t, name=None):
+def l2_loss(t: TensorLike, name: str | None = None) -> Any:
     """sum(t ** 2) / 2 (tf.nn.l2_loss)."""
     x = _tensor(t)
     return _ops.divide(_ops.reduce_sum(_ops.square(x), None, keepdims=False), 2)
 
 
-def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
+def softmax_cross_entropy_with_logits(labels: TensorLike, logits: TensorLike, axis: Any = -1,
+                                      name: str | None = None) -> Any:
     """-sum(labels * log_softmax(logits)) over `axis` (tf.nn.softmax_cross_entropy_with_logits)."""
     x = _tensor(logits)
     y = _tensor(labels, x.dtype)
@@ -75,7 +78,7 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     return _ops.negative(_ops.reduce_sum(_ops.multiply(y, _ops.log_softmax(x, ax)), [ax], keepdims=False))
 
 
-def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
+def sparse_softmax_cross_entropy_with_logits(labels: TensorLike, logits: TensorLike, name: str | None = None) -> Any:
     """Cross entropy of integer class `labels` against `logits` [..., classes]
     (tf.nn.sparse_softmax_cross_entropy_with_logits).
 
@@ -103,7 +106,8 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
     return _ops.negative(_ops.reduce_sum(_ops.multiply(onehot, _ops.log_softmax(x, -1)), [-1], keepdims=False))
 
 
-def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
+def sigmoid_cross_entropy_with_logits(labels: TensorLike = None, logits: TensorLike = None,
+                                      name: str | None = None) -> Any:
     """Elementwise logistic loss, computed stably as max(x, 0) - x * z + log(1 + exp(-|x|))
     (tf.nn.sigmoid_cross_entropy_with_logits)."""
     if labels is None or logits is None:

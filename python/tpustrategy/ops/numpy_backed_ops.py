@@ -8,19 +8,22 @@ Values, dtypes and output orders are TensorFlow's; bad arguments raise TF's erro
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from tpustrategy import _core, errors
 from tpustrategy.framework.tensor import Tensor
+from tpustrategy.ops._args import TensorLike
 
 
-def _np(x):
+def _np(x: TensorLike) -> Any:
     if isinstance(x, Tensor):
         return x.numpy()
     return np.asarray(_core.tensor.convert_to_tensor(x).numpy())
 
 
-def _out(array, dtype=None):
+def _out(array: Any, dtype: Any = None) -> Any:
     array = np.asarray(array)
     name = np.dtype(array.dtype if dtype is None else dtype).name if not isinstance(dtype, (str, _core.tensor.DType)) \
         else dtype
@@ -28,29 +31,30 @@ def _out(array, dtype=None):
     return _core.tensor.constant(array.astype(target.as_numpy_dtype), target)
 
 
-def _invalid(message):
+def _invalid(message: Any) -> Any:
     return errors.InvalidArgumentError(None, None, message)
 
 
-def _axis(axis, rank):
+def _axis(axis: Any, rank: Any) -> Any:
     axis = int(axis)
     if not -rank <= axis < max(rank, 1):
         raise _invalid(f"axis {axis} is out of range for a tensor of rank {rank}")
     return axis % max(rank, 1)
 
 
-def sort(values, axis=-1, direction="ASCENDING", name=None):
+def sort(values: TensorLike, axis: Any = -1, direction: str = "ASCENDING", name: str | None = None) -> Any:
     """Sorted along `axis` (stable), ``direction`` ASCENDING or DESCENDING."""
     a = _np(values)
     return _out(_sorted(a, axis, direction, argsort=False), a.dtype)
 
 
-def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
+def argsort(values: TensorLike, axis: Any = -1, direction: str = "ASCENDING", stable: bool = False,
+            name: str | None = None) -> Any:
     """Indices (int32) that sort `values` along `axis`; ties keep their order."""
     return _out(_sorted(_np(values), axis, direction, argsort=True), np.int32)
 
 
-def _sorted(a, axis, direction, argsort):
+def _sorted(a: TensorLike, axis: Any, direction: Any, argsort: Any) -> Any:
     if direction not in ("ASCENDING", "DESCENDING"):
         raise ValueError(f"`direction` must be ASCENDING or DESCENDING, got {direction!r}")
     if a.ndim == 0:
@@ -63,7 +67,7 @@ def _sorted(a, axis, direction, argsort):
     return order if argsort else np.take_along_axis(a, order, axis)
 
 
-def unique(x, out_idx="int32", name=None):
+def unique(x: TensorLike, out_idx: str = "int32", name: str | None = None) -> Any:
     """(y, idx): the distinct values of the vector `x` in order of first occurrence, and where each x went."""
     a = _np(x)
     if a.ndim != 1:
@@ -75,7 +79,7 @@ def unique(x, out_idx="int32", name=None):
     return _out(a[np.sort(first)], a.dtype), _out(rank[inverse.reshape(-1)], out_idx)
 
 
-def _segments(data, segment_ids, num_segments, sorted_ids):
+def _segments(data: TensorLike, segment_ids: Any, num_segments: Any, sorted_ids: Any) -> Any:
     d, ids = _np(data), _np(segment_ids)
     if ids.dtype.kind not in "iu":
         raise TypeError(f"segment_ids must be integers, got {ids.dtype}")
@@ -96,8 +100,8 @@ def _segments(data, segment_ids, num_segments, sorted_ids):
     return d, rows[keep], flat_ids[keep], n
 
 
-def _segment_reduce(kind, sorted_ids):
-    def op(data, segment_ids, num_segments=None, name=None):
+def _segment_reduce(kind: Any, sorted_ids: Any) -> Any:
+    def op(data: TensorLike, segment_ids: Any, num_segments: Any = None, name: str | None = None) -> Any:
         d, rows, ids, n = _segments(data, segment_ids, num_segments, sorted_ids)
         shape = (n, *rows.shape[1:])
         if kind == "sum":
@@ -139,8 +143,9 @@ unsorted_segment_min = _segment_reduce("min", False)
 unsorted_segment_mean = _segment_reduce("mean", False)
 
 
-def _scan(ufunc, identity):
-    def op(x, axis=0, exclusive=False, reverse=False, name=None):
+def _scan(ufunc: Any, identity: Any) -> Any:
+    def op(x: TensorLike, axis: Any = 0, exclusive: bool = False, reverse: bool = False,
+           name: str | None = None) -> Any:
         a = _np(x)
         if a.ndim == 0:
             raise _invalid("cumulative ops need a tensor of rank >= 1")
@@ -161,7 +166,7 @@ cumprod = _scan(np.multiply, 1)
 cumprod.__name__ = "cumprod"
 
 
-def reverse(tensor, axis, name=None):
+def reverse(tensor: TensorLike, axis: Any, name: str | None = None) -> Any:
     a = _np(tensor)
     axes = [_axis(ax, a.ndim) for ax in np.asarray(axis).reshape(-1)]
     if len(set(axes)) != len(axes):
@@ -169,7 +174,8 @@ def reverse(tensor, axis, name=None):
     return _out(np.flip(a, axes) if axes else a, a.dtype)
 
 
-def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
+def pad(tensor: TensorLike, paddings: Any, mode: str = "CONSTANT", constant_values: Any = 0,
+        name: str | None = None) -> Any:
     """Pads with CONSTANT values, or REFLECT / SYMMETRIC copies of the edges (case-insensitive)."""
     a, p = _np(tensor), np.asarray(_np(paddings))
     if p.shape != (a.ndim, 2):
@@ -190,14 +196,14 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     return _out(np.pad(a, p, mode="reflect" if mode == "REFLECT" else "symmetric"), a.dtype)
 
 
-def meshgrid(*args, indexing="xy", name=None):
+def meshgrid(*args: Any, indexing: str = "xy", name: str | None = None) -> Any:
     if indexing not in ("xy", "ij"):
         raise TypeError(f"Argument `indexing` parameter must be either 'xy' or 'ij', got '{indexing}'")
     arrays = [_np(a).reshape(-1) for a in args]
     return [_out(g, arrays[0].dtype) for g in np.meshgrid(*arrays, indexing=indexing)]
 
 
-def linspace(start, stop, num, name=None, axis=0):
+def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: Any = 0) -> Any:
     s, e, n = _np(start), _np(stop), int(_np(num))
     if n < 0:
         raise _invalid(f"Requires num >= 0: {n}")
@@ -209,7 +215,8 @@ def linspace(start, stop, num, name=None, axis=0):
     return _out(values, dtype)
 
 
-def searchsorted(sorted_sequence, values, side="left", out_type="int32", name=None):
+def searchsorted(sorted_sequence: Any, values: TensorLike, side: str = "left", out_type: Any = "int32",
+                 name: str | None = None) -> Any:
     seq, vals = _np(sorted_sequence), _np(values)
     if side not in ("left", "right"):
         raise ValueError(f"Argument `side` must be either 'right' or 'left'. Received: `side` = {side}.")
@@ -220,7 +227,8 @@ def searchsorted(sorted_sequence, values, side="left", out_type="int32", name=No
     return _out(out.reshape(vals.shape), out_type)
 
 
-def histogram_fixed_width(values, value_range, nbins=100, dtype="int32", name=None):
+def histogram_fixed_width(values: TensorLike, value_range: Any, nbins: Any = 100, dtype: Any = "int32",
+                          name: str | None = None) -> Any:
     v, r, n = _np(values).reshape(-1).astype(np.float64), _np(value_range).astype(np.float64), int(_np(nbins))
     if n <= 0:
         raise _invalid(f"nbins should be a positive number, but got '{n}'")
@@ -230,7 +238,7 @@ def histogram_fixed_width(values, value_range, nbins=100, dtype="int32", name=No
     return _out(np.bincount(index, minlength=n), dtype)
 
 
-def boolean_mask(tensor, mask, axis=None, name=None):
+def boolean_mask(tensor: TensorLike, mask: Any, axis: Any = None, name: str | None = None) -> Any:
     """The entries of `tensor` where `mask` (a bool prefix of its shape, from `axis`) is True."""
     a, m = _np(tensor), _np(mask)
     if m.dtype != np.bool_:
@@ -244,8 +252,8 @@ def boolean_mask(tensor, mask, axis=None, name=None):
     return _out(np.compress(m.reshape(-1), flat, axis=ax), a.dtype)
 
 
-def _bitwise(fn, name):
-    def op(x, y=None, name=None):
+def _bitwise(fn: Any, name: str) -> Any:
+    def op(x: TensorLike, y: TensorLike = None, name: str | None = None) -> Any:
         a = _np(x)
         if a.dtype.kind not in "iu":
             raise TypeError(f"bitwise ops need integer tensors, got {a.dtype}")
@@ -261,8 +269,8 @@ def _bitwise(fn, name):
     return op
 
 
-def _shift(direction):
-    def fn(a, b):
+def _shift(direction: Any) -> Any:
+    def fn(a: TensorLike, b: TensorLike) -> Any:
         b = np.clip(b, 0, a.dtype.itemsize * 8 - 1)  # TF leaves shifts out of [0, bits) implementation-defined
         return np.left_shift(a, b) if direction == "left" else np.right_shift(a, b)
 
@@ -282,11 +290,12 @@ right_shift = _bitwise(_shift("right"), "right_shift")
 _slice_tensor = Tensor.__getitem__
 
 
-def _getitem(tensor, key):
+# Named `self`: the stub generator takes a method whose first parameter is named otherwise for a staticmethod.
+def _getitem(self: Tensor, key: object) -> Tensor:
     if ((isinstance(key, Tensor) and key.dtype == _core.tensor.bool)
             or (isinstance(key, np.ndarray) and key.dtype == np.bool_)):
-        return boolean_mask(tensor, key)
-    return _slice_tensor(tensor, key)
+        return boolean_mask(self, key)
+    return _slice_tensor(self, key)
 
 
 Tensor.__getitem__ = _getitem

@@ -4,6 +4,7 @@ positions) and ``tf.math.in_top_k``."""
 from __future__ import annotations
 
 import collections
+from typing import Any
 
 import numpy as np
 
@@ -13,7 +14,8 @@ from tpustrategy.ops._args import axis_int
 TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
 
 
-def top_k(input, k=1, sorted=True, index_type=_core.tensor.int32, name=None):  # noqa: A002
+def top_k(input: Any, k: Any = 1, sorted: bool = True, index_type: Any = _core.tensor.int32,  # noqa: A002
+          name: str | None = None) -> Any:
     """The `k` largest entries of the last axis in descending order (ties: lower index first) and their
     indices (tf.math.top_k). `sorted=False` also returns them sorted (TF leaves the order unspecified). NaN ranks
     above every number (TF places NaNs by its heap's comparisons; that order is not reproduced).
@@ -25,7 +27,7 @@ def top_k(input, k=1, sorted=True, index_type=_core.tensor.int32, name=None):  #
     return TopKV2(values, indices)
 
 
-def in_top_k(targets, predictions, k, name=None):
+def in_top_k(targets: Any, predictions: Any, k: Any, name: str | None = None) -> Any:
     """Whether each target's prediction is among the `k` largest of its row (tf.math.in_top_k): true when
     fewer than k predictions are strictly larger (so ties at the boundary all count), false for a
     non-finite target prediction or an out-of-range target.

@@ -15,7 +15,7 @@ _DEFAULT_MIB = 256
 _threshold_mib: float = _DEFAULT_MIB
 
 
-def set_windowed_einsum_threshold_mib(mib) -> None:
+def set_windowed_einsum_threshold_mib(mib: float) -> None:
     """Sets the windowed einsum threshold in MiB (a number >= 0; 0 windows every dot the loop applies to)."""
     global _threshold_mib
     if isinstance(mib, bool) or not isinstance(mib, numbers.Real):

@@ -21,6 +21,8 @@ Every step's partitioned ops and inserted collectives are kept per replica: ``tp
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
+from typing import Any
 
 from tpustrategy import _core, errors
 from tpustrategy.eager import backprop
@@ -246,7 +248,8 @@ def slice(x, begin, size):  # noqa: A001 - tf.slice
     return wrap(_spmd.slice(step.ctx, a._impl, begin, [int(v) for v in size]))
 
 
-def reshard(x, sharding, devices, why="annotation"):
+def reshard(x: Any, sharding: _core.spmd.Sharding, devices: Sequence[_core.devices.Device],
+            why: str = "annotation") -> ShardedTensor:
     """An annotation on a partitioned intermediate or a variable (read as its replicated copies): XLA's reshard
     to `sharding` (recorded, and differentiable)."""
     step = _step_for(devices)

@@ -9,6 +9,8 @@ data moves.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from tpustrategy import _core
@@ -61,7 +63,7 @@ def _run_collective(op_name: str, x, kind: str, **kwargs):
     return run.collective(context._position, kind, [tensor], context._destination_devices(), **kwargs)[0]
 
 
-def cross_replica_sum(x, group_assignment=None, name=None):
+def cross_replica_sum(x: Any, group_assignment: Any = None, name: str | None = None) -> Any:
     """Sums `x` across the replicas of each group of `group_assignment` (default: one group of all).
 
     Args:
@@ -75,7 +77,8 @@ def cross_replica_sum(x, group_assignment=None, name=None):
                            groups=_groups(group_assignment, "cross_replica_sum"))
 
 
-def all_to_all(x, concat_dimension, split_dimension, split_count, group_assignment=None, name=None):
+def all_to_all(x: Any, concat_dimension: int, split_dimension: int, split_count: int, group_assignment: Any = None,
+               name: str | None = None) -> Any:
     """Exchanges data across replicas: `x` is split along `split_dimension` into `split_count` pieces,
     piece j goes to the j-th replica of this replica's group, and the pieces received are concatenated
     along `concat_dimension` in group order. `split_count` must equal the group size."""
@@ -103,7 +106,7 @@ def all_to_all(x, concat_dimension, split_dimension, split_count, group_assignme
                            split_axis=int(split_dimension))
 
 
-def collective_permute(x, source_target_pairs, name=None):
+def collective_permute(x: Any, source_target_pairs: Any, name: str | None = None) -> Any:
     """Sends replica a's `x` to replica b for each pair [a, b]; a replica no pair targets gets zeros.
     Each replica id may appear at most once as a source and once as a target."""
     del name

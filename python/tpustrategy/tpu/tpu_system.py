@@ -10,6 +10,7 @@ from __future__ import annotations
 import collections
 import logging
 import os
+from typing import Any
 
 from tpustrategy import _core
 from tpustrategy.tpu.topology import Topology
@@ -56,14 +57,14 @@ def activate(slice_name: str) -> None:
         _initialized.clear()  # a new slice: nothing on it is initialized yet
 
 
-def connect_to_cluster(cluster_spec_or_resolver) -> None:
+def connect_to_cluster(cluster_spec_or_resolver: Any) -> None:
     """Selects the slice a TPUClusterResolver names; other resolvers and ClusterSpecs keep the local slice."""
     slice_name = _slice_name_of(cluster_spec_or_resolver)
     if slice_name is not None:
         activate(slice_name)
 
 
-def initialize_tpu_system(cluster_resolver=None) -> Topology:
+def initialize_tpu_system(cluster_resolver: Any = None) -> Topology:
     """Initializes the TPU system of ``cluster_resolver`` (default: ``TPUClusterResolver("")``).
 
     Returns:
@@ -88,7 +89,7 @@ def initialize_tpu_system(cluster_resolver=None) -> Topology:
     return topology
 
 
-def shutdown_tpu_system(cluster_resolver=None) -> None:
+def shutdown_tpu_system(cluster_resolver: Any = None) -> None:
     """Forgets the initialization of the resolver's TPU system (a later initialize does not warn)."""
     slice_name = _default_slice() if cluster_resolver is None else _slice_name_of(cluster_resolver)
     if slice_name is None:

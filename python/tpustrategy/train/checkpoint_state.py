@@ -87,7 +87,8 @@ def _state_path(checkpoint_dir, latest_filename) -> str:
     return os.path.join(os.fspath(checkpoint_dir), latest_filename or "checkpoint")
 
 
-def get_checkpoint_state(checkpoint_dir, latest_filename=None):
+def get_checkpoint_state(checkpoint_dir: str | os.PathLike[str], latest_filename: str | None = None,
+                         ) -> CheckpointState | None:
     """The CheckpointState of `checkpoint_dir` with absolute paths, or None when there is no readable state file."""
     path = _state_path(checkpoint_dir, latest_filename)
     try:
@@ -113,7 +114,7 @@ def checkpoint_exists(prefix: str) -> bool:
     return os.path.isfile(prefix + ".index")
 
 
-def latest_checkpoint(checkpoint_dir, latest_filename=None):
+def latest_checkpoint(checkpoint_dir: str | os.PathLike[str], latest_filename: str | None = None) -> str | None:
     """The prefix of the newest checkpoint of `checkpoint_dir` (from its state file), or None."""
     state = get_checkpoint_state(checkpoint_dir, latest_filename)
     if state is None:

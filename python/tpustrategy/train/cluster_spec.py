@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tpustrategy.train.cluster_def import ClusterDef, JobDef
 
 
@@ -21,7 +23,7 @@ class ClusterSpec:
         a string.
     """
 
-    def __init__(self, cluster):
+    def __init__(self, cluster: Any) -> None:
         if isinstance(cluster, ClusterSpec):
             self._cluster_spec = {job: dict(tasks) for job, tasks in cluster._cluster_spec.items()}
             return
@@ -106,20 +108,20 @@ class ClusterSpec:
         except KeyError:
             raise _no_such_job(job_name) from None
 
-    def num_tasks(self, job_name) -> int:
+    def num_tasks(self, job_name: str) -> int:
         return len(self._job(job_name))
 
-    def task_indices(self, job_name) -> list[int]:
+    def task_indices(self, job_name: str) -> list[int]:
         return sorted(self._job(job_name).keys())
 
-    def task_address(self, job_name, task_index) -> str:
+    def task_address(self, job_name: str, task_index: int) -> str:
         job = self._job(job_name)
         try:
             return job[task_index]
         except KeyError:
             raise ValueError(f"No task with index {task_index!r} in job {job_name!r}") from None
 
-    def job_tasks(self, job_name) -> list[str | None]:
+    def job_tasks(self, job_name: str) -> list[str | None]:
         """Addresses indexed by task; gaps in sparse jobs are None."""
         job = self._job(job_name)
         tasks: list[str | None] = [None] * (max(job.keys()) + 1 if job else 0)

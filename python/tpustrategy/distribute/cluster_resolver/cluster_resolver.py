@@ -36,10 +36,11 @@ class ClusterResolver(abc.ABC):
         """The cluster, as a ``tf.train.ClusterSpec``."""
 
     @abc.abstractmethod
-    def master(self, task_type=None, task_id=None, rpc_layer=None) -> str:
+    def master(self, task_type: str | None = None, task_id: int | None = None, rpc_layer: str | None = None) -> str:
         """The address of the master (or of the given task), prefixed ``rpc_layer://`` when given."""
 
-    def num_accelerators(self, task_type=None, task_id=None, config_proto=None) -> dict[str, int]:
+    def num_accelerators(self, task_type: str | None = None, task_id: int | None = None,
+                         config_proto: object = None) -> dict[str, int]:
         """Accelerators per type on one task; here the simulated devices of the active slice."""
         return local_accelerator_counts(task_id)
 
@@ -48,19 +49,19 @@ class ClusterResolver(abc.ABC):
         return ""
 
     @property
-    def task_type(self):
+    def task_type(self) -> str | None:
         return getattr(self, "_task_type", None)
 
     @task_type.setter
-    def task_type(self, task_type) -> None:
+    def task_type(self, task_type: str | None) -> None:
         self._task_type = task_type
 
     @property
-    def task_id(self):
+    def task_id(self) -> int | None:
         return getattr(self, "_task_id", None)
 
     @task_id.setter
-    def task_id(self, task_id) -> None:
+    def task_id(self, task_id: int | None) -> None:
         self._task_id = task_id
 
 
@@ -75,12 +76,12 @@ class SimpleClusterResolver(ClusterResolver):
         self,
         cluster_spec: ClusterSpec,
         master: str = "",
-        task_type=None,
-        task_id=None,
+        task_type: str | None = None,
+        task_id: int | None = None,
         environment: str = "",
-        num_accelerators=None,
-        rpc_layer=None,
-    ):
+        num_accelerators: dict[str, int] | None = None,
+        rpc_layer: str | None = None,
+    ) -> None:
         if not isinstance(cluster_spec, ClusterSpec):
             raise TypeError("cluster_spec must be a `tf.train.ClusterSpec`.")
         if not isinstance(master, str):
@@ -96,7 +97,7 @@ class SimpleClusterResolver(ClusterResolver):
     def cluster_spec(self) -> ClusterSpec:
         return self._cluster_spec
 
-    def master(self, task_type=None, task_id=None, rpc_layer=None) -> str:
+    def master(self, task_type: str | None = None, task_id: int | None = None, rpc_layer: str | None = None) -> str:
         """The address of (task_type, task_id) when both are given, else the stored master."""
         if task_type is not None and task_id is not None:
             master = self.cluster_spec().task_address(task_type, task_id)
@@ -108,14 +109,16 @@ class SimpleClusterResolver(ClusterResolver):
     def environment(self) -> str:
         return self._environment
 
-    def num_accelerators(self, task_type=None, task_id=None, config_proto=None) -> dict[str, int]:
+    def num_accelerators(self, task_type: str | None = None, task_id: int | None = None,
+                         config_proto: object = None) -> dict[str, int]:
         """The ``num_accelerators`` given to the constructor ({} when None)."""
         return self._num_accelerators or {}
 
     @property
-    def rpc_layer(self):
-        return self._rpc_layer
+    def rpc_layer(self) -> str | None:
+        rpc_layer: str | None = self._rpc_layer
+        return rpc_layer
 
     @rpc_layer.setter
-    def rpc_layer(self, rpc_layer) -> None:
+    def rpc_layer(self, rpc_layer: str | None) -> None:
         self._rpc_layer = rpc_layer

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Any
 
 from tpustrategy.distribute.cluster_resolver.cluster_resolver import ClusterResolver, format_master_url
 from tpustrategy.train.cluster_spec import ClusterSpec
@@ -15,11 +16,12 @@ from tpustrategy.train.cluster_spec import ClusterSpec
 _TF_CONFIG_ENV = "TF_CONFIG"
 
 
-def _load_tf_config() -> dict:
-    return json.loads(os.environ.get(_TF_CONFIG_ENV) or "{}")
+def _load_tf_config() -> dict[str, Any]:
+    config: dict[str, Any] = json.loads(os.environ.get(_TF_CONFIG_ENV) or "{}")
+    return config
 
 
-def _tf_config_value(key, default=None):
+def _tf_config_value(key: str, default: Any = None) -> Any:
     return _load_tf_config().get(key, default)
 
 
@@ -39,40 +41,41 @@ class TFConfigClusterResolver(ClusterResolver):
         self._environment = environment
 
     @property
-    def task_type(self):
+    def task_type(self) -> str | None:
         if self._task_type is None:
             task = _tf_config_value("task", {})
             return str(task["type"]) if "type" in task else None
         return str(self._task_type)
 
     @task_type.setter
-    def task_type(self, task_type) -> None:
+    def task_type(self, task_type: str | None) -> None:
         self._task_type = task_type
 
     @property
-    def task_id(self):
+    def task_id(self) -> int | None:
         if self._task_id is None:
             task = _tf_config_value("task", {})
             return int(task["index"]) if "index" in task else None
         return int(self._task_id)
 
     @task_id.setter
-    def task_id(self, task_id) -> None:
+    def task_id(self, task_id: int | None) -> None:
         self._task_id = task_id
 
     @property
-    def environment(self):
+    def environment(self) -> str | None:  # type: ignore[override]  # None unless given, as TF's
         return self._environment
 
     @property
-    def rpc_layer(self):
+    def rpc_layer(self) -> str | None:
         return _tf_config_value("rpc_layer") if self._rpc_layer is None else self._rpc_layer
 
     @rpc_layer.setter
-    def rpc_layer(self, rpc_layer) -> None:
+    def rpc_layer(self, rpc_layer: str | None) -> None:
         self._rpc_layer = rpc_layer
 
-    def num_accelerators(self, task_type=None, task_id=None, config_proto=None) -> dict[str, int]:
+    def num_accelerators(self, task_type: str | None = None, task_id: int | None = None,
+                         config_proto: object = None) -> dict[str, int]:
         task_type = self.task_type if task_type is None else task_type
         task_id = self.task_id if task_id is None else task_id
         return super().num_accelerators(task_type, task_id, config_proto)
@@ -82,18 +85,20 @@ class TFConfigClusterResolver(ClusterResolver):
         config = _load_tf_config()
         return ClusterSpec(config["cluster"]) if "cluster" in config else ClusterSpec({})
 
-    def master(self, task_type=None, task_id=None, rpc_layer=None) -> str:
+    def master(self, task_type: str | None = None, task_id: int | None = None, rpc_layer: str | None = None) -> str:
         """``session_master`` if set; "" for an empty or one-task cluster; else the task's address.
 
         The task defaults to this resolver's (task_type, task_id) and the prefix to its rpc layer.
         """
         session_master = _tf_config_value("session_master")
         if session_master is not None:
-            return session_master
+            master: str = session_master
+            return master
         cluster = self.cluster_spec()
         if not cluster.jobs or (len(cluster.jobs) == 1 and len(cluster.job_tasks(cluster.jobs[0])) == 1):
             return ""
         task_type = self.task_type if task_type is None else task_type
         task_id = self.task_id if task_id is None else task_id
         rpc_layer = self.rpc_layer if rpc_layer is None else rpc_layer
-        return format_master_url(cluster.task_address(task_type, task_id), rpc_layer)
+        # No task known (None): task_address raises, naming it.
+        return format_master_url(cluster.task_address(task_type, task_id), rpc_layer)  # type: ignore[arg-type]

@@ -38,16 +38,16 @@ class TPUClusterResolver(ClusterResolver):
 
     def __init__(
         self,
-        tpu=None,
-        zone=None,
-        project=None,
-        job_name="worker",
-        coordinator_name=None,
-        coordinator_address=None,
-        credentials="default",
-        service=None,
-        discovery_url=None,
-    ):
+        tpu: str | bytes | None = None,
+        zone: str | None = None,
+        project: str | None = None,
+        job_name: str = "worker",
+        coordinator_name: str | None = None,
+        coordinator_address: str | None = None,
+        credentials: object = "default",
+        service: object = None,
+        discovery_url: str | None = None,
+    ) -> None:
         if isinstance(tpu, bytes):
             tpu = tpu.decode()
         if isinstance(tpu, (list, tuple)):
@@ -66,7 +66,7 @@ class TPUClusterResolver(ClusterResolver):
         self.rpc_layer = "grpc"
 
     @staticmethod
-    def connect(tpu=None, zone=None, project=None) -> TPUClusterResolver:
+    def connect(tpu: str | None = None, zone: str | None = None, project: str | None = None) -> TPUClusterResolver:
         """Resolves ``tpu``, connects to its slice and initializes the TPU system; returns the resolver."""
         resolver = TPUClusterResolver(tpu, zone, project)
         tpu_system.connect_to_cluster(resolver)
@@ -74,7 +74,7 @@ class TPUClusterResolver(ClusterResolver):
         return resolver
 
     @property
-    def slice_preset(self):
+    def slice_preset(self) -> _core.slice.SlicePreset:
         """tpustrategy extension: the ``_core.slice.SlicePreset`` this resolver names."""
         return self._preset
 
@@ -91,7 +91,7 @@ class TPUClusterResolver(ClusterResolver):
             cluster[self._coordinator_name] = [self._coordinator_address or "localhost:0"]
         return ClusterSpec(cluster)
 
-    def master(self, task_type=None, task_id=None, rpc_layer=None) -> str:
+    def master(self, task_type: str | None = None, task_id: int | None = None, rpc_layer: str | None = None) -> str:
         """ "" for the local slice; else the gRPC address of the task (default: task 0 of the TPU job)."""
         if self._is_local:
             return ""
@@ -105,14 +105,15 @@ class TPUClusterResolver(ClusterResolver):
     def get_master(self) -> str:
         return self.master()
 
-    def get_job_name(self) -> str:
+    def get_job_name(self) -> str | None:
         return self.task_type
 
-    def num_accelerators(self, task_type=None, task_id=None, config_proto=None) -> dict[str, int]:
+    def num_accelerators(self, task_type: str | None = None, task_id: int | None = None,
+                         config_proto: object = None) -> dict[str, int]:
         """``{'TPU': cores per host}``."""
         return {"TPU": self._preset.devices_per_host}
 
-    def get_tpu_system_metadata(self):
+    def get_tpu_system_metadata(self) -> TPUSystemMetadata:
         """The TPUSystemMetadata of the slice: cores, hosts, cores per host, Topology and device list."""
         preset = self._preset
         devices = []

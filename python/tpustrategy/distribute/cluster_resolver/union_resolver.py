@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tpustrategy.distribute.cluster_resolver.cluster_resolver import ClusterResolver, format_master_url
 from tpustrategy.train.cluster_spec import ClusterSpec
 
@@ -18,7 +20,7 @@ class UnionResolver(ClusterResolver):
       TypeError: an argument that is not a ClusterResolver.
     """
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: ClusterResolver, **kwargs: Any) -> None:
         self._rpc_layer = kwargs.pop("rpc_layer", None)
         self._task_type = kwargs.pop("task_type", None)
         self._task_id = kwargs.pop("task_id", None)
@@ -34,7 +36,7 @@ class UnionResolver(ClusterResolver):
     def cluster_spec(self) -> ClusterSpec:
         specs = [resolver.cluster_spec().as_dict() for resolver in self._cluster_resolvers]
         # A job stays a list only if every resolver lists it densely; one dict makes it a dict.
-        merged: dict = {}
+        merged: dict[str, Any] = {}
         for spec in specs:
             for job, tasks in spec.items():
                 if job not in merged or isinstance(tasks, dict):
@@ -51,39 +53,43 @@ class UnionResolver(ClusterResolver):
                 merged[job].update(task_dict)
         return ClusterSpec(merged)
 
-    def master(self, task_type=None, task_id=None, rpc_layer=None) -> str:
+    def master(self, task_type: str | None = None, task_id: int | None = None, rpc_layer: str | None = None) -> str:
         if task_type is not None and task_id is not None:
             master = self.cluster_spec().task_address(task_type, task_id)
             return format_master_url(master, rpc_layer or self._rpc_layer)
         return self._cluster_resolvers[0].master(rpc_layer=rpc_layer)
 
     @property
-    def task_type(self):
-        return self._task_type if self._task_type is not None else self._cluster_resolvers[0].task_type
+    def task_type(self) -> str | None:
+        task_type: str | None = self._task_type
+        return task_type if task_type is not None else self._cluster_resolvers[0].task_type
 
     @task_type.setter
-    def task_type(self, task_type) -> None:
+    def task_type(self, task_type: str | None) -> None:
         self._task_type = task_type
 
     @property
-    def task_id(self):
-        return self._task_id if self._task_id is not None else self._cluster_resolvers[0].task_id
+    def task_id(self) -> int | None:
+        task_id: int | None = self._task_id
+        return task_id if task_id is not None else self._cluster_resolvers[0].task_id
 
     @task_id.setter
-    def task_id(self, task_id) -> None:
+    def task_id(self, task_id: int | None) -> None:
         self._task_id = task_id
 
     @property
     def environment(self) -> str:
         return self._cluster_resolvers[0].environment
 
-    def num_accelerators(self, task_type=None, task_id=None, config_proto=None) -> dict[str, int]:
+    def num_accelerators(self, task_type: str | None = None, task_id: int | None = None,
+                         config_proto: object = None) -> dict[str, int]:
         return self._cluster_resolvers[0].num_accelerators(task_type, task_id, config_proto)
 
     @property
-    def rpc_layer(self):
-        return self._rpc_layer or getattr(self._cluster_resolvers[0], "rpc_layer", None)
+    def rpc_layer(self) -> str | None:
+        rpc_layer: str | None = self._rpc_layer or getattr(self._cluster_resolvers[0], "rpc_layer", None)
+        return rpc_layer
 
     @rpc_layer.setter
-    def rpc_layer(self, rpc_layer) -> None:
+    def rpc_layer(self, rpc_layer: str | None) -> None:
         self._rpc_layer = rpc_layer

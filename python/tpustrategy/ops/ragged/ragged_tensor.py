@@ -9,12 +9,14 @@ dimensions; a dimension made with ``from_uniform_row_length`` reports its size i
 from __future__ import annotations
 
 import operator
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
 from tpustrategy import _core, errors
 from tpustrategy.framework.string_tensor import StringTensor, is_string_dtype, string
-from tpustrategy.framework.tensor_shape import TensorShape, as_shape
+from tpustrategy.framework.tensor_shape import ShapeLike, TensorShape, as_shape
 from tpustrategy.ops.ragged import ragged_broadcast
 
 _Tensor = _core.tensor.Tensor
@@ -127,7 +129,8 @@ class RaggedTensor:
         return result
 
     @classmethod
-    def from_nested_row_lengths(cls, flat_values, nested_row_lengths, name=None, validate=True):
+    def from_nested_row_lengths(cls, flat_values: Any, nested_row_lengths: Iterable[Any], name: str | None = None,
+                                validate: bool = True) -> Any:
         result = flat_values
         for lengths in reversed(list(nested_row_lengths)):
             result = cls.from_row_lengths(result, lengths, validate=validate)
@@ -520,8 +523,8 @@ class RaggedTensorSpec:
 
     __slots__ = ("_shape", "_dtype", "_ragged_rank", "_row_splits_dtype")
 
-    def __init__(self, shape=None, dtype=_core.tensor.float32, ragged_rank=None, row_splits_dtype=_core.tensor.int64,
-                 flat_values_spec=None):
+    def __init__(self, shape: ShapeLike = None, dtype: object = _core.tensor.float32, ragged_rank: int | None = None,
+                 row_splits_dtype: object = _core.tensor.int64, flat_values_spec: object = None) -> None:
         self._shape = as_shape(shape)
         self._dtype = string if is_string_dtype(dtype) else _core.tensor.DType(dtype)
         rank = self._shape.rank
@@ -640,7 +643,7 @@ def _as_ragged_row(value, ragged_rank: int):
     return RaggedTensor.from_tensor(value, ragged_rank=ragged_rank - 1)
 
 
-def stack(values, axis=0, name=None):
+def stack(values: Iterable[Any], axis: int = 0, name: str | None = None) -> RaggedTensor:
     """``tf.ragged.stack`` along axis 0: one row per input (dense inputs of any length become ragged rows)."""
     if int(axis) != 0:
         raise NotImplementedError("tf.ragged.stack: only axis=0 is built")

@@ -5,6 +5,8 @@ var -= lr_t * m / (sqrt(v) + epsilon)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from tpustrategy import _core
 from tpustrategy.compat.v1.train.optimizer import Optimizer, component_for
 
@@ -12,7 +14,8 @@ from tpustrategy.compat.v1.train.optimizer import Optimizer, component_for
 class AdamOptimizer(Optimizer):
     """Adam; slots ``"m"`` and ``"v"`` per variable, non-slot ``beta1_power`` and ``beta2_power``."""
 
-    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8, use_locking=False, name="Adam"):
+    def __init__(self, learning_rate: Any = 0.001, beta1: Any = 0.9, beta2: Any = 0.999, epsilon: Any = 1e-8,
+                 use_locking: bool = False, name: str = "Adam") -> None:
         super().__init__(use_locking, name)
         self._lr, self._beta1, self._beta2, self._epsilon = learning_rate, beta1, beta2, epsilon
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tpustrategy.compat.v1.train.optimizer import Optimizer
 
 
 class GradientDescentOptimizer(Optimizer):
     """Plain gradient descent; `learning_rate` a number, a tensor or a callable returning one."""
 
-    def __init__(self, learning_rate, use_locking=False, name="GradientDescent"):
+    def __init__(self, learning_rate: Any, use_locking: bool = False, name: str = "GradientDescent") -> None:
         super().__init__(use_locking, name)
         self._learning_rate = learning_rate
 

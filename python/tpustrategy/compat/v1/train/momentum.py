@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tpustrategy.compat.v1.train.optimizer import Optimizer
 from tpustrategy.ops.array_ops import reshape
 from tpustrategy.ops.gather_scatter_ops import gather, tensor_scatter_nd_update
@@ -11,7 +13,8 @@ from tpustrategy.ops.gather_scatter_ops import gather, tensor_scatter_nd_update
 class MomentumOptimizer(Optimizer):
     """Momentum (optionally Nesterov); slot ``"momentum"`` per variable."""
 
-    def __init__(self, learning_rate, momentum, use_locking=False, name="Momentum", use_nesterov=False):
+    def __init__(self, learning_rate: Any, momentum: Any, use_locking: bool = False, name: str = "Momentum",
+                 use_nesterov: bool = False) -> None:
         super().__init__(use_locking, name)
         self._learning_rate = learning_rate
         self._momentum = momentum

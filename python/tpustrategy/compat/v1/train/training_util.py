@@ -4,13 +4,15 @@ inside a strategy's scope it is that strategy's (mirrored) variable, as TF."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from tpustrategy import _core
 from tpustrategy.variables import Variable, VariableAggregation
 
 _global_step: list = [None]
 
 
-def get_global_step(graph=None):
+def get_global_step(graph: object = None) -> Any:  # a Variable (a distributed one under a strategy) or None
     """The global step variable, or None if none was created."""
     return _global_step[0]
 
@@ -22,7 +24,7 @@ def _check_graph(caller: str, graph) -> None:
                         f"{type(graph).__name__}: {graph!r}")
 
 
-def create_global_step(graph=None):
+def create_global_step(graph: object = None) -> Any:
     """Creates the global step variable (ValueError if it exists)."""
     _check_graph("create_global_step", graph)
     if _global_step[0] is not None:
@@ -32,7 +34,7 @@ def create_global_step(graph=None):
     return _global_step[0]
 
 
-def get_or_create_global_step(graph=None):
+def get_or_create_global_step(graph: object = None) -> Any:
     """The global step variable, created on first call."""
     _check_graph("get_or_create_global_step", graph)
     return _global_step[0] if _global_step[0] is not None else create_global_step(graph)
