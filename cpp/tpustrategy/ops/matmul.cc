@@ -112,7 +112,7 @@ Tensor matmul_narrow_float(const Tensor& a, const Tensor& b, bool ta, bool tb, c
   const Tensor a32 = cast(a, DType::kFloat32), b32 = cast(b, DType::kFloat32);
   const Tensor product = Tensor::empty(DType::kFloat32, out_shape);
   const GemmPlan plan = plan_gemm(a.shape(), b.shape(), out_shape, m, n, k);
-  const float* pc = detail::data_of<float>(product);
+  const auto* pc = detail::data_of<float>(product);
   auto round_into = [&](auto* po) {
     using N = std::remove_pointer_t<decltype(po)>;
     run_gemm_tasks<float>(plan, detail::data_of<float>(a32), detail::data_of<float>(b32),
