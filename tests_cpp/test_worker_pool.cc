@@ -91,5 +91,31 @@ TEST(WorkerPool, ManyConcurrentCallersFromThreads) {
   EXPECT_EQ(total.load(), 4 * 200 * 64);
 }
 
+// Workers poll for a while after a job and block after that. Whether a worker is polling (right after a
+// burst of tiny jobs) or blocked (after a pause longer than the polling), the next job must reach it: chunk 0
+// cannot finish before another thread has started chunk 1. (Whether a worker ever finds a job already over,
+// the caller having run all its chunks, depends on timing; this test does not force that path.)
+TEST(WorkerPool, AWorkerJoinsAfterMissedJobsAndAfterBlocking) {
+  WorkerPool pool(2);
+  for (auto pause : {std::chrono::microseconds(0), std::chrono::microseconds(20000)}) {
+    for (int round = 0; round < 20; ++round) {
+      for (int i = 0; i < 50; ++i) pool.parallel_for(2, 1, [](std::int64_t, std::int64_t) {});
+      std::this_thread::sleep_for(pause);
+      std::atomic<bool> started{false};
+      bool joined = false;
+      pool.parallel_for(2, 1, [&](std::int64_t b, std::int64_t) {
+        if (b == 1) {
+          started = true;
+          return;
+        }
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+        while (!started && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+        joined = started;
+      });
+      ASSERT_TRUE(joined) << "no worker took chunk 1 (pause " << pause.count() << " us, round " << round << ")";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tpustrategy

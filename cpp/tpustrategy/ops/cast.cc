@@ -4,6 +4,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "tpustrategy/ops/bfloat16_widen.h"
 #include "tpustrategy/ops/broadcast.h"
 #include "tpustrategy/ops/eigen_util.h"
 #include "tpustrategy/ops/extended_dtypes.h"
@@ -35,6 +36,8 @@ void cast_range(const S* src, D* dst, std::int64_t n) {
     for (std::int64_t i = 0; i < n; ++i) dst[i] = saturating_int<D>(src[i]);
   } else if constexpr (std::is_same_v<S, bool>) {
     for (std::int64_t i = 0; i < n; ++i) dst[i] = static_cast<D>(src[i] ? 1.0f : 0.0f);
+  } else if constexpr (std::is_same_v<S, Eigen::bfloat16> && std::is_same_v<D, float>) {
+    detail::widen_bfloat16(src, dst, n);
   } else if constexpr (sizeof(S) == 2 && sizeof(D) == 2) {  // half <-> bfloat16 via float
     VecMap<D>(dst, n) = ConstVecMap<S>(src, n).template cast<float>().template cast<D>();
   } else {

@@ -2,11 +2,15 @@
 // A small fixed pool of worker threads, sized to the machine's real cores, that
 // splits large loops. Small loops run inline on the caller: a pool hand-off
 // costs microseconds, which dominates kernels on a few KiB.
+// Workers (and a caller waiting for them) spin for a short while before they
+// block: waking a sleeping thread costs tens of microseconds on a VM (more than a
+// 128x128 GEMM's half), and ops come back to back.
 // Fork-safe: a forked child has none of the workers (and may inherit locked
 // mutexes and condition variables with phantom waiters), so in a child every
 // loop runs inline and the pool's threads and locks are never touched again.
 #include <sys/types.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -51,9 +55,9 @@ class WorkerPool {
   // never return blocks forever in glibc.
   std::unique_ptr<std::condition_variable> wake_ = std::make_unique<std::condition_variable>();
   std::unique_ptr<std::condition_variable> idle_ = std::make_unique<std::condition_variable>();
-  int active_ = 0;  // workers inside run_chunks of the current job
+  std::atomic<int> active_{0};  // workers inside run_chunks of the current job (changed under mutex_)
   Job* job_ = nullptr;
-  std::uint64_t generation_ = 0;
+  std::atomic<std::uint64_t> generation_{0};  // changed under mutex_; read without it while spinning
   bool stopping_ = false;
   std::mutex submit_mutex_;  // one parallel_for at a time; nested calls run inline
 };
