@@ -13,8 +13,8 @@ from tpustrategy.ops import math_ops
 
 
 def current_device():
-    """Where cross-replica results go by default: the current device, else host CPU 0."""
-    return device_scope.current_device() or _core.devices.host_cpu()
+    """Where cross-replica results go by default: the current device, else the default CPU (the client's)."""
+    return device_scope.current_device() or _core.devices.default_cpu()
 
 
 def _device_of(value):
