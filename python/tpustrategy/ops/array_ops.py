@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 
 from tpustrategy import _core
+from tpustrategy.framework import static_shape
 from tpustrategy.ops import _spmd_hook, numpy_backed_ops
 from tpustrategy.ops._args import axis_int, axis_list, dtype_or_none, int_list, tensor_list
 
@@ -109,13 +110,17 @@ def ones(shape, dtype=_core.tensor.float32, name=None, layout=None):
 def zeros_like(input, dtype=None, name=None, layout=None):  # noqa: A002
     """Zeros with the shape (and dtype, unless given) of `input` (tf.zeros_like)."""
     t = _as_tensor(input)
-    return _ops.zeros(list(t._shape_tuple), dtype_or_none(dtype) or t.dtype)
+    result = _ops.zeros(list(t._shape_tuple), dtype_or_none(dtype) or t.dtype)
+    static_shape.note_like(result, t)
+    return result
 
 
 def ones_like(input, dtype=None, name=None, layout=None):  # noqa: A002
     """Ones with the shape (and dtype, unless given) of `input` (tf.ones_like)."""
     t = _as_tensor(input)
-    return _ops.ones(list(t._shape_tuple), dtype_or_none(dtype) or t.dtype)
+    result = _ops.ones(list(t._shape_tuple), dtype_or_none(dtype) or t.dtype)
+    static_shape.note_like(result, t)
+    return result
 
 
 def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
@@ -180,7 +185,10 @@ def _is_zero(value) -> bool:
 
 def shape(input, out_type=_core.tensor.int32, name=None):  # noqa: A002
     """The shape of `input` as a 1-D integer tensor (tf.shape)."""
-    return _core.tensor.constant(list(_as_tensor(input)._shape_tuple), _core.tensor.DType(out_type))
+    tensor = _as_tensor(input)
+    result = _core.tensor.constant(list(tensor._shape_tuple), _core.tensor.DType(out_type))
+    static_shape.note_shape_of(result, tensor)
+    return result
 
 
 def rank(input, name=None):  # noqa: A002

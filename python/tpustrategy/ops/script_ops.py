@@ -9,8 +9,8 @@ error passes through), so ``Dataset.ignore_errors`` drops such elements as in TF
 
 Static shapes: TF cannot see into the function, so its outputs have an unknown shape in a ``Dataset.map``
 element_spec (``TensorSpec(shape=<unknown>, ...)``) until ``set_shape`` / ``tf.ensure_shape`` states one; so
-here (framework/static_shape.py). Values computed from an output (``x + 1``) show their real shape, where TF
-would still say unknown.
+here (framework/static_shape.py), and values computed from an output get the static shape TF's shape inference
+gives them (``x + 1`` is unknown too, ``tf.reduce_sum(x)`` a scalar).
 """
 
 from __future__ import annotations
@@ -80,8 +80,11 @@ def _outputs(result, Tout, inputs=()):  # noqa: N803  (TF's argument name)
 def _opaque(output, inputs):
     """`output` gets an unknown static shape where a Dataset function's spec is being found (TF's rule)."""
     if static_shape.active():
-        if any(output is x for x in inputs):  # a fresh tensor: the input keeps the static shape it has
-            output = _core.ops.identity(output)
+        # A fresh tensor: an input the function returned keeps the static shape it has.
+        if isinstance(output, Tensor):
+            output = _core.ops.stop_gradient(output)  # a new id over the same buffer
+        elif any(output is x for x in inputs):
+            output = StringTensor(to_bytes_array(output.numpy()))
         static_shape.mark_unknown(output)
     return output
 
