@@ -67,4 +67,23 @@ def py_function_partial_shape_through_ops(tf):
         "tile": lambda x: tf.tile(out(x), [2, 3]), "pad": lambda x: tf.pad(out(x), [[1, 1], [0, 2]]),
         "unstack_1": lambda x: tf.unstack(out(x), axis=1)[0], "split_1": lambda x: tf.split(out(x), 2, axis=1)[0],
         "softmax": lambda x: tf.nn.softmax(out(x)), "one_hot": lambda x: tf.one_hot(tf.cast(out(x), tf.int32), 3),
+        "sort": lambda x: tf.sort(out(x)), "argsort": lambda x: tf.argsort(out(x), axis=0),
+        "top_k": lambda x: tf.math.top_k(out(x), 1), "cumsum": lambda x: tf.cumsum(out(x), axis=0),
+        "reverse": lambda x: tf.reverse(out(x), [0]),
+        "flip_left_right": lambda x: tf.image.flip_left_right(tf.expand_dims(out(x), -1)),
+        "boolean_mask": lambda x: tf.boolean_mask(out(x), out(x)[:, 0] > 0),
+    })
+
+
+@case()
+def data_dependent_sizes_in_map(tf):
+    # Sizes that depend on values are unknown to TF's shape inference even when every input shape is known.
+    def row(x):
+        return tf.cast(tf.range(4), tf.int64) - x
+
+    return _each(tf, {
+        "boolean_mask": lambda x: tf.boolean_mask(row(x), row(x) > 0),
+        "boolean_mask_2d": lambda x: tf.boolean_mask(tf.reshape(tf.range(6), [2, 3]), [True, False]),
+        "unique": lambda x: tf.unique(row(x) % 2), "where_indices": lambda x: tf.where(row(x) > 0),
+        "where_select": lambda x: tf.where(row(x) > 0, row(x), 0),
     })

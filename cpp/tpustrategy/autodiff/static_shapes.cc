@@ -288,8 +288,7 @@ void get_item(const Tensor& x, const std::vector<IndexItem>& items, const Tensor
 }
 
 void where_indices(const Tensor& condition, const Tensor& out) {
-  if (!get(condition)) return;
-  const StaticShape s = static_of(condition);
+  const StaticShape s = static_of(condition);  // the count of true values is never static
   set(out, {true, {-1, s.rank_known ? static_cast<std::int64_t>(s.dims.size()) : -1}});
 }
 

@@ -38,7 +38,7 @@ void set(const Tensor& t, StaticShape shape);
 std::optional<StaticShape> get(const Tensor& t);
 
 // Shape functions, called by the ops after their kernel when active(); each sets an entry for the output only
-// when some input has one. Named after TF's op types.
+// when some input has one (where_indices: always, its size depends on values). Named after TF's op types.
 void same_as(const Tensor& x, const Tensor& out);  // elementwise unary ops, Cast, Identity, Softmax, *Like
 void broadcast(std::initializer_list<const Tensor*> inputs, const Tensor& out);  // binary ops, SelectV2
 void reduce(const Tensor& x, const std::optional<std::vector<std::int64_t>>& axes, bool keepdims, const Tensor& out);
@@ -54,7 +54,7 @@ void split(const Tensor& x, std::int64_t axis, bool keep_axis, std::span<const T
 void pad(const Tensor& x, const std::vector<std::int64_t>& paddings, const Tensor& out);
 void gather(const Tensor& x, const Tensor& indices, std::int64_t axis, const Tensor& out);
 void get_item(const Tensor& x, const std::vector<IndexItem>& items, const Tensor& out);
-void where_indices(const Tensor& condition, const Tensor& out);
+void where_indices(const Tensor& condition, const Tensor& out);  // always: [unknown, rank]
 void one_hot(const Tensor& indices, std::int64_t depth, std::int64_t axis, const Tensor& out);
 void tile(const Tensor& x, const std::vector<std::int64_t>& multiples, const Tensor& out);
 void slice(const Tensor& x, const std::vector<std::int64_t>& begin, const std::vector<std::int64_t>& size,

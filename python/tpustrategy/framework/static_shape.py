@@ -92,8 +92,32 @@ def note_shape_of(result, tensor) -> None:
 
 
 def note_like(result, tensor) -> None:
-    """``tf.zeros_like(tensor)`` / ``ones_like`` gave `result` (made from the shape in Python): `tensor`'s shape."""
+    """An op computed in Python (``zeros_like``, ``sort``, ``cumsum``, ``reverse``, ...) gave `result` of
+    `tensor`'s shape: `tensor`'s static shape."""
     if active():
         static = _get(tensor)
         if static is not None:
             _set(result, static)
+
+
+def note_top_k(results, tensor, k: int) -> None:
+    """``top_k(tensor, k)`` gave `results` (values, indices): `tensor`'s static shape with the last size k."""
+    static = _get(tensor) if active() else None
+    if static is not None:
+        shape = static if static.rank is None else TensorShape([*static.as_list()[:-1], k])
+        for result in results:
+            _set(result, shape)
+
+
+def note_data_dependent(result, tensor, axis: int, mask_rank: int) -> None:
+    """An op whose output size depends on values (``boolean_mask``, ``unique``) gave `result`: `tensor`'s
+    static shape with its sizes ``axis .. axis + mask_rank`` replaced by one unknown size, whatever `tensor` is."""
+    if active():
+        static = _get(tensor)
+        if static is None:
+            static = tensor.shape
+        if static.rank is None:
+            _set(result, TensorShape(None))
+        else:
+            dims = static.as_list()
+            _set(result, TensorShape([*dims[:axis], None, *dims[axis + mask_rank:]]))

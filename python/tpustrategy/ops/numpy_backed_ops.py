@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from tpustrategy import _core, errors
+from tpustrategy.framework import static_shape
 from tpustrategy.framework.tensor import Tensor
 
 
@@ -28,6 +29,12 @@ def _out(array, dtype=None):
     return _core.tensor.constant(array.astype(target.as_numpy_dtype), target)
 
 
+def _like(result, x):
+    """`result`, of `x`'s shape, with `x`'s static shape where a dataset function's spec is found."""
+    static_shape.note_like(result, x)
+    return result
+
+
 def _invalid(message):
     return errors.InvalidArgumentError(None, None, message)
 
@@ -42,12 +49,12 @@ def _axis(axis, rank):
 def sort(values, axis=-1, direction="ASCENDING", name=None):
     """Sorted along `axis` (stable), ``direction`` ASCENDING or DESCENDING."""
     a = _np(values)
-    return _out(_sorted(a, axis, direction, argsort=False), a.dtype)
+    return _like(_out(_sorted(a, axis, direction, argsort=False), a.dtype), values)
 
 
 def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
     """Indices (int32) that sort `values` along `axis`; ties keep their order."""
-    return _out(_sorted(_np(values), axis, direction, argsort=True), np.int32)
+    return _like(_out(_sorted(_np(values), axis, direction, argsort=True), np.int32), values)
 
 
 def _sorted(a, axis, direction, argsort):
@@ -72,7 +79,11 @@ def unique(x, out_idx="int32", name=None):
     order = np.argsort(first, kind="stable")  # np.unique sorts; TF keeps first-occurrence order
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
-    return _out(a[np.sort(first)], a.dtype), _out(rank[inverse.reshape(-1)], out_idx)
+    values, index = _out(a[np.sort(first)], a.dtype), _out(rank[inverse.reshape(-1)], out_idx)
+    if isinstance(x, Tensor):
+        static_shape.note_data_dependent(values, x, 0, 1)
+        static_shape.note_like(index, x)
+    return values, index
 
 
 def _segments(data, segment_ids, num_segments, sorted_ids):
@@ -150,7 +161,7 @@ def _scan(ufunc, identity):
         if exclusive:
             out = np.concatenate([np.full_like(np.take(out, [0], axis=ax), identity),
                                   np.take(out, np.arange(out.shape[ax] - 1), axis=ax)], axis=ax)
-        return _out(np.flip(out, ax) if reverse else out, a.dtype)
+        return _like(_out(np.flip(out, ax) if reverse else out, a.dtype), x)
 
     return op
 
@@ -166,7 +177,7 @@ def reverse(tensor, axis, name=None):
     axes = [_axis(ax, a.ndim) for ax in np.asarray(axis).reshape(-1)]
     if len(set(axes)) != len(axes):
         raise _invalid(f"axis {list(np.asarray(axis).reshape(-1))} specified more than once")
-    return _out(np.flip(a, axes) if axes else a, a.dtype)
+    return _like(_out(np.flip(a, axes) if axes else a, a.dtype), tensor)
 
 
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
@@ -241,7 +252,10 @@ def boolean_mask(tensor, mask, axis=None, name=None):
     if a.shape[ax:ax + m.ndim] != m.shape:
         raise ValueError(f"Shapes {a.shape[ax:ax + m.ndim]} and {m.shape} are incompatible")
     flat = a.reshape(a.shape[:ax] + (-1,) + a.shape[ax + m.ndim:])
-    return _out(np.compress(m.reshape(-1), flat, axis=ax), a.dtype)
+    result = _out(np.compress(m.reshape(-1), flat, axis=ax), a.dtype)
+    if isinstance(tensor, Tensor):
+        static_shape.note_data_dependent(result, tensor, ax, m.ndim)
+    return result
 
 
 def _bitwise(fn, name):

@@ -8,6 +8,7 @@ import collections
 import numpy as np
 
 from tpustrategy import _core, errors
+from tpustrategy.framework import static_shape
 from tpustrategy.ops._args import axis_int
 
 TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
@@ -22,6 +23,8 @@ def top_k(input, k=1, sorted=True, index_type=_core.tensor.int32, name=None):  #
       InvalidArgumentError: a scalar input, k < 0, or k greater than the last dimension.
     """
     values, indices = _core.ops.top_k(input, axis_int(k, "k"), index_type=_core.tensor.DType(index_type))
+    if isinstance(input, _core.tensor.Tensor):
+        static_shape.note_top_k((values, indices), input, axis_int(k, "k"))
     return TopKV2(values, indices)
 
 
