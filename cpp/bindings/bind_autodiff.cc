@@ -49,8 +49,6 @@ std::shared_ptr<py::object> hold(py::object fn) {
   });
 }
 
-}  // namespace
-
 // TF's static shapes while a Dataset function's element_spec is found (autodiff/static_shapes.h).
 void init_static_shapes(py::module_& m) {
   m.def("push_static_shapes", &static_shapes::push,
@@ -90,6 +88,8 @@ Args:
 Returns:
   None when it has no entry (its full shape is its static shape), else (rank_known, dims with None for unknown).)doc");
 }
+
+}  // namespace
 
 void init_autodiff(py::module_& m) {
   py::class_<Tape, std::shared_ptr<Tape>>(m, "Tape", py::dynamic_attr(),

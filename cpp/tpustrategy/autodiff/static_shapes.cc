@@ -61,6 +61,18 @@ StaticShape all_sizes_unknown(const Tensor& out) {
   return {true, std::vector<std::int64_t>(out.shape().size(), -1)};
 }
 
+// `x`'s static shape with each known size d of axis i made resize(i, d) (Pad, Tile); an unknown rank gives the
+// output's rank with every size unknown.
+template <typename Resize>
+void resize_known(const Tensor& x, const Tensor& out, Resize&& resize) {
+  if (!get(x)) return;
+  StaticShape s = static_of(x);
+  if (!s.rank_known) return set(out, all_sizes_unknown(out));
+  for (std::size_t i = 0; i < s.dims.size(); ++i)
+    if (s.dims[i] >= 0) s.dims[i] = resize(i, s.dims[i]);
+  set(out, std::move(s));
+}
+
 }  // namespace
 
 bool StaticShape::fully_known() const {
@@ -247,12 +259,7 @@ void split(const Tensor& x, std::int64_t axis, bool keep_axis, std::span<const T
 }
 
 void pad(const Tensor& x, const std::vector<std::int64_t>& paddings, const Tensor& out) {
-  if (!get(x)) return;
-  StaticShape s = static_of(x);
-  if (!s.rank_known) return set(out, all_sizes_unknown(out));
-  for (std::size_t i = 0; i < s.dims.size(); ++i)
-    if (s.dims[i] >= 0) s.dims[i] += paddings[2 * i] + paddings[2 * i + 1];
-  set(out, std::move(s));
+  resize_known(x, out, [&](std::size_t i, std::int64_t d) { return d + paddings[2 * i] + paddings[2 * i + 1]; });
 }
 
 void gather(const Tensor& x, const Tensor& indices, std::int64_t axis, const Tensor& out) {
@@ -300,12 +307,7 @@ void one_hot(const Tensor& indices, std::int64_t depth, std::int64_t axis, const
 }
 
 void tile(const Tensor& x, const std::vector<std::int64_t>& multiples, const Tensor& out) {
-  if (!get(x)) return;
-  StaticShape s = static_of(x);
-  if (!s.rank_known) return set(out, all_sizes_unknown(out));
-  for (std::size_t i = 0; i < s.dims.size(); ++i)
-    if (s.dims[i] >= 0) s.dims[i] *= multiples[i];
-  set(out, std::move(s));
+  resize_known(x, out, [&](std::size_t i, std::int64_t d) { return d * multiples[i]; });
 }
 
 void slice(const Tensor& x, const std::vector<std::int64_t>& begin, const std::vector<std::int64_t>& size,

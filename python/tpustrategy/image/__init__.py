@@ -1,5 +1,5 @@
 """``tpustrategy.image`` (mirrors ``tf.image``): dtype conversion of images; flips and TF-exact random flips
-(image/flips.py).
+(image/flips.py); resize (bilinear, nearest) and per-image standardization (image/resize.py).
 
 ``convert_image_dtype`` follows TF 2.21: integer images hold [0, MAX] of their dtype, floating images
 [0, 1]; integer -> integer shifts bits (uint8 1 -> uint16 256), integer -> float divides by MAX,
@@ -17,14 +17,18 @@ from tpustrategy.image.flips import (
     stateless_random_flip_left_right,
     stateless_random_flip_up_down,
 )
+from tpustrategy.image.resize import ResizeMethod, per_image_standardization, resize
 from tpustrategy.ops import math_ops
 
 __all__ = [
+    "ResizeMethod",
     "convert_image_dtype",
     "flip_left_right",
     "flip_up_down",
+    "per_image_standardization",
     "random_flip_left_right",
     "random_flip_up_down",
+    "resize",
     "stateless_random_flip_left_right",
     "stateless_random_flip_up_down",
 ]
