@@ -47,7 +47,10 @@ _SEMANTICS_2_6 = ("SEMANTICS.md 2.6: cross-replica assign of a PerReplica to a S
                   "'Expected value to be mirrored' (TF 2.21 gives each component its replica's value)")
 _NON_SLOT = ("update_non_slot(colocate_with not from non_slot_devices) -> TypeError naming the value (TF asserts: "
              "AssertionError); the project's rule for bad input")
+_SPARSE_PREFETCH = ("TPUStrategy refuses sparse / ragged components with device prefetch (ValueError, TF's "
+                    "tpu_strategy wording), as TF's TPUStrategy does; TF's side of a tpu case runs MirroredStrategy")
 KNOWN_DEVIATIONS: dict[str, str] = {
+    "sparse_tensors_in_pipelines[tpu]": _SPARSE_PREFETCH,
     "strategy_group_and_update_non_slot[mirrored]": _NON_SLOT,
     "strategy_group_and_update_non_slot[tpu]": _NON_SLOT,
     "all_reduce_low_precision[mirrored]": _NO_TF_LOW_PRECISION,
