@@ -1,5 +1,5 @@
 // TF's static shapes downstream of a tensor of unknown shape (autodiff/static_shapes.h): the table's scopes and
-// a few shape functions, through the ops that call them. tests_py/test_crosscheck_py_function_shapes.py compares
+// a few shape functions, through the ops that call them. tests_py/test_crosscheck_map_function_ops.py compares
 // many more with TF 2.21.
 #include <gtest/gtest.h>
 

@@ -232,7 +232,7 @@ def test_a_py_function_returning_its_input_leaves_the_input_known():
 
 def test_tensors_computed_from_a_py_function_output_have_tfs_static_shape():
     # TF's shape inference: `out + 1` is as unknown as `out`; a full reduction is a scalar whatever the rank
-    # (more ops: test_crosscheck_py_function_shapes.py).
+    # (more ops: test_crosscheck_map_function_ops.py).
     ds = Dataset.range(2).map(lambda x: tf.py_function(lambda v: tf.fill([3], v), [x], tf.int64) + 1)
     assert repr(ds.element_spec) == "TensorSpec(shape=<unknown>, dtype=tf.int64, name=None)"
     assert [v.numpy().tolist() for v in ds] == [[1, 1, 1], [2, 2, 2]]

@@ -14,6 +14,9 @@ import sys
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parents[2] / "tests_py" / "data" / "tf_client_device_names.json"
+SPECS = {"spec_cpu0": "/cpu:0", "spec_device_cpu0": "/device:CPU:0",
+         "spec_localhost": "/job:localhost/replica:0/task:0/device:CPU:0", "spec_worker_task1": "/job:worker/task:1",
+         "spec_worker_task0_cpu": "/job:worker/replica:0/task:0/device:CPU:0"}
 
 
 def _free_port() -> int:
@@ -34,10 +37,8 @@ def main() -> int:
            "op_result": (plain + 1.0).device, "from_numpy": tf.convert_to_tensor(np.ones(2)).device,
            "string": tf.constant("s").device, "variable": tf.Variable(1.0).device,
            "dataset_element": next(iter(tf.data.Dataset.range(3))).device}
-    for key, spec in [("spec_cpu0", "/cpu:0"), ("spec_device_cpu0", "/device:CPU:0"),
-                      ("spec_localhost", "/job:localhost/replica:0/task:0/device:CPU:0"),
-                      ("spec_worker_task1", "/job:worker/task:1"),
-                      ("spec_worker_task0_cpu", "/job:worker/replica:0/task:0/device:CPU:0")]:
+    out["specs"] = SPECS  # the test places with the same specs
+    for key, spec in SPECS.items():
         with tf.device(spec):
             out[key] = tf.constant(1.0).device
     out["logical_cpus"] = [d.name for d in tf.config.list_logical_devices("CPU")]
