@@ -1,12 +1,13 @@
 """Static shapes downstream of tf.py_function / tf.numpy_function inside Dataset.map, as TF's shape inference
 gives them: the common ops a map function applies to an output of unknown shape, and to one that set_shape made
-[None, 2]. Each check is the element_spec's shape of one small map (None for an unknown rank)."""
+[None, 2]. Each check is the element_spec's shape of one small map (None for an unknown rank). Also tf.string
+inputs to py_function / numpy_function (a decoder's file names)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from crosscheck.describe import error_of
+from crosscheck.describe import Repr, error_of
 from crosscheck.registry import case
 
 
@@ -87,3 +88,15 @@ def data_dependent_sizes_in_map(tf):
         "unique": lambda x: tf.unique(row(x) % 2), "where_indices": lambda x: tf.where(row(x) > 0),
         "where_select": lambda x: tf.where(row(x) > 0, row(x), 0),
     })
+
+
+@case()
+def py_function_string_inputs(tf):
+    # A pipeline of file names or records hands tf.string tensors to Python code (a decoder).
+    names = tf.data.Dataset.from_tensor_slices([b"a", b"bb"])
+    echoed = names.map(lambda s: (s, tf.py_function(lambda v: v, [s], tf.string)))
+    lengths = names.map(lambda s: tf.py_function(lambda v: tf.strings.length(v), [s], tf.int32))
+    numpy_types = names.map(lambda s: tf.numpy_function(lambda v: type(v).__name__.encode(), [s], tf.string))
+    return {"spec": Repr(repr(echoed.element_spec)), "echoed": list(echoed.as_numpy_iterator()),
+            "lengths": list(lengths.as_numpy_iterator()), "numpy_types": list(numpy_types.as_numpy_iterator()),
+            "eager": error_of(lambda: tf.py_function(lambda v: v + b"!", ["x"], tf.string))}

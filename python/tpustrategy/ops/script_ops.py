@@ -19,6 +19,7 @@ import numpy as np
 
 from tpustrategy import _core, errors
 from tpustrategy.framework import static_shape
+from tpustrategy.framework.constant import convert_to_tensor
 from tpustrategy.framework.string_tensor import StringTensor, is_string_dtype, to_bytes_array
 from tpustrategy.framework.tensor import Tensor
 
@@ -93,7 +94,7 @@ def py_function(func=None, inp=None, Tout=None, name=None):  # noqa: N803
     """Calls ``func(*inp)`` with Tensors; the results are converted to ``Tout``."""
     if not callable(func):
         raise TypeError(f"`func` must be callable, got {type(func).__name__}")
-    args = [v if isinstance(v, Tensor) else _core.tensor.convert_to_tensor(v) for v in (inp or [])]
+    args = [v if isinstance(v, (Tensor, StringTensor)) else convert_to_tensor(v) for v in (inp or [])]
     return _outputs(_call(func, args), Tout, args)
 
 
@@ -101,5 +102,5 @@ def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):  #
     """Calls ``func(*inp)`` with numpy values; the results are converted to ``Tout``."""
     if not callable(func):
         raise TypeError(f"`func` must be callable, got {type(func).__name__}")
-    args = [v.numpy() if isinstance(v, Tensor) else v for v in (inp or [])]
+    args = [v.numpy() if isinstance(v, (Tensor, StringTensor)) else v for v in (inp or [])]
     return _outputs(_call(func, args), Tout)
