@@ -1,7 +1,7 @@
-"""tf.image.resize (bilinear, nearest), per_image_standardization and l2_normalize: values, dtypes, errors and the
-static shape a dataset function gives them. Resizing is compared exactly; standardization and l2_normalize sum in
-another order than TF's kernels (1-ulp differences), so for them each side reports its dtype, shape and whether
-its values are within 1e-5 of the definition computed in float64."""
+"""tf.image.resize (bilinear, nearest), per_image_standardization, l2_normalize and rgb_to_grayscale: values,
+dtypes, errors and the static shape a dataset function gives them. Resizing and grayscale are compared exactly;
+standardization and l2_normalize sum in another order than TF's kernels (1-ulp differences), so for them each side
+reports its dtype, shape and whether its values are within 1e-5 of the definition computed in float64."""
 
 from __future__ import annotations
 
@@ -79,3 +79,16 @@ def image_ops_static_shapes_in_map(tf):
         "standardized": spec(lambda x: tf.image.per_image_standardization(decoded(x))),
         "l2_normalized": spec(lambda x: tf.math.l2_normalize(decoded(x), -1)),
     }
+
+
+@case()
+def image_grayscale(tf):
+    image, pixels = _image(), _image(np.uint8)
+    checks = {
+        "float": lambda: tf.image.rgb_to_grayscale(image / 255.0),
+        "uint8": lambda: tf.image.rgb_to_grayscale(pixels),
+        "batch": lambda: tf.image.rgb_to_grayscale(np.stack([pixels, pixels[::-1]])),
+        "back_to_rgb": lambda: tf.image.grayscale_to_rgb(tf.image.rgb_to_grayscale(pixels)),
+        "two_channels": lambda: tf.image.rgb_to_grayscale(pixels[..., :2]),
+    }
+    return {name: error_of(fn) for name, fn in checks.items()}

@@ -1,5 +1,6 @@
 """``tpustrategy.image`` (mirrors ``tf.image``): dtype conversion of images; flips and TF-exact random flips
-(image/flips.py); resize (bilinear, nearest) and per-image standardization (image/resize.py).
+(image/flips.py); resize (bilinear, nearest) and per-image standardization (image/resize.py); RGB <-> grayscale
+(image/color.py).
 
 ``convert_image_dtype`` follows TF 2.21: integer images hold [0, MAX] of their dtype, floating images
 [0, 1]; integer -> integer shifts bits (uint8 1 -> uint16 256), integer -> float divides by MAX,
@@ -9,6 +10,7 @@ float -> integer multiplies by MAX + 0.5 and truncates (``saturate`` clips first
 from __future__ import annotations
 
 from tpustrategy import _core
+from tpustrategy.image.color import grayscale_to_rgb, rgb_to_grayscale
 from tpustrategy.image.flips import (
     flip_left_right,
     flip_up_down,
@@ -25,10 +27,12 @@ __all__ = [
     "convert_image_dtype",
     "flip_left_right",
     "flip_up_down",
+    "grayscale_to_rgb",
     "per_image_standardization",
     "random_flip_left_right",
     "random_flip_up_down",
     "resize",
+    "rgb_to_grayscale",
     "stateless_random_flip_left_right",
     "stateless_random_flip_up_down",
 ]
