@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from tpustrategy import _core, errors
+from tpustrategy.image.dtype_conversion import convert_image_dtype
 from tpustrategy.ops import math_ops
 
 _ops = _core.ops
@@ -15,8 +16,6 @@ _RGB_WEIGHTS = (0.2989, 0.5870, 0.1140)  # TF's (ITU-R 601-2 luma, rounded)
 
 def rgb_to_grayscale(images, name=None):
     """[..., 3] RGB images as [..., 1] luma, in the images' dtype (tf.image.rgb_to_grayscale)."""
-    from tpustrategy.image import convert_image_dtype  # the package imports this module
-
     x = math_ops._tensor(images)
     if x.ndim < 1 or x._shape_tuple[-1] != 3:  # TF's matmul over the channels refuses it
         raise errors.InvalidArgumentError(None, None, f"rgb_to_grayscale needs 3 channels in the last dimension, got "
