@@ -145,7 +145,7 @@ TEST(Slice, V432HasFourHostsAndPerTaskOrdinals) {
   activate_slice("v4-32");
   auto tpus = DeviceRegistry::global().devices("TPU");
   ASSERT_EQ(tpus.size(), 16u);
-  EXPECT_EQ(DeviceRegistry::global().devices("CPU").size(), 4u);
+  EXPECT_EQ(DeviceRegistry::global().devices("CPU").size(), 5u) << "the client's CPU and one per host";
   EXPECT_EQ(tpus[4]->name(), "/job:worker/replica:0/task:1/device:TPU:0");
   EXPECT_EQ(tpus[4]->coordinates()[2], 1) << "host t holds the z = t tray";
   EXPECT_EQ(DeviceRegistry::global().find("/job:worker/task:3/device:TPU:2")->task(), 3);

@@ -13,6 +13,7 @@
 #include "tpustrategy/core/errors.h"
 #include "tpustrategy/autodiff/dispatch.h"
 #include "tpustrategy/autodiff/gradient_registry.h"
+#include "tpustrategy/autodiff/static_shapes.h"
 #include "tpustrategy/autodiff/tape_stack.h"
 
 namespace tpustrategy::bindings {
@@ -46,6 +47,46 @@ std::shared_ptr<py::object> hold(py::object fn) {
     py::gil_scoped_acquire gil;
     delete p;
   });
+}
+
+// TF's static shapes while a Dataset function's element_spec is found (autodiff/static_shapes.h).
+void init_static_shapes(py::module_& m) {
+  m.def("push_static_shapes", &static_shapes::push,
+        "Starts a table of static shapes for this thread (nests; framework/static_shape.py's recording()).");
+  m.def("pop_static_shapes", &static_shapes::pop, "Ends this thread's innermost static-shape table.");
+  m.def("static_shapes_active", &static_shapes::active, "Whether this thread has a static-shape table.");
+  m.def(
+      "set_static_shape",
+      [](const Tensor& t, std::optional<std::vector<std::optional<std::int64_t>>> dims) {
+        static_shapes::StaticShape shape;
+        if (dims) {
+          shape.rank_known = true;
+          for (const auto& d : *dims) shape.dims.push_back(d.value_or(-1));
+        }
+        static_shapes::set(t, std::move(shape));
+      },
+      py::arg("tensor"), py::arg("dims").none(true), R"doc(Gives `tensor` a static shape in this thread's table.
+
+Args:
+  tensor: the Tensor.
+  dims: the sizes, None for an unknown one; None for an unknown rank.)doc");
+  m.def(
+      "static_shape",
+      [](const Tensor& t) -> py::object {
+        auto shape = static_shapes::get(t);
+        if (!shape) return py::none();
+        if (!shape->rank_known) return py::make_tuple(false, py::list());
+        py::list dims;
+        for (std::int64_t d : shape->dims) dims.append(d < 0 ? py::object(py::none()) : py::object(py::int_(d)));
+        return py::make_tuple(true, dims);
+      },
+      py::arg("tensor"), R"doc(The static shape this thread's table gives `tensor`.
+
+Args:
+  tensor: the Tensor.
+
+Returns:
+  None when it has no entry (its full shape is its static shape), else (rank_known, dims with None for unknown).)doc");
 }
 
 }  // namespace
@@ -223,6 +264,7 @@ Raises:
         return names;
       },
       "TF op type names with a registered gradient function.");
+  init_static_shapes(m);
 }
 
 }  // namespace tpustrategy::bindings

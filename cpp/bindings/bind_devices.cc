@@ -63,8 +63,21 @@ Returns:
 Raises:
   ValueError: no device matches, or several do.)doc");
   m.def(
+      "local_devices", [](const std::string& type) { return DeviceRegistry::global().local_devices(type); },
+      py::arg("device_type") = "", R"doc(The process's own devices: a multi-host slice's client's, else host 0's.
+
+Args:
+  device_type: "TPU", "CPU" or "GPU"; "" lists every device.
+
+Returns:
+  A list of Device, in the order list_devices gives.)doc");
+  m.def(
+      "default_cpu", [] { return DeviceRegistry::global().default_cpu(); },
+      "Where tensors made outside any device scope live: the client's CPU on a multi-host slice (TF's\n"
+      "/job:localhost/replica:0/task:0/device:CPU:0), else host 0's CPU.");
+  m.def(
       "host_cpu", [](int task) { return DeviceRegistry::global().host_cpu(task); }, py::arg("task") = 0,
-      R"doc(The CPU device of a host.
+      R"doc(The CPU device of a slice host (never a client's CPU).
 
 Args:
   task: the host's task index.
@@ -104,7 +117,7 @@ Args:
 
 Raises:
   ValueError: count < 1.)doc");
-  m.def("job", [] { return DeviceRegistry::global().job(); }, "The job in the devices' names (localhost, worker).");
+  m.def("job", [] { return DeviceRegistry::global().job(); }, "The job in the slice's devices' names (localhost, worker).");
   m.def(
       "set_job", [](const std::string& job) { DeviceRegistry::global().set_job(job); }, py::arg("job"),
       R"doc(Renames every device into `job`; only while no replica runs.

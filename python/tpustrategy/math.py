@@ -55,6 +55,7 @@ from tpustrategy.ops.math_ops import (  # noqa: F401
     tanh,
     truediv,
 )
+from tpustrategy.ops.nn_impl_ops import l2_normalize  # noqa: F401
 from tpustrategy.ops.nn_ops import log_softmax, softmax  # noqa: F401
 from tpustrategy.ops.numpy_backed_ops import (  # noqa: E402, F401
     cumprod,

@@ -17,7 +17,13 @@ from tpustrategy.ops.nn_conv_ops import (  # noqa: F401
     max_pool1d,
     max_pool2d,
 )
-from tpustrategy.ops.nn_impl_ops import batch_normalization, dropout, embedding_lookup, moments  # noqa: F401
+from tpustrategy.ops.nn_impl_ops import (  # noqa: F401
+    batch_normalization,
+    dropout,
+    embedding_lookup,
+    l2_normalize,
+    moments,
+)
 from tpustrategy.ops.nn_ops import (  # noqa: F401
     l2_loss,
     leaky_relu,

@@ -149,7 +149,7 @@ class Variable(TensorOperators, metaclass=_VariableMetaclass):
             initial_value = initial_value()
         self._synchronization = _as_enum(VariableSynchronization, synchronization, "synchronization")
         self._aggregation = _as_enum(VariableAggregation, aggregation, "aggregation")
-        self._device = device_scope.current_device() or _core.devices.host_cpu()
+        self._device = device_scope.current_device() or _core.devices.default_cpu()
         self._value: Tensor = self._placed(_core.tensor.convert_to_tensor(initial_value, dtype))
         self._name = f"{_name_scope.current_scope()}{name or 'Variable'}:0"
         if trainable is None:

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <tuple>
 
 #include "tpustrategy/core/errors.h"
 #include "tpustrategy/runtime/replica_context.h"
@@ -16,6 +17,7 @@ namespace {
 
 constexpr std::int64_t kHostMemoryBytes = std::int64_t{64} << 30;
 constexpr std::int64_t kDefaultGpuBytes = std::int64_t{16} << 30;
+constexpr std::string_view kClientJob = "localhost";  // TF's job of a cluster client's own devices
 
 std::optional<int> parse_int(std::string_view text) {
   int value = 0;
@@ -30,16 +32,32 @@ std::string upper(std::string_view text) {
   return out;
 }
 
+// The job in a canonical device name ("/job:worker/replica:0/..." → "worker").
+std::string_view job_of(const Device& device) {
+  std::string_view name = device.name();
+  constexpr std::string_view kPrefix = "/job:";
+  if (name.substr(0, kPrefix.size()) != kPrefix) return {};
+  name.remove_prefix(kPrefix.size());
+  return name.substr(0, name.find('/'));
+}
+
 bool matches(const DeviceSpec& spec, const Device& device) {
   if (spec.type && *spec.type != device.type()) return false;
   if (spec.index && *spec.index != device.index()) return false;
-  return !spec.task || *spec.task == device.task();  // job, replica: one simulated client, any job name is it
+  return !spec.task || *spec.task == device.task();  // job: only a tie-break (find), replica: always 0
 }
 
-// Host CPU 0, the device of tensors created outside any device scope.
-DevicePtr default_host_cpu() { return DeviceRegistry::global().first_cpu(); }
+// Keeps the devices `keep` accepts, unless that would leave none.
+template <typename Keep>
+void narrow(std::vector<DevicePtr>& found, Keep keep) {
+  if (std::any_of(found.begin(), found.end(), [&](const DevicePtr& d) { return keep(*d); }))
+    std::erase_if(found, [&](const DevicePtr& d) { return !keep(*d); });
+}
 
-[[maybe_unused]] const bool kDefaultDeviceRegistered = (set_default_device_provider(&default_host_cpu), true);
+// The device of tensors created outside any device scope.
+DevicePtr default_cpu_device() { return DeviceRegistry::global().default_cpu(); }
+
+[[maybe_unused]] const bool kDefaultDeviceRegistered = (set_default_device_provider(&default_cpu_device), true);
 
 }  // namespace
 
@@ -100,12 +118,25 @@ DeviceRegistry& DeviceRegistry::global() {
 }
 
 void DeviceRegistry::set_devices(std::vector<DevicePtr> tpu_devices, std::vector<DevicePtr> host_cpus,
-                                 std::string job) {
+                                 std::string job, DevicePtr client_cpu) {
   std::lock_guard lock(mutex_);
   job_ = std::move(job);
   tpus_ = std::move(tpu_devices);
   cpus_ = std::move(host_cpus);
+  client_ = std::move(client_cpu);
+  if (client_) cpus_.push_back(client_);
+  sort_cpus();
   gpus_.clear();
+}
+
+bool DeviceRegistry::is_local(const Device& device) const {
+  return client_ ? job_of(device) == kClientJob : device.task() == 0;
+}
+
+void DeviceRegistry::sort_cpus() {
+  std::stable_sort(cpus_.begin(), cpus_.end(), [this](const DevicePtr& a, const DevicePtr& b) {
+    return std::tuple(!is_local(*a), a->task(), a->index()) < std::tuple(!is_local(*b), b->task(), b->index());
+  });
 }
 
 std::vector<DevicePtr> DeviceRegistry::devices(std::string_view type) const {
@@ -118,15 +149,22 @@ std::vector<DevicePtr> DeviceRegistry::devices(std::string_view type) const {
   return out;
 }
 
-DevicePtr DeviceRegistry::first_cpu() const {
+std::vector<DevicePtr> DeviceRegistry::local_devices(std::string_view type) const {
+  std::vector<DevicePtr> out = devices(type);
   std::lock_guard lock(mutex_);
-  return cpus_.empty() ? nullptr : cpus_.front();
+  std::erase_if(out, [this](const DevicePtr& d) { return !is_local(*d); });
+  return out;
+}
+
+DevicePtr DeviceRegistry::default_cpu() const {
+  std::lock_guard lock(mutex_);
+  return cpus_.empty() ? nullptr : cpus_.front();  // sorted: the client's CPU:0 first, else host 0's
 }
 
 DevicePtr DeviceRegistry::host_cpu(int task) const {
   std::lock_guard lock(mutex_);
   for (const auto& d : cpus_)
-    if (d->task() == task && d->index() == 0) return d;
+    if (d->task() == task && d->index() == 0 && d != client_) return d;
   if (cpus_.empty()) fail<FailedPreconditionError>("DeviceRegistry", "no host CPU is configured");
   fail<ValueError>("DeviceRegistry", "no host CPU for task {}", task);
 }
@@ -138,26 +176,35 @@ DevicePtr DeviceRegistry::find(std::string_view name) {
   for (const auto* list : {&tpus_, &cpus_, &gpus_})
     for (const auto& d : *list)
       if (matches(spec, *d)) found.push_back(d);
-  // Without a task, a spec refers to the local task 0 (as "TPU:3" does in TF).
+  // A job decides between devices that match otherwise (a client's CPU:0 and host 0's).
+  if (found.size() > 1 && spec.job) narrow(found, [&](const Device& d) { return job_of(d) == *spec.job; });
+  // Without a task, a spec refers to the local task 0 (as "TPU:3" does in TF), and without a job to the process's
+  // own device ("CPU:0" is a client's own CPU, as TF resolves it).
   if (found.size() > 1 && !spec.task) std::erase_if(found, [](const DevicePtr& d) { return d->task() != 0; });
+  if (found.size() > 1 && !spec.job) narrow(found, [this](const Device& d) { return is_local(d); });
   // Unspecified index means index 0 (TF's "/cpu" and "/job:localhost/task:0" conventions).
   if (found.size() > 1 && !spec.index) {
     std::erase_if(found, [](const DevicePtr& d) { return d->index() != 0; });
     if (!spec.type) std::erase_if(found, [](const DevicePtr& d) { return d->type() != "CPU"; });
   }
   if (found.size() == 1) return found.front();
+  const std::string local = client_ ? std::string(kClientJob) : job_;
   if (found.empty() && spec.type && (*spec.type == "GPU" || *spec.type == "CPU") && spec.index &&
-      spec.task.value_or(0) == 0) {
-    // A logical device TF would create from set_logical_device_configuration.
+      spec.task.value_or(0) == 0 && (!client_ || spec.job.value_or(local) == local)) {
+    // A logical device TF would create from set_logical_device_configuration: the process's own.
     int task = 0;
-    auto& list = *spec.type == "GPU" ? gpus_ : cpus_;
-    auto device = std::make_shared<Device>(canonical_device_name(job_, task, *spec.type, *spec.index), *spec.type, task,
-                                           *spec.index, std::array<int, 4>{0, 0, 0, 0},
+    auto device = std::make_shared<Device>(canonical_device_name(local, task, *spec.type, *spec.index), *spec.type,
+                                           task, *spec.index, std::array<int, 4>{0, 0, 0, 0},
                                            *spec.type == "GPU" ? kDefaultGpuBytes : kHostMemoryBytes);
-    list.push_back(device);
-    std::sort(list.begin(), list.end(), [](const DevicePtr& a, const DevicePtr& b) {
-      return std::pair(a->task(), a->index()) < std::pair(b->task(), b->index());
-    });
+    if (*spec.type == "GPU") {
+      gpus_.push_back(device);
+      std::sort(gpus_.begin(), gpus_.end(), [](const DevicePtr& a, const DevicePtr& b) {
+        return std::pair(a->task(), a->index()) < std::pair(b->task(), b->index());
+      });
+    } else {
+      cpus_.push_back(device);
+      sort_cpus();
+    }
     return device;
   }
   std::vector<std::string> names;
@@ -174,21 +221,21 @@ DevicePtr DeviceRegistry::find(std::string_view name) {
 void DeviceRegistry::set_logical_cpu_count(int count) {
   if (count < 1) fail<ValueError>("set_logical_device_configuration", "need at least one CPU device, got {}", count);
   std::lock_guard lock(mutex_);
-  std::erase_if(cpus_, [](const DevicePtr& d) { return d->task() == 0 && d->index() > 0; });
+  std::erase_if(cpus_, [this](const DevicePtr& d) { return is_local(*d) && d->index() > 0; });
+  const std::string local = client_ ? std::string(kClientJob) : job_;
   for (int i = 1; i < count; ++i)
-    cpus_.push_back(std::make_shared<Device>(canonical_device_name(job_, 0, "CPU", i), "CPU", 0, i,
+    cpus_.push_back(std::make_shared<Device>(canonical_device_name(local, 0, "CPU", i), "CPU", 0, i,
                                              std::array<int, 4>{0, 0, 0, 0}, kHostMemoryBytes));
-  std::stable_sort(cpus_.begin(), cpus_.end(), [](const DevicePtr& a, const DevicePtr& b) {
-    return std::pair(a->task(), a->index()) < std::pair(b->task(), b->index());
-  });
+  sort_cpus();
 }
 
 void DeviceRegistry::set_logical_gpu_count(int count, std::int64_t capacity_bytes) {
   if (count < 0) fail<ValueError>("set_logical_device_configuration", "negative GPU count {}", count);
   std::lock_guard lock(mutex_);
   gpus_.clear();
+  const std::string local = client_ ? std::string(kClientJob) : job_;
   for (int i = 0; i < count; ++i)
-    gpus_.push_back(std::make_shared<Device>(canonical_device_name(job_, 0, "GPU", i), "GPU", 0, i,
+    gpus_.push_back(std::make_shared<Device>(canonical_device_name(local, 0, "GPU", i), "GPU", 0, i,
                                              std::array<int, 4>{0, 0, 0, 0},
                                              capacity_bytes > 0 ? capacity_bytes : kDefaultGpuBytes));
 }
@@ -198,16 +245,24 @@ std::string DeviceRegistry::job() const {
   return job_;
 }
 
+std::string DeviceRegistry::local_job() const {
+  std::lock_guard lock(mutex_);
+  return client_ ? std::string(kClientJob) : job_;
+}
+
 void DeviceRegistry::set_job(std::string job) {
   if (job.empty() || job.find_first_of("/:") != std::string::npos)
     fail<ValueError>("DeviceRegistry::set_job", "invalid job name '{}'", job);
   std::lock_guard lock(mutex_);
+  if (client_) std::erase(cpus_, client_);  // the process is a task of the cluster now, not its client
+  client_ = nullptr;
   // Device keeps its name immutable for everyone else; the registry that named the devices renames them in place
   // (the Device objects are not const), so tensors already placed on them report the new name too.
   for (const auto* list : {&tpus_, &cpus_, &gpus_})
     for (const auto& d : *list)
       const_cast<std::string&>(d->name()) = canonical_device_name(job, d->task(), d->type(), d->index());
   job_ = std::move(job);
+  sort_cpus();
 }
 
 DevicePtr current_device() {

@@ -29,7 +29,12 @@ void activate_slice(std::string_view preset_name) {
                                               std::array<int, 4>{c[0], c[1], c[2], c[3]}, hbm, task));
     }
   }
-  DeviceRegistry::global().set_devices(std::move(tpus), std::move(cpus), job);
+  // The program is the client of a cluster (TF: experimental_connect_to_cluster): a CPU of its own, on host 0.
+  DevicePtr client;
+  if (topology.num_tasks() > 1)
+    client = std::make_shared<Device>(canonical_device_name("localhost", 0, "CPU", 0), "CPU", 0, 0,
+                                      std::array<int, 4>{0, 0, 0, 0}, kHostMemoryBytes, 0);
+  DeviceRegistry::global().set_devices(std::move(tpus), std::move(cpus), job, std::move(client));
   std::lock_guard lock(g_mutex);
   g_active = &preset;
 }

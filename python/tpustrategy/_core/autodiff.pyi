@@ -5,7 +5,7 @@ from __future__ import annotations
 import collections.abc
 import tpustrategy._core.tensor
 import typing
-__all__: list[str] = ['Tape', 'current_tapes', 'is_active', 'ops_with_gradients', 'pop_tape', 'push_tape', 'record_custom_gradient', 'recording', 'tensor_id', 'variable_accessed']
+__all__: list[str] = ['Tape', 'current_tapes', 'is_active', 'ops_with_gradients', 'pop_static_shapes', 'pop_tape', 'push_static_shapes', 'push_tape', 'record_custom_gradient', 'recording', 'set_static_shape', 'static_shape', 'static_shapes_active', 'tensor_id', 'variable_accessed']
 class Tape:
     """
     A C++ gradient tape; records while it is on the tape stack.
@@ -103,6 +103,10 @@ def ops_with_gradients() -> list[str]:
     """
     TF op type names with a registered gradient function.
     """
+def pop_static_shapes() -> None:
+    """
+    Ends this thread's innermost static-shape table.
+    """
 def pop_tape(tape: Tape) -> bool:
     """
     Takes `tape` off the current replica's tape stack.
@@ -112,6 +116,10 @@ def pop_tape(tape: Tape) -> bool:
     
     Returns:
       False when it was not on the stack.
+    """
+def push_static_shapes() -> None:
+    """
+    Starts a table of static shapes for this thread (nests; framework/static_shape.py's recording()).
     """
 def push_tape(tape: Tape) -> None:
     """
@@ -135,6 +143,28 @@ def record_custom_gradient(inputs: collections.abc.Sequence[tpustrategy._core.te
 def recording() -> bool:
     """
     Whether any tape is on the current stack.
+    """
+def set_static_shape(tensor: tpustrategy._core.tensor.Tensor, dims: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex | None] | None) -> None:
+    """
+    Gives `tensor` a static shape in this thread's table.
+    
+    Args:
+      tensor: the Tensor.
+      dims: the sizes, None for an unknown one; None for an unknown rank.
+    """
+def static_shape(tensor: tpustrategy._core.tensor.Tensor) -> typing.Any:
+    """
+    The static shape this thread's table gives `tensor`.
+    
+    Args:
+      tensor: the Tensor.
+    
+    Returns:
+      None when it has no entry (its full shape is its static shape), else (rank_known, dims with None for unknown).
+    """
+def static_shapes_active() -> bool:
+    """
+    Whether this thread has a static-shape table.
     """
 def tensor_id(tensor: tpustrategy._core.tensor.Tensor) -> int:
     """

@@ -3,7 +3,7 @@ Simulated devices, placement and memory (private; use tf.config).
 """
 from __future__ import annotations
 import typing
-__all__: list[str] = ['Device', 'buffer_cache_limit', 'cached_memory_bytes', 'current_device', 'find_device', 'host_cpu', 'job', 'list_devices', 'parse_device_spec', 'release_cached_memory', 'set_buffer_cache_limit', 'set_current_device', 'set_job', 'set_logical_cpu_count', 'set_logical_gpu_count']
+__all__: list[str] = ['Device', 'buffer_cache_limit', 'cached_memory_bytes', 'current_device', 'default_cpu', 'find_device', 'host_cpu', 'job', 'list_devices', 'local_devices', 'parse_device_spec', 'release_cached_memory', 'set_buffer_cache_limit', 'set_current_device', 'set_job', 'set_logical_cpu_count', 'set_logical_gpu_count']
 class Device:
     """
     A simulated device: a TPU core, a host CPU or a logical device.
@@ -62,6 +62,11 @@ def current_device() -> Device:
     """
     The device new tensors are placed on (None = host CPU 0).
     """
+def default_cpu() -> Device:
+    """
+    Where tensors made outside any device scope live: the client's CPU on a multi-host slice (TF's
+    /job:localhost/replica:0/task:0/device:CPU:0), else host 0's CPU.
+    """
 def find_device(name: str) -> Device:
     """
     Resolves a full or partial TF device name to a simulated device.
@@ -77,7 +82,7 @@ def find_device(name: str) -> Device:
     """
 def host_cpu(task: typing.SupportsInt | typing.SupportsIndex = 0) -> Device:
     """
-    The CPU device of a host.
+    The CPU device of a slice host (never a client's CPU).
     
     Args:
       task: the host's task index.
@@ -87,7 +92,7 @@ def host_cpu(task: typing.SupportsInt | typing.SupportsIndex = 0) -> Device:
     """
 def job() -> str:
     """
-    The job in the devices' names (localhost, worker).
+    The job in the slice's devices' names (localhost, worker).
     """
 def list_devices(device_type: str = '') -> list[Device]:
     """
@@ -98,6 +103,16 @@ def list_devices(device_type: str = '') -> list[Device]:
     
     Returns:
       A list of Device.
+    """
+def local_devices(device_type: str = '') -> list[Device]:
+    """
+    The process's own devices: a multi-host slice's client's, else host 0's.
+    
+    Args:
+      device_type: "TPU", "CPU" or "GPU"; "" lists every device.
+    
+    Returns:
+      A list of Device, in the order list_devices gives.
     """
 def parse_device_spec(name: str) -> dict:
     """

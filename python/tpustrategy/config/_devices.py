@@ -94,6 +94,9 @@ def set_logical_device_configuration(device, logical_devices) -> None:
         logical_devices = []
     if not isinstance(logical_devices, (list, tuple)):
         raise TypeError(f"logical_devices must be a list of LogicalDeviceConfiguration, got {logical_devices!r}")
+    for config in logical_devices:
+        if not isinstance(config, LogicalDeviceConfiguration):
+            raise TypeError(f"logical_devices must hold LogicalDeviceConfiguration objects, got {config!r}")
     target = _physical_to_devices(device)
     kind = target.device_type
     if kind == "CPU":

@@ -21,8 +21,8 @@ ShapeMismatch = Callable[[int, tuple[int, ...], tuple[int, ...], int], str]
 
 
 def current_device() -> _core.devices.Device:
-    """Where cross-replica results go by default: the current device, else host CPU 0."""
-    return device_scope.current_device() or _core.devices.host_cpu()
+    """Where cross-replica results go by default: the current device, else the default CPU (the client's)."""
+    return device_scope.current_device() or _core.devices.default_cpu()
 
 
 def _device_of(value: object) -> Device | None:

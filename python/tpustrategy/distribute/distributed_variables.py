@@ -198,7 +198,7 @@ class SyncOnReadVariable(DistributedVariable):
             return self._on_device_or_primary().value()
         op = ReduceOp.from_variable_aggregation(self.aggregation)
         components = [c.value() for c in self._values]
-        destination = device_scope.current_device() or _core.devices.host_cpu()
+        destination = device_scope.current_device() or _core.devices.default_cpu()
         return _core.collectives.all_reduce(components, op.value, devices=[destination])[0]
 
     def _update(self, method: str, value: Any, read_value: bool = True) -> Any:

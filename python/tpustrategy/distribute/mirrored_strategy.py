@@ -12,12 +12,12 @@ from tpustrategy.framework import device_scope
 
 
 def default_devices() -> list[_core.devices.Device]:
-    """The configured logical GPUs, else the logical CPUs of host 0 if the CPU was split, else CPU:0."""
+    """The configured logical GPUs, else the process's logical CPUs if its CPU was split, else its CPU:0."""
     gpus = sorted(_core.devices.list_devices("GPU"), key=lambda d: d.index)
     if gpus:
         return gpus
-    cpus = sorted((d for d in _core.devices.list_devices("CPU") if d.task == 0), key=lambda d: d.index)
-    return cpus if len(cpus) > 1 else [_core.devices.host_cpu()]
+    cpus = sorted(_core.devices.local_devices("CPU"), key=lambda d: d.index)
+    return cpus if len(cpus) > 1 else [_core.devices.default_cpu()]
 
 
 def resolve_devices(

@@ -219,10 +219,10 @@ def _all_bytes(array: np.ndarray[Any, Any]) -> bool:
 
 def _host_device_name() -> str:
     """Where a new string tensor lives: the current CPU device, else the host CPU of the current core's task
-    (TF keeps strings on the host CPU, also inside a TPU replica)."""
+    (TF keeps strings on the host CPU, also inside a TPU replica), else the default CPU."""
     current = _core.devices.current_device()
     if current is None:
-        return _core.devices.host_cpu(0).name
+        return _core.devices.default_cpu().name
     if current.device_type == "CPU":
         return current.name
     return _core.devices.host_cpu(current.task).name

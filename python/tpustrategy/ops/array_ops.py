@@ -6,6 +6,7 @@ import builtins
 from typing import Any
 
 from tpustrategy import _core
+from tpustrategy.framework import static_shape
 from tpustrategy.ops import _spmd_hook, numpy_backed_ops
 from tpustrategy.ops._args import TensorLike, axis_int, axis_list, dtype_or_none, int_list, tensor_list
 
@@ -110,13 +111,17 @@ def ones(shape: Any, dtype: Any = _core.tensor.float32, name: str | None = None,
 def zeros_like(input: TensorLike, dtype: Any = None, name: str | None = None, layout: Any = None) -> Any:  # noqa: A002
     """Zeros with the shape (and dtype, unless given) of `input` (tf.zeros_like)."""
     t = _as_tensor(input)
-    return _ops.zeros(list(t._shape_tuple), dtype_or_none(dtype) or t.dtype)
+    result = _ops.zeros(list(t._shape_tuple), dtype_or_none(dtype) or t.dtype)
+    static_shape.note_like(result, t)
+    return result
 
 
 def ones_like(input: TensorLike, dtype: Any = None, name: str | None = None, layout: Any = None) -> Any:  # noqa: A002
     """Ones with the shape (and dtype, unless given) of `input` (tf.ones_like)."""
     t = _as_tensor(input)
-    return _ops.ones(list(t._shape_tuple), dtype_or_none(dtype) or t.dtype)
+    result = _ops.ones(list(t._shape_tuple), dtype_or_none(dtype) or t.dtype)
+    static_shape.note_like(result, t)
+    return result
 
 
 def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None, name: str = "range") -> Any:  # noqa: A001
@@ -183,7 +188,10 @@ def _is_zero(value: TensorLike) -> bool:
 
 def shape(input: TensorLike, out_type: Any = _core.tensor.int32, name: str | None = None) -> Any:  # noqa: A002
     """The shape of `input` as a 1-D integer tensor (tf.shape)."""
-    return _core.tensor.constant(list(_as_tensor(input)._shape_tuple), _core.tensor.DType(out_type))
+    tensor = _as_tensor(input)
+    result = _core.tensor.constant(list(tensor._shape_tuple), _core.tensor.DType(out_type))
+    static_shape.note_shape_of(result, tensor)
+    return result
 
 
 def rank(input: TensorLike, name: str | None = None) -> Any:  # noqa: A002

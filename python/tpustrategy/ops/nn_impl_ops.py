@@ -138,3 +138,13 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
         axes = list(range(ids_t.ndim, out.ndim))
         out = clip_by_norm(out, max_norm, axes=axes or None)
     return out
+
+
+def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
+    """x / sqrt(max(sum(x ** 2, axis), epsilon)) (tf.math.l2_normalize / tf.nn.l2_normalize); `dim` is TF's old
+    name of `axis`. Written with the dispatched ops, as TF's nn_impl.py: differentiable, static shapes follow."""
+    t = _tensor(x)
+    axes = axis_list(dim if axis is None else axis)
+    square_sum = _ops.reduce_sum(_ops.square(t), axes, keepdims=True)
+    floor = _core.tensor.constant(np.array(epsilon, t.dtype.as_numpy_dtype))
+    return _ops.multiply(t, _ops.rsqrt(_ops.maximum(square_sum, floor)))

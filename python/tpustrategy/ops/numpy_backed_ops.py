@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from tpustrategy import _core, errors
+from tpustrategy.framework import static_shape
 from tpustrategy.framework.tensor import Tensor
 from tpustrategy.ops._args import TensorLike
 
@@ -31,6 +32,12 @@ def _out(array: Any, dtype: Any = None) -> Any:
     return _core.tensor.constant(array.astype(target.as_numpy_dtype), target)
 
 
+def _like(result: Any, x: Any) -> Any:
+    """`result`, of `x`'s shape, with `x`'s static shape where a dataset function's spec is found."""
+    static_shape.note_like(result, x)
+    return result
+
+
 def _invalid(message: Any) -> Any:
     return errors.InvalidArgumentError(None, None, message)
 
@@ -45,13 +52,13 @@ def _axis(axis: Any, rank: Any) -> Any:
 def sort(values: TensorLike, axis: Any = -1, direction: str = "ASCENDING", name: str | None = None) -> Any:
     """Sorted along `axis` (stable), ``direction`` ASCENDING or DESCENDING."""
     a = _np(values)
-    return _out(_sorted(a, axis, direction, argsort=False), a.dtype)
+    return _like(_out(_sorted(a, axis, direction, argsort=False), a.dtype), values)
 
 
 def argsort(values: TensorLike, axis: Any = -1, direction: str = "ASCENDING", stable: bool = False,
             name: str | None = None) -> Any:
     """Indices (int32) that sort `values` along `axis`; ties keep their order."""
-    return _out(_sorted(_np(values), axis, direction, argsort=True), np.int32)
+    return _like(_out(_sorted(_np(values), axis, direction, argsort=True), np.int32), values)
 
 
 def _sorted(a: TensorLike, axis: Any, direction: Any, argsort: Any) -> Any:
@@ -76,7 +83,11 @@ def unique(x: TensorLike, out_idx: str = "int32", name: str | None = None) -> An
     order = np.argsort(first, kind="stable")  # np.unique sorts; TF keeps first-occurrence order
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
-    return _out(a[np.sort(first)], a.dtype), _out(rank[inverse.reshape(-1)], out_idx)
+    values, index = _out(a[np.sort(first)], a.dtype), _out(rank[inverse.reshape(-1)], out_idx)
+    if isinstance(x, Tensor):
+        static_shape.note_data_dependent(values, x, 0, 1)
+        static_shape.note_like(index, x)
+    return values, index
 
 
 def _segments(data: TensorLike, segment_ids: Any, num_segments: Any, sorted_ids: Any) -> Any:
@@ -155,7 +166,7 @@ def _scan(ufunc: Any, identity: Any) -> Any:
         if exclusive:
             out = np.concatenate([np.full_like(np.take(out, [0], axis=ax), identity),
                                   np.take(out, np.arange(out.shape[ax] - 1), axis=ax)], axis=ax)
-        return _out(np.flip(out, ax) if reverse else out, a.dtype)
+        return _like(_out(np.flip(out, ax) if reverse else out, a.dtype), x)
 
     return op
 
@@ -171,7 +182,7 @@ def reverse(tensor: TensorLike, axis: Any, name: str | None = None) -> Any:
     axes = [_axis(ax, a.ndim) for ax in np.asarray(axis).reshape(-1)]
     if len(set(axes)) != len(axes):
         raise _invalid(f"axis {list(np.asarray(axis).reshape(-1))} specified more than once")
-    return _out(np.flip(a, axes) if axes else a, a.dtype)
+    return _like(_out(np.flip(a, axes) if axes else a, a.dtype), tensor)
 
 
 def pad(tensor: TensorLike, paddings: Any, mode: str = "CONSTANT", constant_values: Any = 0,
@@ -249,7 +260,10 @@ def boolean_mask(tensor: TensorLike, mask: Any, axis: Any = None, name: str | No
     if a.shape[ax:ax + m.ndim] != m.shape:
         raise ValueError(f"Shapes {a.shape[ax:ax + m.ndim]} and {m.shape} are incompatible")
     flat = a.reshape(a.shape[:ax] + (-1,) + a.shape[ax + m.ndim:])
-    return _out(np.compress(m.reshape(-1), flat, axis=ax), a.dtype)
+    result = _out(np.compress(m.reshape(-1), flat, axis=ax), a.dtype)
+    if isinstance(tensor, Tensor):
+        static_shape.note_data_dependent(result, tensor, ax, m.ndim)
+    return result
 
 
 def _bitwise(fn: Any, name: str) -> Any:

@@ -9,8 +9,8 @@ error passes through), so ``Dataset.ignore_errors`` drops such elements as in TF
 
 Static shapes: TF cannot see into the function, so its outputs have an unknown shape in a ``Dataset.map``
 element_spec (``TensorSpec(shape=<unknown>, ...)``) until ``set_shape`` / ``tf.ensure_shape`` states one; so
-here (framework/static_shape.py). Values computed from an output (``x + 1``) show their real shape, where TF
-would still say unknown.
+here (framework/static_shape.py), and values computed from an output get the static shape TF's shape inference
+gives them (``x + 1`` is unknown too, ``tf.reduce_sum(x)`` a scalar).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import numpy as np
 
 from tpustrategy import _core, errors
 from tpustrategy.framework import static_shape
+from tpustrategy.framework.constant import convert_to_tensor
 from tpustrategy.framework.string_tensor import StringTensor, is_string_dtype, to_bytes_array
 from tpustrategy.framework.tensor import Tensor
 
@@ -80,8 +81,11 @@ def _outputs(result, Tout, inputs=()):  # noqa: N803  (TF's argument name)
 def _opaque(output, inputs):
     """`output` gets an unknown static shape where a Dataset function's spec is being found (TF's rule)."""
     if static_shape.active():
-        if any(output is x for x in inputs):  # a fresh tensor: the input keeps the static shape it has
-            output = _core.ops.identity(output)
+        # A fresh tensor: an input the function returned keeps the static shape it has.
+        if isinstance(output, Tensor):
+            output = _core.ops.stop_gradient(output)  # a new id over the same buffer
+        elif any(output is x for x in inputs):
+            output = StringTensor(to_bytes_array(output.numpy()))
         static_shape.mark_unknown(output)
     return output
 
@@ -90,7 +94,7 @@ def py_function(func=None, inp=None, Tout=None, name=None):  # noqa: N803
     """Calls ``func(*inp)`` with Tensors; the results are converted to ``Tout``."""
     if not callable(func):
         raise TypeError(f"`func` must be callable, got {type(func).__name__}")
-    args = [v if isinstance(v, Tensor) else _core.tensor.convert_to_tensor(v) for v in (inp or [])]
+    args = [v if isinstance(v, (Tensor, StringTensor)) else convert_to_tensor(v) for v in (inp or [])]
     return _outputs(_call(func, args), Tout, args)
 
 
@@ -98,5 +102,5 @@ def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):  #
     """Calls ``func(*inp)`` with numpy values; the results are converted to ``Tout``."""
     if not callable(func):
         raise TypeError(f"`func` must be callable, got {type(func).__name__}")
-    args = [v.numpy() if isinstance(v, Tensor) else v for v in (inp or [])]
+    args = [v.numpy() if isinstance(v, (Tensor, StringTensor)) else v for v in (inp or [])]
     return _outputs(_call(func, args), Tout)

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from tpustrategy import _core, errors
+from tpustrategy.framework import static_shape
 from tpustrategy.ops._args import axis_int
 
 TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
@@ -24,6 +25,8 @@ def top_k(input: Any, k: Any = 1, sorted: bool = True, index_type: Any = _core.t
       InvalidArgumentError: a scalar input, k < 0, or k greater than the last dimension.
     """
     values, indices = _core.ops.top_k(input, axis_int(k, "k"), index_type=_core.tensor.DType(index_type))
+    if isinstance(input, _core.tensor.Tensor):
+        static_shape.note_top_k((values, indices), input, axis_int(k, "k"))
     return TopKV2(values, indices)
 
 

@@ -1,0 +1,72 @@
+"""The client of a multi-host slice, as TF 2.21 names it: the program is the client of the slice's worker tasks
+(TF: experimental_connect_to_cluster), so what it makes outside any device scope lives on its own CPU,
+/job:localhost/replica:0/task:0/device:CPU:0, and the hosts' CPUs stay /job:worker/replica:0/task:T/device:CPU:0.
+
+The expected names are TF's (tests_py/data/tf_client_device_names.json, written by
+tools/crosscheck/client_devices_tf.py: a client of two CPU worker tasks); the slice here is v4-32 (4 hosts)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from crosscheck_helpers import reference
+
+TF = reference("tf_client_device_names.json")
+
+_PROGRAM = """
+import json
+import sys
+import numpy as np
+import tpustrategy as tf
+
+resolver = tf.distribute.cluster_resolver.TPUClusterResolver()
+tf.config.experimental_connect_to_cluster(resolver)
+strategy = tf.distribute.TPUStrategy(resolver)
+plain = tf.constant(1.0)
+with strategy.scope():
+    mirrored = tf.Variable(1.0)
+out = {"plain": plain.device, "backing": plain.backing_device, "op_result": (plain + 1.0).device,
+       "from_numpy": tf.convert_to_tensor(np.ones(2)).device, "string": tf.constant("s").device,
+       "variable": tf.Variable(1.0).device, "dataset_element": next(iter(tf.data.Dataset.range(3))).device,
+       "logical_cpus": [d.name for d in tf.config.list_logical_devices("CPU")],
+       "workers": list(strategy.extended.worker_devices), "mirrored": [v.device for v in mirrored.values],
+       "reduce": strategy.reduce("SUM", strategy.run(lambda: tf.constant(1.0)), axis=None).device,
+       "input": [t.device for t in strategy.experimental_local_results(
+           next(iter(strategy.experimental_distribute_dataset(tf.data.Dataset.range(32).batch(16)))))]}
+for key, spec in json.loads(sys.argv[1]).items():  # TF's specs, from the reference
+    with tf.device(spec):
+        out[key] = tf.constant(1.0).device
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture(scope="module")
+def names() -> dict:
+    env = {**os.environ, "TPUSTRATEGY_SLICE": "v4-32"}
+    out = subprocess.run([sys.executable, "-c", _PROGRAM, json.dumps(TF["specs"])], env=env, capture_output=True,
+                         text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("key", ["plain", "backing", "op_result", "from_numpy", "string", "variable",
+                                 "dataset_element", *TF["specs"]])
+def test_placement_is_tfs(names, key):
+    assert names[key] == TF[key]
+
+
+def test_logical_cpus_are_the_clients_then_each_workers(names):
+    def worker_cpus(count):
+        return [f"/job:worker/replica:0/task:{t}/device:CPU:0" for t in range(count)]
+
+    assert TF["logical_cpus"] == ["/device:CPU:0", *worker_cpus(TF["workers"])]  # the pattern TF shows
+    assert names["logical_cpus"] == ["/device:CPU:0", *worker_cpus(4)]
+
+
+def test_replicas_and_their_input_stay_on_the_workers(names):
+    tpus = [f"/job:worker/replica:0/task:{t}/device:TPU:{k}" for t in range(4) for k in range(4)]
+    assert names["workers"] == names["mirrored"] == names["input"] == tpus
+    assert names["reduce"] == TF["plain"]  # reduced to the current device: the client's CPU
