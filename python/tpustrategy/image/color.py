@@ -4,17 +4,20 @@ trip through float32 (convert_image_dtype)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from tpustrategy import _core, errors
 from tpustrategy.image.dtype_conversion import convert_image_dtype
 from tpustrategy.ops import math_ops
+from tpustrategy.ops._args import TensorLike
 
 _ops = _core.ops
 _RGB_WEIGHTS = (0.2989, 0.5870, 0.1140)  # TF's (ITU-R 601-2 luma, rounded)
 
 
-def rgb_to_grayscale(images, name=None):
+def rgb_to_grayscale(images: TensorLike, name: str | None = None) -> Any:
     """[..., 3] RGB images as [..., 1] luma, in the images' dtype (tf.image.rgb_to_grayscale)."""
     x = math_ops._tensor(images)
     if x.ndim < 1 or x._shape_tuple[-1] != 3:  # TF's matmul over the channels refuses it
@@ -28,7 +31,7 @@ def rgb_to_grayscale(images, name=None):
     return convert_image_dtype(gray, x.dtype)
 
 
-def grayscale_to_rgb(images, name=None):
+def grayscale_to_rgb(images: TensorLike, name: str | None = None) -> Any:
     """[..., 1] images repeated into 3 channels (tf.image.grayscale_to_rgb)."""
     x = math_ops._tensor(images)
     if x.ndim < 2 or x._shape_tuple[-1] != 1:

@@ -4,8 +4,11 @@ float -> integer multiplies by MAX + 0.5 and truncates (``saturate`` clips first
 
 from __future__ import annotations
 
+from typing import Any
+
 from tpustrategy import _core
 from tpustrategy.ops import math_ops
+from tpustrategy.ops._args import TensorLike
 
 _ops = _core.ops
 
@@ -15,7 +18,7 @@ def _bits(dtype):
     return dtype.size * 8 - (0 if dtype.is_unsigned else 1)
 
 
-def convert_image_dtype(image, dtype, saturate=False, name=None):
+def convert_image_dtype(image: TensorLike, dtype: Any, saturate: bool = False, name: str | None = None) -> Any:
     """Converts `image` to `dtype`, rescaling the values (tf.image.convert_image_dtype).
 
     Raises:

@@ -8,12 +8,15 @@ are TF's and a dataset function's static shape follows ([new_height, new_width, 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 
 from tpustrategy import _core
 from tpustrategy.framework import static_shape
 from tpustrategy.ops import math_ops
-from tpustrategy.ops._args import int_list
+from tpustrategy.ops._args import TensorLike, int_list
 
 _ops = _core.ops
 
@@ -64,7 +67,8 @@ def _nearest_indices(in_size: int, out_size: int) -> np.ndarray:
     return np.minimum(index, in_size - 1)
 
 
-def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=False, antialias=False, name=None):
+def resize(images: TensorLike, size: Sequence[int] | TensorLike, method: str = ResizeMethod.BILINEAR,
+           preserve_aspect_ratio: bool = False, antialias: bool = False, name: str | None = None) -> Any:
     """`images` ([height, width, channels] or a batch) resized to `size` = [new_height, new_width]
     (tf.image.resize). BILINEAR gives float32; NEAREST_NEIGHBOR keeps the dtype.
 
@@ -89,7 +93,7 @@ def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=Fal
     x = _ops.cast(x, _core.tensor.float32)
     top, bottom, y_lerp = _bilinear_axis(x, -3, height, new_size[0])
 
-    def across(rows):
+    def across(rows: Any) -> Any:
         left, right, x_lerp = _bilinear_axis(rows, -2, width, new_size[1])
         return _ops.add(left, _ops.multiply(_ops.subtract(right, left), x_lerp))
 
@@ -97,7 +101,7 @@ def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=Fal
     return _ops.add(top, _ops.multiply(_ops.subtract(bottom, top), y_lerp))
 
 
-def per_image_standardization(image, name=None):
+def per_image_standardization(image: TensorLike, name: str | None = None) -> Any:
     """(image - mean) / max(stddev, 1 / sqrt(pixels * channels)) over each image's last three axes, in float32
     unless the image is floating (tf.image.per_image_standardization)."""
     x = _checked_image(image)
