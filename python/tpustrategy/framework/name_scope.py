@@ -21,7 +21,7 @@ def current_scope() -> str:
 class name_scope:  # noqa: N801 - TF's name
     """A context manager for use when defining a Python op; ``with name_scope("a") as scope`` gives "a/"."""
 
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         if not isinstance(name, str):
             raise ValueError(f"name for name_scope must be a string, got {name!r}")
         if name and not _VALID_SCOPE.match(name):
