@@ -29,7 +29,7 @@ def _slice_name(slice: str | None) -> str:  # noqa: A002 (TF-style keyword)
     return _core.slice.active_slice().name if slice is None else _core.slice.find_slice_preset(str(slice)).name
 
 
-def _default_axes(preset) -> str:
+def _default_axes(preset: _core.slice.SlicePreset) -> str:
     """Every axis of the slice with more than one member: chip axes x, y, z, and c for two-core chips."""
     letters = "".join(axis for axis, size in zip("xyz", list(preset.mesh_shape)[:3], strict=True) if size > 1)
     return letters + ("c" if preset.mesh_shape[3] > 1 else "")

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import contextvars
 import re
+from types import TracebackType
+from typing import Literal
 
 _current: contextvars.ContextVar[str] = contextvars.ContextVar("tpustrategy_name_scope", default="")
 _VALID_SCOPE = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
@@ -28,7 +30,7 @@ class name_scope:  # noqa: N801 - TF's name
             raise ValueError(f"'{name}' is not a valid scope name. A scope name has to match the following "
                              r"pattern: ^[A-Za-z0-9_.\\/>-]*$")
         self._name = name
-        self._tokens: list = []
+        self._tokens: list[contextvars.Token[str]] = []
 
     @property
     def name(self) -> str:
@@ -44,6 +46,7 @@ class name_scope:  # noqa: N801 - TF's name
         self._tokens.append(_current.set(scope))
         return scope
 
-    def __exit__(self, typ, value, traceback):
+    def __exit__(self, typ: type[BaseException] | None, value: BaseException | None,
+                 traceback: TracebackType | None) -> Literal[False]:
         _current.reset(self._tokens.pop())
         return False

@@ -10,8 +10,8 @@ if TYPE_CHECKING:
 
 class Callback:
     def __init__(self) -> None:
-        self.params: dict = {}
-        self._model = None
+        self.params: dict[str, Any] = {}
+        self._model: Model | None = None
 
     def set_params(self, params: dict[str, Any]) -> None:
         self.params = params

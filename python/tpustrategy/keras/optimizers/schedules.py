@@ -12,7 +12,7 @@ from typing import Any
 from tpustrategy import _core
 
 
-def _step(step) -> float:
+def _step(step: Any) -> float:
     if hasattr(step, "numpy"):
         step = step.numpy()
     return float(step)
@@ -22,12 +22,13 @@ class LearningRateSchedule:
     """Base class: ``__call__(step)`` gives the learning rate."""
 
     def __call__(self, step: Any) -> _core.tensor.Tensor:
-        return _core.tensor.constant(self._value(_step(step)), _core.tensor.float32)
+        rate: _core.tensor.Tensor = _core.tensor.constant(self._value(_step(step)), _core.tensor.float32)
+        return rate
 
     def _value(self, step: float) -> float:
         raise NotImplementedError
 
-    def get_config(self) -> dict:
+    def get_config(self) -> dict[str, Any]:
         """The constructor's arguments, read back from the attributes of the same name (Keras 3's config)."""
         import inspect
 
