@@ -39,7 +39,7 @@ def _kind_of(dtype) -> int:
 class FixedLenFeature(collections.namedtuple("FixedLenFeature", ["shape", "dtype", "default_value"])):
     """A feature with a fixed number of values, parsed into a dense tensor of `shape`."""
 
-    def __new__(cls, shape: Any, dtype: Any, default_value: Any = None) -> Any:
+    def __new__(cls, shape: Any, dtype: Any, default_value: Any = None) -> FixedLenFeature:
         return super().__new__(cls, shape, dtype, default_value)
 
 
@@ -53,7 +53,8 @@ class FixedLenSequenceFeature(collections.namedtuple("FixedLenSequenceFeature",
     (batched: padded with `default_value` to the longest Example). Parsed as a VarLenFeature in C++, then
     densified here. In ``parse_example`` `allow_missing` must be True, as TF requires."""
 
-    def __new__(cls, shape: Any, dtype: Any, allow_missing: Any = False, default_value: Any = None) -> Any:
+    def __new__(cls, shape: Any, dtype: Any, allow_missing: bool = False,
+                default_value: Any = None) -> FixedLenSequenceFeature:
         return super().__new__(cls, shape, dtype, allow_missing, default_value)
 
 
