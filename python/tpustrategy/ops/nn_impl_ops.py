@@ -4,6 +4,7 @@ dispatched C++ ops so GradientTape differentiates them (TF's nn_impl.py / nn_ops
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -145,7 +146,8 @@ def embedding_lookup(params: TensorLike, ids: TensorLike, max_norm: float | None
     return out
 
 
-def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
+def l2_normalize(x: TensorLike, axis: int | Sequence[int] | None = None, epsilon: float = 1e-12,
+                 name: str | None = None, dim: int | Sequence[int] | None = None) -> Any:
     """x / sqrt(max(sum(x ** 2, axis), epsilon)) (tf.math.l2_normalize / tf.nn.l2_normalize); `dim` is TF's old
     name of `axis`. Written with the dispatched ops, as TF's nn_impl.py: differentiable, static shapes follow."""
     t = _tensor(x)
