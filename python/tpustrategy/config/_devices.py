@@ -4,6 +4,7 @@ tf.config.experimental)."""
 from __future__ import annotations
 
 import collections
+from collections.abc import Sequence
 
 from tpustrategy import _core
 
@@ -18,7 +19,8 @@ class LogicalDeviceConfiguration(
 ):
     """How to carve a physical device into logical ones; ``memory_limit`` is in MiB."""
 
-    def __new__(cls, memory_limit=None, experimental_priority=None, experimental_device_ordinal=None):
+    def __new__(cls, memory_limit: int | None = None, experimental_priority: int | None = None,
+                experimental_device_ordinal: int | None = None) -> LogicalDeviceConfiguration:
         return super().__new__(cls, memory_limit, experimental_priority, experimental_device_ordinal)
 
 
@@ -82,7 +84,8 @@ def _physical_to_devices(device):
     return _core.devices.find_device(name)
 
 
-def set_logical_device_configuration(device, logical_devices) -> None:
+def set_logical_device_configuration(device: PhysicalDevice | str,
+                                     logical_devices: Sequence[LogicalDeviceConfiguration] | None) -> None:
     """Splits a device into logical devices, or limits a device's memory.
 
     * CPU: ``N`` configurations give ``N`` logical CPUs (CPU:0 … CPU:N-1), as TF does.
@@ -120,7 +123,7 @@ def set_logical_device_configuration(device, logical_devices) -> None:
 set_virtual_device_configuration = set_logical_device_configuration
 
 
-def get_logical_device_configuration(device):
+def get_logical_device_configuration(device: PhysicalDevice | str) -> list[LogicalDeviceConfiguration] | None:
     target = _physical_to_devices(device)
     return _logical_configuration.get(target.name)
 
@@ -128,12 +131,12 @@ def get_logical_device_configuration(device):
 get_virtual_device_configuration = get_logical_device_configuration
 
 
-def get_visible_devices(device_type=None):
+def get_visible_devices(device_type: str | None = None) -> list[PhysicalDevice]:
     _device_type_filter(device_type, "get_visible_devices")
     return list_physical_devices(device_type)
 
 
-def set_visible_devices(devices, device_type=None) -> None:
+def set_visible_devices(devices: Sequence[PhysicalDevice] | PhysicalDevice, device_type: str | None = None) -> None:
     """Validated as TF validates it (every entry must be a PhysicalDevice of this machine); every simulated
     device stays visible.
 

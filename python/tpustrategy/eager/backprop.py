@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Iterator
+from typing import Any
 
 from tpustrategy import _core, nest
 from tpustrategy.framework.indexed_slices import IndexedSlices
@@ -143,7 +145,7 @@ class VariableWatcher:
     def watched_variables(self) -> list:
         return [variable for variable, _ in self._tape._variable_reads.values()]
 
-    def value_read(self, variable):
+    def value_read(self, variable: Any) -> Any:
         """The tensor the block read from `variable` (the last one, if it was assigned in between)."""
         return list(self._tape._variable_reads[id(variable)][1].values())[-1]
 
@@ -156,7 +158,7 @@ class GradientTape:
       watch_accessed_variables: watch the trainable variables read while the tape is active.
     """
 
-    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True):
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
         self._persistent = bool(persistent)
         self._watch_accessed_variables = bool(watch_accessed_variables)
         self._watched_variables = ()
@@ -191,7 +193,7 @@ class GradientTape:
         self._recording = False
 
     # ---- watching ----
-    def watch(self, tensor) -> None:
+    def watch(self, tensor: Any) -> None:
         """Ensures ``tensor`` (a tensor, a variable, or a nest of them) is traced by this tape."""
         for t in nest.flatten(tensor):
             if _is_variable(t):
@@ -242,7 +244,7 @@ class GradientTape:
         return self._watched_variables
 
     @contextlib.contextmanager
-    def stop_recording(self):
+    def stop_recording(self) -> Iterator[None]:
         """Temporarily stops recording operations on this tape."""
         if self._tape is None:
             raise RuntimeError("Trying to stop recording a tape which is not recording.")
@@ -291,8 +293,8 @@ class GradientTape:
             return tensors
         return [_tape_tensor(source)]
 
-    def gradient(self, target, sources, output_gradients=None,
-                 unconnected_gradients=UnconnectedGradients.NONE):
+    def gradient(self, target: Any, sources: Any, output_gradients: Any = None,
+                 unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE) -> Any:
         """Gradients of ``target`` (a tensor or nest; summed) with respect to each of ``sources`` (a nest).
 
         Returns:
@@ -329,8 +331,9 @@ class GradientTape:
         self._end_use()
         return nest.pack_sequence_as(sources, flat_grads)
 
-    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
-                 parallel_iterations=None, experimental_use_pfor=True):
+    def jacobian(self, target: Any, sources: Any,
+                 unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE,
+                 parallel_iterations: int | None = None, experimental_use_pfor: bool = True) -> Any:
         """Per source, d target[i...] / d source[j...] of shape ``target.shape + source.shape``."""
         self._begin_use("jacobian")
         zero = _unconnected_is_zero(unconnected_gradients)
@@ -344,8 +347,9 @@ class GradientTape:
         self._end_use()
         return nest.pack_sequence_as(sources, flat)
 
-    def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
-                       parallel_iterations=None, experimental_use_pfor=True):
+    def batch_jacobian(self, target: Any, source: Any,
+                       unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE,
+                       parallel_iterations: int | None = None, experimental_use_pfor: bool = True) -> Any:
         """d target[b, i...] / d source[b, j...]: shape ``[B] + target.shape[1:] + source.shape[1:]``."""
         self._begin_use("batch_jacobian")
         zero = _unconnected_is_zero(unconnected_gradients)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from tpustrategy import _core
@@ -28,14 +29,15 @@ def _slice_name(slice: str | None) -> str:  # noqa: A002 (TF-style keyword)
     return _core.slice.active_slice().name if slice is None else _core.slice.find_slice_preset(str(slice)).name
 
 
-def _default_axes(preset) -> str:
+def _default_axes(preset: _core.slice.SlicePreset) -> str:
     """Every axis of the slice with more than one member: chip axes x, y, z, and c for two-core chips."""
     letters = "".join(axis for axis, size in zip("xyz", list(preset.mesh_shape)[:3], strict=True) if size > 1)
     return letters + ("c" if preset.mesh_shape[3] > 1 else "")
 
 
 def estimate_collective(kind: str, bytes: float, *, slice: str | None = None, axes: str | None = None,  # noqa: A002
-                        group=None, params: CostParams | None = None) -> CollectiveEstimate:
+                        group: Sequence[Sequence[int]] | None = None,
+                        params: CostParams | None = None) -> CollectiveEstimate:
     """Estimates one collective on a slice preset.
 
     Args:
@@ -70,7 +72,8 @@ def estimate_collective(kind: str, bytes: float, *, slice: str | None = None, ax
 
 
 def estimate_collective_time(kind: str, bytes: float, *, slice: str | None = None,  # noqa: A002
-                             axes: str | None = None, group=None, params: CostParams | None = None) -> float:
+                             axes: str | None = None, group: Sequence[Sequence[int]] | None = None,
+                             params: CostParams | None = None) -> float:
     """Seconds one collective takes on the slice (see estimate_collective for the arguments)."""
     return estimate_collective(kind, bytes, slice=slice, axes=axes, group=group, params=params).seconds
 

@@ -13,9 +13,12 @@ slice preset by the C++ cost model, so the same recorded step answers "what if i
 from __future__ import annotations
 
 import html
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from tpustrategy import _core
+
+if TYPE_CHECKING:
+    from tpustrategy.tpu.device_assignment import DeviceAssignment
 
 _sim = _core.sim
 
@@ -84,8 +87,9 @@ def _core_of_slot(device_assignment, record) -> list[int]:
     return cores
 
 
-def estimate_step(record, slice: str | None = None, *, params=None, num_replicas: int = 0,  # noqa: A002
-                  device_assignment=None, keep_timeline: bool = False) -> StepReport:
+def estimate_step(record: _sim.StepRecord, slice: str | None = None, *,  # noqa: A002
+                  params: _sim.CostParams | None = None, num_replicas: int = 0,
+                  device_assignment: DeviceAssignment | None = None, keep_timeline: bool = False) -> StepReport:
     """Simulated time of a recorded step on a slice preset.
 
     Args:
@@ -140,7 +144,7 @@ class StepReport:
     recorded (None where nothing was recorded: hand-built records, cores no replica runs on); ``hbm_capacity`` is one
     core's HBM on this report's generation, so ``what_if`` tells whether the same per-replica tensors would fit."""
 
-    def __init__(self, record, estimate, params):
+    def __init__(self, record: _sim.StepRecord, estimate: _sim.StepEstimate, params: _sim.CostParams) -> None:
         """Made by estimate_step (record: StepRecord, estimate: _core.sim.StepEstimate, params: CostParams)."""
         for value, kind, what in ((record, _sim.StepRecord, "record"), (estimate, _sim.StepEstimate, "estimate"),
                                   (params, _sim.CostParams, "params")):
@@ -198,7 +202,7 @@ class StepReport:
         events, cores, starts, ends = self._estimate.timeline
         return list(zip(events, cores, starts, ends, strict=True))
 
-    def what_if(self, slice: str, *, num_replicas: int = 0, params=None,  # noqa: A002
+    def what_if(self, slice: str, *, num_replicas: int = 0, params: _sim.CostParams | None = None,  # noqa: A002
                 keep_timeline: bool = False) -> StepReport:
         """The same recorded step estimated on another preset (e.g. 'v5e-256'), without running anything."""
         return estimate_step(self.record, slice, params=self.params if params is None else params,

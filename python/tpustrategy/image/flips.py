@@ -5,10 +5,13 @@ image i when round-half-even of draw i is 1, blended as ``flips * flipped + (1 -
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from tpustrategy import _core
 from tpustrategy.ops import math_ops, random_ops
+from tpustrategy.ops._args import TensorLike
 from tpustrategy.ops.numpy_backed_ops import reverse
 
 _ops = _core.ops
@@ -40,31 +43,31 @@ def _random_flip(image, index: int, uniform):
     return _ops.add(_ops.multiply(flips, reverse(x, [index + 1])), _ops.multiply(keep, x))
 
 
-def flip_left_right(image):
+def flip_left_right(image: TensorLike) -> Any:
     """`image` ([height, width, channels] or a batch) mirrored left to right (tf.image.flip_left_right)."""
     return _flip(image, 1)
 
 
-def flip_up_down(image):
+def flip_up_down(image: TensorLike) -> Any:
     """`image` mirrored top to bottom (tf.image.flip_up_down)."""
     return _flip(image, 0)
 
 
-def random_flip_left_right(image, seed=None):
+def random_flip_left_right(image: TensorLike, seed: int | None = None) -> Any:
     """`image` (or each image of a batch) mirrored left to right with probability 1/2, TF's draws."""
     return _random_flip(image, 1, lambda shape: random_ops.uniform(shape, seed=seed))
 
 
-def random_flip_up_down(image, seed=None):
+def random_flip_up_down(image: TensorLike, seed: int | None = None) -> Any:
     """`image` (or each image of a batch) mirrored top to bottom with probability 1/2, TF's draws."""
     return _random_flip(image, 0, lambda shape: random_ops.uniform(shape, seed=seed))
 
 
-def stateless_random_flip_left_right(image, seed):
+def stateless_random_flip_left_right(image: TensorLike, seed: TensorLike) -> Any:
     """`image` mirrored left to right when the draw for `seed` says so (tf.image.stateless_random_flip_left_right)."""
     return _random_flip(image, 1, lambda shape: random_ops.stateless_uniform(shape, seed))
 
 
-def stateless_random_flip_up_down(image, seed):
+def stateless_random_flip_up_down(image: TensorLike, seed: TensorLike) -> Any:
     """`image` mirrored top to bottom when the draw for `seed` says so (tf.image.stateless_random_flip_up_down)."""
     return _random_flip(image, 0, lambda shape: random_ops.stateless_uniform(shape, seed))

@@ -93,7 +93,7 @@ def resize(images: TensorLike, size: Sequence[int] | TensorLike, method: str = R
     x = _ops.cast(x, _core.tensor.float32)
     top, bottom, y_lerp = _bilinear_axis(x, -3, height, new_size[0])
 
-    def across(rows):
+    def across(rows: Any) -> Any:
         left, right, x_lerp = _bilinear_axis(rows, -2, width, new_size[1])
         return _ops.add(left, _ops.multiply(_ops.subtract(right, left), x_lerp))
 

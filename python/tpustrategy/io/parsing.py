@@ -9,6 +9,7 @@ released. float32 and int64 features come back as Tensors, ``tf.string`` feature
 from __future__ import annotations
 
 import collections
+from typing import Any
 
 import numpy as np
 
@@ -38,7 +39,7 @@ def _kind_of(dtype) -> int:
 class FixedLenFeature(collections.namedtuple("FixedLenFeature", ["shape", "dtype", "default_value"])):
     """A feature with a fixed number of values, parsed into a dense tensor of `shape`."""
 
-    def __new__(cls, shape, dtype, default_value=None):
+    def __new__(cls, shape: Any, dtype: Any, default_value: Any = None) -> FixedLenFeature:
         return super().__new__(cls, shape, dtype, default_value)
 
 
@@ -52,11 +53,12 @@ class FixedLenSequenceFeature(collections.namedtuple("FixedLenSequenceFeature",
     (batched: padded with `default_value` to the longest Example). Parsed as a VarLenFeature in C++, then
     densified here. In ``parse_example`` `allow_missing` must be True, as TF requires."""
 
-    def __new__(cls, shape, dtype, allow_missing=False, default_value=None):
+    def __new__(cls, shape: Any, dtype: Any, allow_missing: bool = False,
+                default_value: Any = None) -> FixedLenSequenceFeature:
         return super().__new__(cls, shape, dtype, allow_missing, default_value)
 
 
-def known_dims(key, shape) -> list[int]:
+def known_dims(key: str, shape: Any) -> list[int]:
     """The dims of a feature's shape; ValueError naming the key when one is unknown (as TF)."""
     shape = TensorShape(shape)
     if shape.rank is None or not shape.is_fully_defined():
@@ -94,7 +96,7 @@ def _config(key, feature):
     return (key, kind, False, dims, default)
 
 
-def serialized_list(serialized):
+def serialized_list(serialized: Any) -> list[bytes]:
     if isinstance(serialized, (bytes, str)):
         raise ValueError("`serialized` must be a vector of serialized Examples for parse_example; use "
                          "parse_single_example for one.")
@@ -108,7 +110,7 @@ def serialized_list(serialized):
     return serialized if isinstance(serialized, (list, tuple)) else list(serialized)
 
 
-def parse_features(serialized: list, features: dict, batched: bool):
+def parse_features(serialized: list, features: dict, batched: bool) -> dict[str, Any]:
     if not isinstance(features, dict) or not features:
         raise ValueError("Invalid `features`: a non-empty dict of FixedLenFeature / VarLenFeature is required.")
     keys = sorted(features)
@@ -167,17 +169,19 @@ def _dense_sequences(key, feature, values, lengths, batched: bool):
     return StringTensor(out) if is_string else _core.tensor.constant(out)
 
 
-def parse_example(serialized, features, example_names=None, name=None):
+def parse_example(serialized: Any, features: dict[str, Any], example_names: Any = None,
+                  name: str | None = None) -> dict[str, Any]:
     """Parses a vector of serialized Examples into a dict of batched features (``tf.io.parse_example``)."""
     return parse_features(serialized_list(serialized), features, batched=True)
 
 
-def parse_single_example(serialized, features, example_names=None, name=None):
+def parse_single_example(serialized: Any, features: dict[str, Any], example_names: Any = None,
+                         name: str | None = None) -> dict[str, Any]:
     """Parses one serialized Example (``tf.io.parse_single_example``)."""
     return parse_features([single_serialized(serialized)], features, batched=False)
 
 
-def single_serialized(serialized) -> bytes:
+def single_serialized(serialized: Any) -> bytes:
     """A scalar serialized proto (bytes, str, a scalar string tensor or array) as bytes; ValueError otherwise."""
     if isinstance(serialized, StringTensor):
         serialized = serialized._array

@@ -11,6 +11,8 @@ Error types and texts follow TF 2.21's ParseSequenceExampleV2 kernel.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from tpustrategy import _core, errors
@@ -28,15 +30,17 @@ from tpustrategy.io.parsing import (
 )
 
 
-def parse_single_sequence_example(serialized, context_features=None, sequence_features=None, example_name=None,
-                                  name=None):
+def parse_single_sequence_example(serialized: Any, context_features: dict[str, Any] | None = None,
+                                  sequence_features: dict[str, Any] | None = None, example_name: Any = None,
+                                  name: str | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
     """Parses one serialized SequenceExample into (context dict, feature list dict)."""
     context, lists, _ = _parse([single_serialized(serialized)], context_features, sequence_features, batched=False)
     return context, lists
 
 
-def parse_sequence_example(serialized, context_features=None, sequence_features=None, example_names=None,
-                           name=None):
+def parse_sequence_example(serialized: Any, context_features: dict[str, Any] | None = None,
+                           sequence_features: dict[str, Any] | None = None, example_names: Any = None,
+                           name: str | None = None) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """Parses a vector of serialized SequenceExamples into (context, feature lists, feature list lengths)."""
     return _parse(serialized_list(serialized), context_features, sequence_features, batched=True)
 

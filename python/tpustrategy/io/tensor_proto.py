@@ -9,6 +9,8 @@ tensor; parse_tensor of tf.string gives a tf.string tensor.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from tpustrategy import _core, errors
@@ -83,7 +85,7 @@ def _as_array(tensor) -> tuple[np.ndarray, str]:
     return np.asarray(t.numpy()), t.dtype.name
 
 
-def serialize_tensor(tensor, name=None) -> StringTensor:
+def serialize_tensor(tensor: Any, name: str | None = None) -> StringTensor:
     """The TensorProto bytes of `tensor`, as a scalar tf.string tensor."""
     return StringTensor(np.asarray(_serialize(tensor), dtype=object))
 
@@ -111,7 +113,7 @@ def _packed(wire: int, value, fmt: str) -> list:
     return [value] if fmt == "varint" else np.frombuffer(value, fmt).tolist()
 
 
-def parse_tensor(serialized, out_type, name=None):
+def parse_tensor(serialized: Any, out_type: Any, name: str | None = None) -> Any:
     """The tensor a TensorProto encodes; its dtype must be `out_type` (InvalidArgumentError otherwise)."""
     if isinstance(serialized, StringTensor):
         serialized = serialized._array

@@ -5,6 +5,8 @@ from __future__ import annotations
 import gzip
 import os
 import zlib
+from collections.abc import Iterator
+from typing import Any
 
 from tpustrategy import _core
 
@@ -18,7 +20,8 @@ class TFRecordCompressionType:
 class TFRecordOptions:
     """Options for writing TFRecord files: ``compression_type`` "" / "ZLIB" / "GZIP" and its level."""
 
-    def __init__(self, compression_type=None, compression_level=None, **unused_options):
+    def __init__(self, compression_type: str | None = None, compression_level: int | None = None,
+                 **unused_options: Any) -> None:
         if compression_type in (None, TFRecordCompressionType.NONE):
             compression_type = ""
         elif compression_type == TFRecordCompressionType.ZLIB:
@@ -36,7 +39,7 @@ class TFRecordOptions:
         self.compression_level = compression_level
 
     @classmethod
-    def get_compression_type_string(cls, options):
+    def get_compression_type_string(cls, options: TFRecordOptions | str | None) -> str:
         if options is None:
             return ""
         if isinstance(options, TFRecordOptions):
@@ -54,7 +57,7 @@ class TFRecordWriter:
     opens and writes in place; here ``path`` changes only on ``close()``.)
     """
 
-    def __init__(self, path, options=None):
+    def __init__(self, path: str | bytes | os.PathLike[str], options: TFRecordOptions | str | None = None) -> None:
         self._path = os.fspath(path)
         if isinstance(self._path, bytes):
             self._path = self._path.decode()
@@ -67,7 +70,7 @@ class TFRecordWriter:
             self._writer = _core.data.TFRecordWriter(self._path)
         self._closed = False
 
-    def write(self, record):
+    def write(self, record: bytes | str) -> None:
         """Appends one record (``bytes``; ``str`` is UTF-8 encoded)."""
         record = _as_bytes(record)
         if self._closed:
@@ -77,13 +80,13 @@ class TFRecordWriter:
         else:
             self._framed.append(_core.data.tfrecord_encode(record))
 
-    def flush(self):
+    def flush(self) -> None:
         if self._closed:
             raise _closed_error(self._path)
         if self._writer is not None:
             self._writer.flush()
 
-    def close(self):
+    def close(self) -> None:
         """Flushes and closes the file; closing twice is allowed."""
         if self._closed:
             return
@@ -176,7 +179,8 @@ def _closed_error(path):
     return FailedPreconditionError(None, None, f"{path}: the writer is closed")
 
 
-def tf_record_iterator(path, options=None):
+def tf_record_iterator(path: str | bytes | os.PathLike[str],
+                       options: TFRecordOptions | str | None = None) -> Iterator[bytes]:
     """Yields the records of a TFRecord file (``tf.compat.v1.io.tf_record_iterator``)."""
     from tpustrategy.data.readers import TFRecordDataset
 

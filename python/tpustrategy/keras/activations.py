@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from tpustrategy import _core
 from tpustrategy.keras._tensors import scalar, tensor
 
 
-def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
+def relu(x: Any, negative_slope: float = 0.0, max_value: float | None = None, threshold: float = 0.0) -> Any:
     x = tensor(x)
     if negative_slope == 0.0 and max_value is None and threshold == 0.0:
         return _core.ops.relu(x)
@@ -18,51 +21,51 @@ def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
     return out
 
 
-def linear(x):
+def linear(x: Any) -> Any:
     return x
 
 
-def sigmoid(x):
+def sigmoid(x: Any) -> Any:
     return _core.ops.sigmoid(tensor(x))
 
 
-def tanh(x):
+def tanh(x: Any) -> Any:
     return _core.ops.tanh(tensor(x))
 
 
-def softmax(x, axis=-1):
+def softmax(x: Any, axis: int = -1) -> Any:
     return _core.ops.softmax(tensor(x), axis)
 
 
-def log_softmax(x, axis=-1):
+def log_softmax(x: Any, axis: int = -1) -> Any:
     return _core.ops.log_softmax(tensor(x), axis)
 
 
-def softplus(x):
+def softplus(x: Any) -> Any:
     """log(1 + exp(x)), computed as relu(x) + log(1 + exp(-|x|)) so large inputs do not overflow."""
     x = tensor(x)
     ops = _core.ops
     return ops.relu(x) + ops.log(ops.exp(ops.negative(ops.abs(x))) + scalar(1.0, x.dtype))
 
 
-def softsign(x):
+def softsign(x: Any) -> Any:
     x = tensor(x)
     return x / (_core.ops.abs(x) + scalar(1.0, x.dtype))
 
 
-def elu(x, alpha=1.0):
+def elu(x: Any, alpha: float = 1.0) -> Any:
     x = tensor(x)
     ops = _core.ops
     return ops.where(ops.greater(x, ops.zeros([], x.dtype)), x,
                      (ops.exp(ops.minimum(x, ops.zeros([], x.dtype))) - scalar(1.0, x.dtype)) * scalar(alpha, x.dtype))
 
 
-def selu(x):
+def selu(x: Any) -> Any:
     alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
     return elu(x, alpha) * scalar(scale, tensor(x).dtype)
 
 
-def swish(x):
+def swish(x: Any) -> Any:
     x = tensor(x)
     return x * _core.ops.sigmoid(x)
 
@@ -70,28 +73,28 @@ def swish(x):
 silu = swish
 
 
-def exponential(x):
+def exponential(x: Any) -> Any:
     return _core.ops.exp(tensor(x))
 
 
-def hard_sigmoid(x):
+def hard_sigmoid(x: Any) -> Any:
     """relu6(x + 3) / 6 (Keras 3's definition)."""
     x = tensor(x)
     ops = _core.ops
     return ops.minimum(ops.relu(x + scalar(3.0, x.dtype)), scalar(6.0, x.dtype)) / scalar(6.0, x.dtype)
 
 
-def relu6(x):
+def relu6(x: Any) -> Any:
     x = tensor(x)
     return _core.ops.minimum(_core.ops.relu(x), scalar(6.0, x.dtype))
 
 
-def leaky_relu(x, negative_slope=0.2):
+def leaky_relu(x: Any, negative_slope: float = 0.2) -> Any:
     x = tensor(x)
     return _core.ops.where(_core.ops.greater(x, _core.ops.zeros([], x.dtype)), x, x * scalar(negative_slope, x.dtype))
 
 
-def mish(x):
+def mish(x: Any) -> Any:
     x = tensor(x)
     return x * _core.ops.tanh(softplus(x))
 
@@ -101,7 +104,7 @@ _BY_NAME = {f.__name__: f for f in (relu, linear, sigmoid, tanh, softmax, log_so
 _BY_NAME["silu"] = swish
 
 
-def get(identifier):
+def get(identifier: Any) -> Callable[..., Any]:
     """The activation function for a name, a callable, or None (linear)."""
     if identifier is None:
         return linear
@@ -118,7 +121,7 @@ def get(identifier):
     raise ValueError(f"Could not interpret activation function identifier: {identifier!r}")
 
 
-def serialize(activation) -> str:
+def serialize(activation: Callable[..., Any]) -> str:
     """The name Keras 3 writes: the built-in's name, or a registered function's "package>name"."""
     return vars(activation).get("_keras_registered_name") or getattr(activation, "__name__", str(activation)) \
         if hasattr(activation, "__dict__") else getattr(activation, "__name__", str(activation))

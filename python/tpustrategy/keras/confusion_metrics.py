@@ -9,6 +9,8 @@ interpolation of Davis & Goadrich (Keras' ``summation_method="interpolation"``).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from tpustrategy import _core
@@ -73,7 +75,7 @@ def _divide_no_nan(a, b):
 
 
 class _Thresholded(Metric):
-    def __init__(self, thresholds, name, dtype):
+    def __init__(self, thresholds: float | list[float] | None, name: str | None, dtype: Any) -> None:
         super().__init__(name=name, dtype=dtype)
         self.init_thresholds = thresholds
         self.thresholds = [0.5] if thresholds is None else list(np.atleast_1d(thresholds))
@@ -86,20 +88,21 @@ class _Thresholded(Metric):
 class Precision(_Thresholded):
     """TP / (TP + FP) at ``thresholds`` (default 0.5)."""
 
-    def __init__(self, thresholds=None, top_k=None, class_id=None, name="precision", dtype=None):
+    def __init__(self, thresholds: float | list[float] | None = None, top_k: int | None = None,
+                 class_id: int | None = None, name: str | None = "precision", dtype: Any = None) -> None:
         if top_k is not None and (not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1):
             raise ValueError(f"Argument `top_k` must be a positive integer. Received: top_k={top_k!r}")
         self.top_k, self.class_id = top_k, class_id
         super().__init__(thresholds if thresholds is not None or top_k is None else [_NEG_INF], name, dtype)
         self.false_positives = self.add_variable("false_positives", (len(self.thresholds),))
 
-    def update_state(self, y_true, y_pred, sample_weight=None):
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
         y_true, y_pred = _select(y_true, y_pred, self.top_k, self.class_id)
         tp, fp, _, _ = _counts(y_true, y_pred, self.thresholds, sample_weight)
         self.true_positives.assign_add(tp)
         self.false_positives.assign_add(fp)
 
-    def result(self):
+    def result(self) -> Any:
         tp = self.true_positives.value()
         return self._result(_divide_no_nan(tp, tp + self.false_positives.value()))
 
@@ -107,20 +110,21 @@ class Precision(_Thresholded):
 class Recall(_Thresholded):
     """TP / (TP + FN) at ``thresholds`` (default 0.5)."""
 
-    def __init__(self, thresholds=None, top_k=None, class_id=None, name="recall", dtype=None):
+    def __init__(self, thresholds: float | list[float] | None = None, top_k: int | None = None,
+                 class_id: int | None = None, name: str | None = "recall", dtype: Any = None) -> None:
         if top_k is not None and (not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1):
             raise ValueError(f"Argument `top_k` must be a positive integer. Received: top_k={top_k!r}")
         self.top_k, self.class_id = top_k, class_id
         super().__init__(thresholds if thresholds is not None or top_k is None else [_NEG_INF], name, dtype)
         self.false_negatives = self.add_variable("false_negatives", (len(self.thresholds),))
 
-    def update_state(self, y_true, y_pred, sample_weight=None):
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
         y_true, y_pred = _select(y_true, y_pred, self.top_k, self.class_id)
         tp, _, _, fn = _counts(y_true, y_pred, self.thresholds, sample_weight)
         self.true_positives.assign_add(tp)
         self.false_negatives.assign_add(fn)
 
-    def result(self):
+    def result(self) -> Any:
         tp = self.true_positives.value()
         return self._result(_divide_no_nan(tp, tp + self.false_negatives.value()))
 
@@ -128,8 +132,10 @@ class Recall(_Thresholded):
 class AUC(Metric):
     """Area under the ROC (default) or PR curve from per-threshold confusion counts."""
 
-    def __init__(self, num_thresholds=200, curve="ROC", summation_method="interpolation", name="auc", dtype=None,
-                 thresholds=None, multi_label=False, num_labels=None, label_weights=None, from_logits=False):
+    def __init__(self, num_thresholds: int = 200, curve: str = "ROC", summation_method: str = "interpolation",
+                 name: str | None = "auc", dtype: Any = None, thresholds: float | list[float] | None = None,
+                 multi_label: bool = False, num_labels: int | None = None, label_weights: Any = None,
+                 from_logits: bool = False) -> None:
         super().__init__(name=name, dtype=dtype)
         if not isinstance(curve, str) or curve.upper() not in ("ROC", "PR"):
             raise ValueError(f'Invalid AUC curve value: "{curve}". Expected values are ["ROC", "PR"]')
@@ -165,7 +171,7 @@ class AUC(Metric):
         self.true_negatives = self.add_variable("true_negatives", shape)
         self.false_negatives = self.add_variable("false_negatives", shape)
 
-    def update_state(self, y_true, y_pred, sample_weight=None):
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
         if self.from_logits:
             y_pred = _core.ops.sigmoid(_tensor(y_pred, _core.tensor.float32))
         labels = None
@@ -183,7 +189,7 @@ class AUC(Metric):
         self.true_negatives.assign_add(tn)
         self.false_negatives.assign_add(fn)
 
-    def result(self):
+    def result(self) -> Any:
         if self.true_positives is None:
             return _core.tensor.constant(0.0, _core.tensor.float32)
         per_label = self._areas()

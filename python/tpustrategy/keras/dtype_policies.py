@@ -8,6 +8,8 @@ takes the global policy current at its construction (``set_dtype_policy`` / the 
 
 from __future__ import annotations
 
+from typing import Any
+
 from tpustrategy import _core
 
 _MIXED = {"mixed_float16": ("float16", "float32"), "mixed_bfloat16": ("bfloat16", "float32")}
@@ -33,7 +35,7 @@ class DTypePolicy:
       ValueError: `name` names no policy.
     """
 
-    def __init__(self, name=None):
+    def __init__(self, name: str | None = None) -> None:
         if name is None:
             name = dtype_policy().name
         if not isinstance(name, str):
@@ -55,14 +57,14 @@ class DTypePolicy:
         return self._variable_dtype
 
     @property
-    def quantization_mode(self):
+    def quantization_mode(self) -> str | None:
         return None
 
     def get_config(self) -> dict:
         return {"name": self._name}
 
     @classmethod
-    def from_config(cls, config):
+    def from_config(cls, config: dict[str, Any]) -> DTypePolicy:
         return cls(**config)
 
     def __repr__(self) -> str:
@@ -81,7 +83,7 @@ FloatDTypePolicy = DTypePolicy  # Keras 3 keeps the old name as an alias
 _GLOBAL: list = [None]
 
 
-def set_dtype_policy(policy) -> None:
+def set_dtype_policy(policy: Any) -> None:
     """Sets the global policy (a name or a DTypePolicy) that layers created from now on take."""
     if isinstance(policy, str):
         policy = DTypePolicy(policy)
@@ -99,7 +101,7 @@ def dtype_policy() -> DTypePolicy:
     return _GLOBAL[0]
 
 
-def get(identifier) -> DTypePolicy:
+def get(identifier: Any) -> DTypePolicy:
     """A layer's ``dtype=`` argument as a policy: None (the global one), a name, a DType, a policy or its
     serialized dict."""
     if identifier is None:

@@ -9,6 +9,8 @@ same values; without, the seed is taken at construction from Python's ``random``
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -41,51 +43,51 @@ def _shape(shape) -> tuple:
 class Initializer:
     """Base class: ``__call__(shape, dtype=None)`` returns a Tensor; ``get_config`` as Keras."""
 
-    def __call__(self, shape, dtype=None):
+    def __call__(self, shape: Sequence[int], dtype: Any = None) -> Any:
         raise NotImplementedError
 
     def get_config(self) -> dict:
         return {}
 
     @classmethod
-    def from_config(cls, config):
+    def from_config(cls, config: dict[str, Any]) -> Initializer:
         from tpustrategy.keras.config_kwargs import constructor_kwargs  # lazy: drops Keras' unused None keys
 
         return cls(**constructor_kwargs(cls, config))
 
-    def clone(self):
+    def clone(self) -> Initializer:
         return type(self).from_config(self.get_config())
 
 
 class Constant(Initializer):
-    def __init__(self, value=0.0):
+    def __init__(self, value: float = 0.0) -> None:
         self.value = value
 
-    def __call__(self, shape, dtype=None):
+    def __call__(self, shape: Sequence[int], dtype: Any = None) -> Any:
         return _as_tensor(np.broadcast_to(np.asarray(self.value), _shape(shape)), dtype)
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"value": self.value}
 
 
 class Zeros(Constant):
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(0.0)
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {}
 
 
 class Ones(Constant):
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(1.0)
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {}
 
 
 class _Random(Initializer):
-    def __init__(self, seed=None):
+    def __init__(self, seed: int | None = None) -> None:
         if seed is not None and not isinstance(seed, int):
             raise ValueError(f"`seed` argument should be an instance of `keras.random.SeedGenerator()` or an "
                              f"integer. Received: seed={seed!r}")
@@ -95,42 +97,42 @@ class _Random(Initializer):
     def _seed_pair(self) -> list:
         return random_seed.stateless_seed(self.seed)
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"seed": self._init_seed}
 
 
 class RandomNormal(_Random):
-    def __init__(self, mean=0.0, stddev=0.05, seed=None):
+    def __init__(self, mean: float = 0.0, stddev: float = 0.05, seed: int | None = None) -> None:
         super().__init__(seed)
         self.mean, self.stddev = mean, stddev
 
-    def __call__(self, shape, dtype=None):
+    def __call__(self, shape: Sequence[int], dtype: Any = None) -> Any:
         return random_ops.stateless_normal(_shape(shape), self._seed_pair(), self.mean, self.stddev, as_dtype(dtype))
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"mean": self.mean, "stddev": self.stddev, "seed": self._init_seed}
 
 
 class TruncatedNormal(RandomNormal):
-    def __call__(self, shape, dtype=None):
+    def __call__(self, shape: Sequence[int], dtype: Any = None) -> Any:
         return random_ops.stateless_truncated_normal(_shape(shape), self._seed_pair(), self.mean, self.stddev,
                                                      as_dtype(dtype))
 
 
 class RandomUniform(_Random):
-    def __init__(self, minval=-0.05, maxval=0.05, seed=None):
+    def __init__(self, minval: float = -0.05, maxval: float = 0.05, seed: int | None = None) -> None:
         super().__init__(seed)
         self.minval, self.maxval = minval, maxval
 
-    def __call__(self, shape, dtype=None):
+    def __call__(self, shape: Sequence[int], dtype: Any = None) -> Any:
         return random_ops.stateless_uniform(_shape(shape), self._seed_pair(), self.minval, self.maxval,
                                             as_dtype(dtype))
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"minval": self.minval, "maxval": self.maxval, "seed": self._init_seed}
 
 
-def compute_fans(shape) -> tuple[int, int]:
+def compute_fans(shape: Sequence[int]) -> tuple[int, int]:
     """(fan_in, fan_out) as Keras: a kernel's last two axes, times the receptive field of the others."""
     shape = tuple(shape)
     if len(shape) == 0:
@@ -142,7 +144,8 @@ def compute_fans(shape) -> tuple[int, int]:
 
 
 class VarianceScaling(_Random):
-    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None):
+    def __init__(self, scale: float = 1.0, mode: str = "fan_in", distribution: str = "truncated_normal",
+                 seed: int | None = None) -> None:
         super().__init__(seed)
         if scale <= 0.0:
             raise ValueError(f"Argument `scale` must be positive float. Received: scale={scale}")
@@ -155,7 +158,7 @@ class VarianceScaling(_Random):
                              f"'untruncated_normal']. Received: distribution={distribution}")
         self.scale, self.mode, self.distribution = scale, mode, distribution
 
-    def __call__(self, shape, dtype=None):
+    def __call__(self, shape: Sequence[int], dtype: Any = None) -> Any:
         shape = _shape(shape)
         fan_in, fan_out = compute_fans(shape)
         fan = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
@@ -170,16 +173,16 @@ class VarianceScaling(_Random):
         limit = math.sqrt(3.0 * variance)
         return random_ops.stateless_uniform(shape, seed, -limit, limit, dtype)
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution, "seed": self._init_seed}
 
 
 def _variance_scaling(name, scale, mode, distribution):
     class _Preset(VarianceScaling):
-        def __init__(self, seed=None):
+        def __init__(self, seed: int | None = None) -> None:
             super().__init__(scale, mode, distribution, seed)
 
-        def get_config(self):
+        def get_config(self) -> dict[str, Any]:
             return {"seed": self._init_seed}
 
     _Preset.__name__ = _Preset.__qualname__ = name
@@ -201,7 +204,7 @@ _BY_NAME = {
 }
 
 
-def get(identifier):
+def get(identifier: Any) -> Callable[..., Any] | None:
     """An initializer from a name ("glorot_uniform", "GlorotUniform"), an instance, a class or a callable."""
     return lookup(identifier, Initializer, _BY_NAME, "initializer")
 

@@ -9,6 +9,9 @@ over the class axis), multiplies them by ``sample_weight`` when given, and reduc
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from tpustrategy import _core
 from tpustrategy.keras.naming import lookup
 from tpustrategy.ops.nn_ops import sigmoid_cross_entropy_with_logits
@@ -28,7 +31,7 @@ def _tensor(value, dtype=None):
 class Loss:
     """Base class: subclasses define ``call(y_true, y_pred)`` returning per-sample values."""
 
-    def __init__(self, name=None, reduction="sum_over_batch_size", dtype=None):
+    def __init__(self, name: str | None = None, reduction: str = "sum_over_batch_size", dtype: Any = None) -> None:
         if reduction not in _REDUCTIONS:
             raise ValueError(f"Invalid value for argument `reduction`. Expected one of {_REDUCTIONS}. "
                              f"Received: reduction={reduction!r}")
@@ -36,7 +39,7 @@ class Loss:
         self.reduction = reduction
         self.dtype = _core.tensor.DType(dtype) if dtype is not None else _core.tensor.float32
 
-    def __call__(self, y_true, y_pred, sample_weight=None):
+    def __call__(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> Any:
         y_pred = _tensor(y_pred, self.dtype)
         values = self.call(y_true, y_pred)
         weight = None
@@ -56,7 +59,7 @@ class Loss:
         loss = _core.ops.where(divisor == 0, _core.ops.zeros([], values.dtype), total / divisor)
         return scale_loss_for_distribution(loss)
 
-    def call(self, y_true, y_pred):
+    def call(self, y_true: Any, y_pred: Any) -> Any:
         raise NotImplementedError
 
     def get_config(self) -> dict:
@@ -70,11 +73,11 @@ class Loss:
         return config
 
     @classmethod
-    def from_config(cls, config):
+    def from_config(cls, config: dict[str, Any]) -> Loss:
         return cls(**config)
 
 
-def scale_loss_for_distribution(value):
+def scale_loss_for_distribution(value: Any) -> Any:
     """Keras 3 (TF backend): a per-replica mean loss divided by the number of replicas of the current
     strategy, so that summing the replicas' gradients gives the gradient of the global mean."""
     from tpustrategy.distribute import distribution_strategy_context as ds_context
@@ -83,7 +86,7 @@ def scale_loss_for_distribution(value):
     return value * _core.tensor.constant(1.0 / replicas, value.dtype) if replicas > 1 else value
 
 
-def unscale_loss_for_distribution(value):
+def unscale_loss_for_distribution(value: Any) -> Any:
     """The inverse of ``scale_loss_for_distribution`` (what Keras' loss tracker records)."""
     from tpustrategy.distribute import distribution_strategy_context as ds_context
 
@@ -94,21 +97,23 @@ def unscale_loss_for_distribution(value):
 class LossFunctionWrapper(Loss):
     """A Loss from a function ``fn(y_true, y_pred) -> per-sample values`` (what compile wraps functions in)."""
 
-    def __init__(self, fn, reduction="sum_over_batch_size", name=None, dtype=None, **kwargs):
+    def __init__(self, fn: Callable[..., Any], reduction: str = "sum_over_batch_size", name: str | None = None,
+                 dtype: Any = None, **kwargs: Any) -> None:
         super().__init__(name=name or getattr(fn, "__name__", "loss"), reduction=reduction, dtype=dtype)
         self.fn, self._fn_kwargs = fn, kwargs
 
-    def call(self, y_true, y_pred):
+    def call(self, y_true: Any, y_pred: Any) -> Any:
         return _tensor(self.fn(y_true, y_pred, **self._fn_kwargs), self.dtype)
 
 
 class MeanSquaredError(Loss):
     """mean((y_true - y_pred)^2, axis=-1) per sample."""
 
-    def __init__(self, reduction="sum_over_batch_size", name="mean_squared_error", dtype=None):
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str | None = "mean_squared_error",
+                 dtype: Any = None) -> None:
         super().__init__(name=name, reduction=reduction, dtype=dtype)
 
-    def call(self, y_true, y_pred):
+    def call(self, y_true: Any, y_pred: Any) -> Any:
         y_true = _tensor(y_true, self.dtype)
         return _core.ops.reduce_mean(_core.ops.square(y_pred - y_true), [-1], keepdims=False)
 
@@ -116,15 +121,16 @@ class MeanSquaredError(Loss):
 class SparseCategoricalCrossentropy(Loss):
     """Cross entropy of integer labels against class scores (probabilities, or logits with from_logits)."""
 
-    def __init__(self, from_logits=False, ignore_class=None, reduction="sum_over_batch_size",
-                 name="sparse_categorical_crossentropy", dtype=None):
+    def __init__(self, from_logits: bool = False, ignore_class: int | None = None,
+                 reduction: str = "sum_over_batch_size", name: str | None = "sparse_categorical_crossentropy",
+                 dtype: Any = None) -> None:
         super().__init__(name=name, reduction=reduction, dtype=dtype)
         if ignore_class is not None:
             raise NotImplementedError("SparseCategoricalCrossentropy(ignore_class=...) is not implemented")
         self.from_logits = bool(from_logits)
         self.ignore_class = None
 
-    def call(self, y_true, y_pred):
+    def call(self, y_true: Any, y_pred: Any) -> Any:
         ops = _core.ops
         labels = _tensor(y_true)
         if labels.dtype.is_floating:
@@ -146,21 +152,23 @@ class SparseCategoricalCrossentropy(Loss):
 class MeanAbsoluteError(Loss):
     """mean(|y_true - y_pred|, axis=-1) per sample."""
 
-    def __init__(self, reduction="sum_over_batch_size", name="mean_absolute_error", dtype=None):
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str | None = "mean_absolute_error",
+                 dtype: Any = None) -> None:
         super().__init__(name=name, reduction=reduction, dtype=dtype)
 
-    def call(self, y_true, y_pred):
+    def call(self, y_true: Any, y_pred: Any) -> Any:
         return _core.ops.reduce_mean(_core.ops.abs(y_pred - _tensor(y_true, self.dtype)), [-1], keepdims=False)
 
 
 class Huber(Loss):
     """mean over the last axis of 0.5 e^2 where |e| <= delta, else delta (|e| - 0.5 delta)."""
 
-    def __init__(self, delta=1.0, reduction="sum_over_batch_size", name="huber_loss", dtype=None):
+    def __init__(self, delta: float = 1.0, reduction: str = "sum_over_batch_size", name: str | None = "huber_loss",
+                 dtype: Any = None) -> None:
         super().__init__(name=name, reduction=reduction, dtype=dtype)
         self.delta = float(delta)
 
-    def call(self, y_true, y_pred):
+    def call(self, y_true: Any, y_pred: Any) -> Any:
         ops = _core.ops
         error = y_pred - _tensor(y_true, self.dtype)
         abs_error = ops.abs(error)
@@ -173,12 +181,13 @@ class Huber(Loss):
 class BinaryCrossentropy(Loss):
     """Mean over the last axis of -(t log p + (1 - t) log(1 - p)); p clipped to [eps, 1 - eps], or from logits."""
 
-    def __init__(self, from_logits=False, label_smoothing=0.0, axis=-1, reduction="sum_over_batch_size",
-                 name="binary_crossentropy", dtype=None):
+    def __init__(self, from_logits: bool = False, label_smoothing: float = 0.0, axis: int = -1,
+                 reduction: str = "sum_over_batch_size", name: str | None = "binary_crossentropy",
+                 dtype: Any = None) -> None:
         super().__init__(name=name, reduction=reduction, dtype=dtype)
         self.from_logits, self.label_smoothing, self.axis = bool(from_logits), float(label_smoothing), axis
 
-    def call(self, y_true, y_pred):
+    def call(self, y_true: Any, y_pred: Any) -> Any:
         ops = _core.ops
         target = _tensor(y_true, self.dtype)
         if self.label_smoothing:
@@ -195,12 +204,13 @@ class BinaryCrossentropy(Loss):
 class CategoricalCrossentropy(Loss):
     """-sum(t log p) over the class axis; p normalised and clipped to [eps, 1 - eps], or from logits."""
 
-    def __init__(self, from_logits=False, label_smoothing=0.0, axis=-1, reduction="sum_over_batch_size",
-                 name="categorical_crossentropy", dtype=None):
+    def __init__(self, from_logits: bool = False, label_smoothing: float = 0.0, axis: int = -1,
+                 reduction: str = "sum_over_batch_size", name: str | None = "categorical_crossentropy",
+                 dtype: Any = None) -> None:
         super().__init__(name=name, reduction=reduction, dtype=dtype)
         self.from_logits, self.label_smoothing, self.axis = bool(from_logits), float(label_smoothing), axis
 
-    def call(self, y_true, y_pred):
+    def call(self, y_true: Any, y_pred: Any) -> Any:
         ops = _core.ops
         target = _tensor(y_true, self.dtype)
         if self.label_smoothing:
@@ -223,7 +233,8 @@ class Reduction:
     SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
 
 
-def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_class=None, axis=-1):
+def sparse_categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False,
+                                    ignore_class: int | None = None, axis: int = -1) -> Any:
     """Per-example cross entropy of integer labels (``tf.keras.losses.sparse_categorical_crossentropy``)."""
     if axis != -1:
         raise NotImplementedError(f"sparse_categorical_crossentropy with axis={axis!r} (only -1)")
@@ -233,7 +244,7 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
 
 
 def _per_sample(loss_class):
-    def fn(y_true, y_pred, **kwargs):
+    def fn(y_true: Any, y_pred: Any, **kwargs: Any) -> Any:
         return loss_class(reduction="none", **kwargs)(y_true, y_pred)
 
     return fn
@@ -257,7 +268,7 @@ _BY_NAME = {
 }
 
 
-def get(identifier):
+def get(identifier: Any) -> Loss:
     """A Loss object for a name ("mse", "sparse_categorical_crossentropy", class names too), a Loss, or a
     function of (y_true, y_pred) (wrapped with the default reduction)."""
     return lookup(identifier, Loss, _BY_NAME, "loss", wrap_callable=LossFunctionWrapper)

@@ -7,6 +7,9 @@ Keras does with tf.distribute.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from tpustrategy import _core
 from tpustrategy.keras._tensors import tensor
 from tpustrategy.variables import Variable, VariableAggregation, VariableSynchronization
@@ -19,12 +22,12 @@ def _tensor(value, dtype=None):
 class Metric:
     """Base class: ``update_state``, ``result``, ``reset_state``; calling the metric updates and returns result."""
 
-    def __init__(self, name=None, dtype=None):
+    def __init__(self, name: str | None = None, dtype: Any = None) -> None:
         self.name = name or type(self).__name__.lower()
         self.dtype = _core.tensor.DType(dtype) if dtype is not None else _core.tensor.float32
         self._variables: list = []
 
-    def add_variable(self, name: str, shape=()):
+    def add_variable(self, name: str, shape: Sequence[int] = ()) -> Variable:
         variable = Variable(_core.ops.zeros(list(shape), self.dtype), trainable=False, name=f"{self.name}/{name}",
                             synchronization=VariableSynchronization.ON_READ,
                             aggregation=VariableAggregation.SUM)
@@ -39,12 +42,12 @@ class Metric:
         for variable in self._variables:
             variable.assign(_core.ops.zeros(list(variable.shape), self.dtype))
 
-    def update_state(self, *args, **kwargs):
+    def update_state(self, *args: Any, **kwargs: Any) -> None:
         raise NotImplementedError
 
-    def result(self):
+    def result(self) -> Any:
         raise NotImplementedError
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         self.update_state(*args, **kwargs)
         return self.result()

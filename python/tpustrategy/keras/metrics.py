@@ -7,6 +7,9 @@ Keras does with tf.distribute. ``result()`` divides without NaN (0 before any up
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from tpustrategy import _core
 from tpustrategy.keras.confusion_metrics import AUC, Precision, Recall
 from tpustrategy.keras.masking import get_keras_mask
@@ -17,17 +20,17 @@ from tpustrategy.keras.naming import snake_case
 class Sum(Metric):
     """The (weighted) sum of the values seen."""
 
-    def __init__(self, name="sum", dtype=None):
+    def __init__(self, name: str = "sum", dtype: Any = None) -> None:
         super().__init__(name=name, dtype=dtype)
         self.total = self.add_variable("total")
 
-    def update_state(self, values, sample_weight=None):
+    def update_state(self, values: Any, sample_weight: Any = None) -> None:
         values = _tensor(values, self.dtype)
         if sample_weight is not None:
             values = values * _tensor(sample_weight, self.dtype)
         self.total.assign_add(_core.ops.reduce_sum(values))
 
-    def result(self):
+    def result(self) -> Any:
         return _core.ops.identity(self.total.value())
 
 
@@ -63,12 +66,12 @@ def _samplewise(values, sample_weight, dtype):
 class Mean(Metric):
     """The (weighted) mean of the values seen: total / count (count = samples, or the summed weights)."""
 
-    def __init__(self, name="mean", dtype=None):
+    def __init__(self, name: str = "mean", dtype: Any = None) -> None:
         super().__init__(name=name, dtype=dtype)
         self.total = self.add_variable("total")
         self.count = self.add_variable("count")
 
-    def update_state(self, values, sample_weight=None):
+    def update_state(self, values: Any, sample_weight: Any = None) -> None:
         values, weight = _samplewise(values, sample_weight, self.dtype)
         if weight is not None:
             count = _core.ops.reduce_sum(weight)
@@ -77,7 +80,7 @@ class Mean(Metric):
         self.total.assign_add(_core.ops.reduce_sum(values))
         self.count.assign_add(count)
 
-    def result(self):
+    def result(self) -> Any:
         total, count = self.total.value(), self.count.value()
         return _core.ops.where(count == 0, _core.ops.zeros([], self.dtype), total / count)
 
@@ -85,11 +88,11 @@ class Mean(Metric):
 class MeanMetricWrapper(Mean):
     """A Mean over ``fn(y_true, y_pred)`` per sample."""
 
-    def __init__(self, fn, name, dtype=None):
+    def __init__(self, fn: Callable[..., Any], name: str, dtype: Any = None) -> None:
         super().__init__(name=name, dtype=dtype)
         self._fn = fn
 
-    def update_state(self, y_true, y_pred, sample_weight=None):
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
         mask = get_keras_mask(y_pred)  # Keras 3: a masked output's padded entries weigh 0 in its metrics
         values = self._fn(y_true, y_pred)
         if mask is not None:
@@ -126,29 +129,29 @@ def _accuracy(y_true, y_pred):
 class SparseCategoricalAccuracy(MeanMetricWrapper):
     """How often the argmax of ``y_pred`` equals the integer label."""
 
-    def __init__(self, name="sparse_categorical_accuracy", dtype=None):
+    def __init__(self, name: str = "sparse_categorical_accuracy", dtype: Any = None) -> None:
         super().__init__(_sparse_categorical_accuracy, name, dtype)
 
 
 class CategoricalAccuracy(MeanMetricWrapper):
     """How often the argmax of ``y_pred`` equals the argmax of the one-hot ``y_true``."""
 
-    def __init__(self, name="categorical_accuracy", dtype=None):
+    def __init__(self, name: str = "categorical_accuracy", dtype: Any = None) -> None:
         super().__init__(_categorical_accuracy, name, dtype)
 
 
 class Accuracy(MeanMetricWrapper):
     """How often ``y_pred`` equals ``y_true``."""
 
-    def __init__(self, name="accuracy", dtype=None):
+    def __init__(self, name: str = "accuracy", dtype: Any = None) -> None:
         super().__init__(_accuracy, name, dtype)
 
 
 class BinaryAccuracy(MeanMetricWrapper):
     """How often ``y_pred > threshold`` equals the 0/1 ``y_true``."""
 
-    def __init__(self, name="binary_accuracy", dtype=None, threshold=0.5):
-        def binary_accuracy(y_true, y_pred):
+    def __init__(self, name: str = "binary_accuracy", dtype: Any = None, threshold: float = 0.5) -> None:
+        def binary_accuracy(y_true: Any, y_pred: Any) -> Any:
             y_pred = _tensor(y_pred, _core.tensor.float32)
             predicted = _core.ops.cast(_core.ops.greater(y_pred, threshold), _core.tensor.float32)
             return _matches(_tensor(y_true, _core.tensor.float32), predicted)
@@ -160,8 +163,8 @@ class BinaryAccuracy(MeanMetricWrapper):
 class MeanSquaredError(MeanMetricWrapper):
     """The mean over samples of mean((y_true - y_pred)^2, axis=-1)."""
 
-    def __init__(self, name="mean_squared_error", dtype=None):
-        def mse(y_true, y_pred):
+    def __init__(self, name: str = "mean_squared_error", dtype: Any = None) -> None:
+        def mse(y_true: Any, y_pred: Any) -> Any:
             y_pred = _tensor(y_pred, _core.tensor.float32)
             error = _core.ops.square(y_pred - _tensor(y_true, _core.tensor.float32))
             return _core.ops.reduce_mean(error, [-1], keepdims=False)
@@ -172,8 +175,8 @@ class MeanSquaredError(MeanMetricWrapper):
 class MeanAbsoluteError(MeanMetricWrapper):
     """The mean over samples of mean(|y_true - y_pred|, axis=-1)."""
 
-    def __init__(self, name="mean_absolute_error", dtype=None):
-        def mae(y_true, y_pred):
+    def __init__(self, name: str = "mean_absolute_error", dtype: Any = None) -> None:
+        def mae(y_true: Any, y_pred: Any) -> Any:
             y_pred = _tensor(y_pred, _core.tensor.float32)
             error = _core.ops.abs(y_pred - _tensor(y_true, _core.tensor.float32))
             return _core.ops.reduce_mean(error, [-1], keepdims=False)
@@ -200,7 +203,8 @@ _BY_NAME = {
 }
 
 
-def get(identifier, y_true_shape=(), y_pred_shape=()):
+def get(identifier: Any, y_true_shape: tuple[int | None, ...] = (),
+        y_pred_shape: tuple[int | None, ...] = ()) -> Metric:
     """A Metric for a string (named as given: "mae" logs as ``mae``; "accuracy"/"acc" picked from the
     shapes as Keras 3), a Metric instance, or a function (a mean of its per-sample values)."""
     if isinstance(identifier, Metric):

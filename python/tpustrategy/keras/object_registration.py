@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+from collections.abc import Callable, Iterator
+from typing import Any
 
 _REGISTERED: dict = {}  # "package>name" -> class or function
 _CUSTOM_OBJECTS: contextvars.ContextVar = contextvars.ContextVar("keras_custom_objects", default=None)
 
 
-def register_keras_serializable(package="Custom", name=None):
+def register_keras_serializable(package: str = "Custom", name: str | None = None) -> Callable[[Any], Any]:
     """Registers a class or function under ``"package>name"`` so ``load_model`` finds it (Keras 3)."""
 
-    def decorator(arg):
+    def decorator(arg: Any) -> Any:
         registered = f"{package}>{name or arg.__name__}"
         if registered in _REGISTERED and _REGISTERED[registered] is not arg:
             raise ValueError(f"{registered} has already been registered to {_REGISTERED[registered]}")
@@ -25,19 +27,19 @@ def register_keras_serializable(package="Custom", name=None):
     return decorator
 
 
-def get_registered_name(obj) -> str:
+def get_registered_name(obj: Any) -> str:
     target = obj if isinstance(obj, type) or callable(obj) and not hasattr(obj, "get_config") else type(obj)
     return vars(target).get("_keras_registered_name", target.__name__) if hasattr(target, "__dict__") \
         else target.__name__
 
 
-def get_registered_object(name, custom_objects=None):
+def get_registered_object(name: str | None, custom_objects: dict[str, Any] | None = None) -> Any:
     custom = {**(_CUSTOM_OBJECTS.get() or {}), **(custom_objects or {})}
     return custom.get(name) or _REGISTERED.get(name)
 
 
 @contextlib.contextmanager
-def custom_object_scope(custom_objects):
+def custom_object_scope(custom_objects: dict[str, Any] | None) -> Iterator[None]:
     """Makes `custom_objects` (name -> class or function) visible to deserialization inside the block."""
     token = _CUSTOM_OBJECTS.set({**(_CUSTOM_OBJECTS.get() or {}), **(custom_objects or {})})
     try:
@@ -46,7 +48,7 @@ def custom_object_scope(custom_objects):
         _CUSTOM_OBJECTS.reset(token)
 
 
-def dtype_name(dtype):
+def dtype_name(dtype: Any) -> str:
     """A dtype name from a name, a DType, or a Keras DTypePolicy dict / object."""
     if isinstance(dtype, dict):
         if dtype.get("class_name") not in ("DTypePolicy", "FloatDTypePolicy"):

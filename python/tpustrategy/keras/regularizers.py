@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from tpustrategy import _core
 from tpustrategy.keras._tensors import scalar, tensor
 
@@ -13,14 +16,14 @@ def _validate(value, name):
 
 
 class Regularizer:
-    def __call__(self, x):
+    def __call__(self, x: Any) -> Any:
         return _core.tensor.constant(0.0, _core.tensor.float32)
 
     def get_config(self) -> dict:
         return {}
 
     @classmethod
-    def from_config(cls, config):
+    def from_config(cls, config: dict[str, Any]) -> Regularizer:
         from tpustrategy.keras.config_kwargs import constructor_kwargs  # lazy: drops Keras' unused None keys
 
         return cls(**constructor_kwargs(cls, config))
@@ -29,10 +32,10 @@ class Regularizer:
 class L1L2(Regularizer):
     """l1 * sum(|x|) + l2 * sum(x^2)."""
 
-    def __init__(self, l1=0.0, l2=0.0):
+    def __init__(self, l1: float = 0.0, l2: float = 0.0) -> None:
         self.l1, self.l2 = _validate(l1, "l1"), _validate(l2, "l2")
 
-    def __call__(self, x):
+    def __call__(self, x: Any) -> Any:
         x = tensor(x)
         total = _core.ops.zeros([], x.dtype)
         if self.l1:
@@ -41,30 +44,30 @@ class L1L2(Regularizer):
             total = total + scalar(self.l2, x.dtype) * _core.ops.reduce_sum(_core.ops.square(x))
         return total
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"l1": self.l1, "l2": self.l2}
 
 
 class L1(L1L2):
-    def __init__(self, l1=0.01):
+    def __init__(self, l1: float = 0.01) -> None:
         super().__init__(l1=l1)
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"l1": self.l1}
 
 
 class L2(L1L2):
-    def __init__(self, l2=0.01):
+    def __init__(self, l2: float = 0.01) -> None:
         super().__init__(l2=l2)
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"l2": self.l2}
 
 
 l1, l2, l1_l2 = L1, L2, L1L2
 
 
-def get(identifier):
+def get(identifier: Any) -> Callable[..., Any] | None:
     if identifier is None:
         return None
     if isinstance(identifier, dict):

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
+from typing import Any
 
 from tpustrategy import nest
 from tpustrategy.framework import deferred_restoration as _deferred
@@ -47,7 +49,7 @@ class Module:
       ValueError: ``name`` is not a valid identifier.
     """
 
-    def __init__(self, name=None):
+    def __init__(self, name: str | None = None) -> None:
         if name is None:
             name = _camel_to_snake(type(self).__name__)
         elif not _IDENTIFIER.match(str(name)):
@@ -69,7 +71,7 @@ class Module:
         return self._name
 
     @property
-    def name_scope(self):
+    def name_scope(self) -> _name_scope:
         """The name scope of this module: entering it prefixes new variable names with ``<name>/``."""
         return self._name_scope
 
@@ -102,11 +104,11 @@ class Module:
                                module_path=(), seen={id(self)}, recursion_stack=[])
 
     @classmethod
-    def with_name_scope(cls, method):
+    def with_name_scope(cls, method: Callable[..., Any]) -> Callable[..., Any]:
         """Decorator: runs ``method`` inside the module's name scope."""
 
         @functools.wraps(method)
-        def method_with_name_scope(self, *args, **kwargs):
+        def method_with_name_scope(self, *args: Any, **kwargs: Any) -> Any:
             with self.name_scope:
                 return method(self, *args, **kwargs)
 

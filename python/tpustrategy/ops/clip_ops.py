@@ -3,8 +3,12 @@ written with the core ops so they are differentiable. IndexedSlices keep their s
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from tpustrategy import _core
 from tpustrategy.framework.indexed_slices import IndexedSlices
+from tpustrategy.ops._args import TensorLike
 from tpustrategy.ops.array_ops import ones_like, zeros_like
 
 
@@ -29,7 +33,7 @@ def _scaled(t, scale):
     return t * _core.ops.cast(scale, t.dtype)
 
 
-def global_norm(t_list, name=None):
+def global_norm(t_list: Sequence[Any], name: str | None = None) -> Any:
     """sqrt(sum of squares of every element of every tensor in `t_list`) (None entries are skipped).
 
     Raises:
@@ -45,7 +49,8 @@ def global_norm(t_list, name=None):
     return _core.ops.sqrt(_core.ops.reduce_sum(_core.ops.stack(squares, 0)))
 
 
-def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
+def clip_by_global_norm(t_list: Sequence[Any], clip_norm: TensorLike, use_norm: TensorLike = None,
+                        name: str | None = None) -> tuple[list[Any], Any]:
     """Scales every tensor by clip_norm / max(global_norm, clip_norm); returns (clipped list, global norm).
 
     A non-finite global norm makes every value NaN, as in TF.
@@ -59,7 +64,7 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     return [_scaled(t, scale) for t in t_list], norm
 
 
-def clip_by_norm(t, clip_norm, axes=None, name=None):
+def clip_by_norm(t: TensorLike, clip_norm: TensorLike, axes: Any = None, name: str | None = None) -> Any:
     """t * clip_norm / max(l2norm(t over axes), clip_norm) (the norm is taken with keepdims)."""
     if isinstance(t, IndexedSlices):
         return IndexedSlices(clip_by_norm(t.values, clip_norm, axes), t.indices, t.dense_shape)
@@ -73,7 +78,8 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
     return t * clip / ops.maximum(l2norm, clip)
 
 
-def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa: A002 - TF's name
+def norm(tensor: TensorLike, ord: str | int | float = "euclidean", axis: Any = None, keepdims: bool | None = None,  # noqa: A002 - TF's name
+         name: str | None = None) -> Any:
     """Vector norms ('euclidean'/2, 1, inf) over `axis` (None: all elements), and 'fro'/'euclidean' over two axes.
 
     Raises:

@@ -7,31 +7,34 @@ complex64, float64 for complex128).
 
 from __future__ import annotations
 
+from typing import Any
+
 from tpustrategy import _core
+from tpustrategy.ops._args import TensorLike
 
 _ops = _core.ops
 
 
-def complex(real, imag, name=None):  # noqa: A001
+def complex(real: TensorLike, imag: TensorLike, name: str | None = None) -> Any:  # noqa: A001
     """Returns real + 1j * imag: complex64 of float32 parts, complex128 of float64 parts (tf.complex)."""
     return _ops.complex(real, imag)
 
 
-def real(input, name=None):  # noqa: A002
+def real(input: TensorLike, name: str | None = None) -> Any:  # noqa: A002
     """Returns the real part of a complex tensor (float32 / float64); a real tensor unchanged (tf.math.real)."""
     return _ops.real(input)
 
 
-def imag(input, name=None):  # noqa: A002
+def imag(input: TensorLike, name: str | None = None) -> Any:  # noqa: A002
     """Returns the imaginary part of a complex tensor; zeros for a real tensor (tf.math.imag)."""
     return _ops.imag(input)
 
 
-def conj(x, name=None):
+def conj(x: TensorLike, name: str | None = None) -> Any:
     """Returns the complex conjugate; a real tensor unchanged (tf.math.conj)."""
     return _ops.conj(x)
 
 
-def angle(input, name=None):  # noqa: A002
+def angle(input: TensorLike, name: str | None = None) -> Any:  # noqa: A002
     """Returns atan2(imag, real) in the real part dtype; pi or 0 for a real floating tensor (tf.math.angle)."""
     return _ops.angle(input)

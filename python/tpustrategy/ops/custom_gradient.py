@@ -11,18 +11,20 @@ from __future__ import annotations
 
 import functools
 import inspect
+from collections.abc import Callable
+from typing import Any
 
 from tpustrategy import _core, nest
 from tpustrategy.eager import backprop
 
 
-def custom_gradient(f=None):
+def custom_gradient(f: Callable[..., Any] | None = None) -> Callable[..., Any]:
     """Decorator: ``f(*args) -> (outputs, grad_fn)`` with ``grad_fn(*dy) -> gradients for args``."""
     if f is None:
         return custom_gradient
 
     @functools.wraps(f)
-    def decorated(*args, **kwargs):
+    def decorated(*args: Any, **kwargs: Any) -> Any:
         with backprop.VariableWatcher() as watcher:
             result, grad_fn = f(*args, **kwargs)
         variables = [v for v in watcher.watched_variables() if v.trainable]
@@ -35,7 +37,7 @@ def custom_gradient(f=None):
         inputs += [watcher.value_read(v) for v in variables]
         flat = [_core.ops.stop_gradient(_core.tensor.convert_to_tensor(r)) for r in nest.flatten(result)]
 
-        def actual_grad_fn(*output_grads):
+        def actual_grad_fn(*output_grads: Any) -> Any:
             if variables:
                 grads, variable_grads = grad_fn(*output_grads, variables=variables)
                 variable_grads = list(variable_grads)

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import math
 import string
+from typing import Any
 
 from tpustrategy import _core, errors
 from tpustrategy.ops import _spmd_hook
+from tpustrategy.ops._args import TensorLike
 
 _ops = _core.ops
 
@@ -22,25 +24,25 @@ class _FacadeOps:
     partitioner: an einsum of split tensors runs partitioned (a batched one as a partitioned batched matmul)."""
 
     @staticmethod
-    def transpose(t, perm):
+    def transpose(t: Any, perm: Any) -> Any:
         from tpustrategy.ops import array_ops
 
         return array_ops.transpose(t, perm)
 
     @staticmethod
-    def reshape(t, shape):
+    def reshape(t: Any, shape: Any) -> Any:
         from tpustrategy.ops import array_ops
 
         return array_ops.reshape(t, shape)
 
     @staticmethod
-    def matmul(a, b, transpose_a, transpose_b):
+    def matmul(a: Any, b: Any, transpose_a: Any, transpose_b: Any) -> Any:
         from tpustrategy.ops import math_ops
 
         return math_ops.matmul(a, b, transpose_a, transpose_b)
 
     @staticmethod
-    def reduce_sum(t, axes, keepdims):
+    def reduce_sum(t: Any, axes: Any, keepdims: bool) -> Any:
         from tpustrategy.ops import math_ops
 
         return math_ops.reduce_sum(t, axes, keepdims)
@@ -138,7 +140,7 @@ def _contract(a, sa, b, sb, keep, ops=_ops):
     return y, "".join(batch + free_a + free_b)
 
 
-def einsum(equation, *inputs, **kwargs):
+def einsum(equation: str, *inputs: TensorLike, **kwargs: Any) -> Any:
     """Einstein summation (tf.einsum): e.g. 'ij,jk->ik', 'bij,bjk->bik', 'ij->ji', 'ij->', '...ij,jk->...ik',
     'bhqd,bhkd->bhqk'. Differentiable through the ops it is built from.
 

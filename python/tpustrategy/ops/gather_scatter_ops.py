@@ -11,12 +11,13 @@ the duplicates' updates are summed (documented deviation).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from tpustrategy import _core, errors
 from tpustrategy.ops import _spmd_hook
-from tpustrategy.ops._args import axis_int, int_list
+from tpustrategy.ops._args import TensorLike, axis_int, int_list
 
 _ops = _core.ops
 
@@ -57,7 +58,7 @@ def _linear_indices(indices, shape, what):
     return _core.tensor.constant(linear.reshape(idx.shape[:-1]), _core.tensor.int64), depth
 
 
-def gather_nd(params, indices, batch_dims=0, name=None):
+def gather_nd(params: TensorLike, indices: TensorLike, batch_dims: int = 0, name: str | None = None) -> Any:
     """Slices of `params` at the index vectors in the last axis of `indices` (tf.gather_nd; batch_dims=0)."""
     if batch_dims != 0:
         raise NotImplementedError("tf.gather_nd with batch_dims != 0 is not supported by tpustrategy")
@@ -68,7 +69,7 @@ def gather_nd(params, indices, batch_dims=0, name=None):
     return _ops.gather(flat, linear, 0)
 
 
-def scatter_nd(indices, updates, shape, name=None):
+def scatter_nd(indices: TensorLike, updates: TensorLike, shape: TensorLike, name: str | None = None) -> Any:
     """Zeros of `shape` with `updates` added at `indices` (tf.scatter_nd; duplicates add)."""
     shape = int_list(shape, "shape")
     u = _tensor(updates)
@@ -92,19 +93,20 @@ def _scatter_like(tensor, indices, updates, what):
     return t, scatter_nd(indices, u, list(t._shape_tuple))
 
 
-def tensor_scatter_nd_add(tensor, indices, updates, name=None):
+def tensor_scatter_nd_add(tensor: TensorLike, indices: TensorLike, updates: TensorLike, name: str | None = None) -> Any:
     """`tensor` with `updates` added at `indices` (tf.tensor_scatter_nd_add)."""
     t, s = _scatter_like(tensor, indices, updates, "TensorScatterAdd")
     return _ops.add(t, s)
 
 
-def tensor_scatter_nd_sub(tensor, indices, updates, name=None):
+def tensor_scatter_nd_sub(tensor: TensorLike, indices: TensorLike, updates: TensorLike, name: str | None = None) -> Any:
     """`tensor` with `updates` subtracted at `indices` (tf.tensor_scatter_nd_sub)."""
     t, s = _scatter_like(tensor, indices, updates, "TensorScatterSub")
     return _ops.subtract(t, s)
 
 
-def tensor_scatter_nd_update(tensor, indices, updates, name=None):
+def tensor_scatter_nd_update(tensor: TensorLike, indices: TensorLike, updates: TensorLike,
+                             name: str | None = None) -> Any:
     """`tensor` with the slices at `indices` replaced by `updates` (tf.tensor_scatter_nd_update). The gradient
     is zero at the replaced positions for `tensor`, and gather_nd of the output gradient for `updates`."""
     t, s = _scatter_like(tensor, indices, updates, "TensorScatterUpdate")
@@ -113,7 +115,8 @@ def tensor_scatter_nd_update(tensor, indices, updates, name=None):
     return _ops.where(_ops.greater(hit, _ops.zeros([], t.dtype)), s, t)
 
 
-def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
+def gather(params: TensorLike, indices: TensorLike, validate_indices: Any = None, axis: Any = None, batch_dims: int = 0,
+           name: str | None = None) -> Any:
     """Slices of `params` along `axis` at `indices` (tf.gather), with `batch_dims` leading axes shared by
     `params` and `indices` (gathered per batch element).
 

@@ -12,6 +12,7 @@ unlike TF's concurrent replicas).
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import numpy as np
 
@@ -85,7 +86,7 @@ def _text(value, summarize, top):
     return repr(value)
 
 
-def print_v2(*inputs, **kwargs):
+def print_v2(*inputs: Any, **kwargs: Any) -> None:
     """Prints `inputs` (tensors, Python values, nested structures) as TF's tf.print does.
 
     Keyword args: output_stream (default sys.stderr), summarize (3; -1 or None: everything), sep (" "),

@@ -8,8 +8,11 @@ TF's CPU kernels, which a TPU has: dilations > 1 and the NCDHW layout (TF's CPU 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from tpustrategy import _core, errors
-from tpustrategy.ops._args import int_list
+from tpustrategy.ops._args import TensorLike, int_list
 
 _ops = _core.ops
 _PADDINGS = ("SAME", "VALID")
@@ -84,7 +87,8 @@ def _sequence3(value, name, cf):
     raise ValueError(f"{name} should be of length 1, 3 or 5. Received: {name}={value} of length {len(values)}")
 
 
-def conv3d(input, filters, strides, padding, data_format="NDHWC", dilations=None, name=None):  # noqa: A002
+def conv3d(input: TensorLike, filters: TensorLike, strides: int | Sequence[int], padding: Any,  # noqa: A002
+           data_format: str | None = "NDHWC", dilations: Any = None, name: str | None = None) -> Any:
     """3-D convolution of `input` [batch, depth, height, width, in] with `filters` [fd, fh, fw, in, out]
     (tf.nn.conv3d). `strides` (and `dilations`) are lists of 5 with 1 in the batch and channel places.
 
@@ -102,8 +106,9 @@ def conv3d(input, filters, strides, padding, data_format="NDHWC", dilations=None
     return _from_last(y, cf)
 
 
-def conv3d_transpose(input, filters, output_shape, strides, padding="SAME",  # noqa: A002
-                     data_format="NDHWC", dilations=None, name=None):
+def conv3d_transpose(input: TensorLike, filters: TensorLike, output_shape: TensorLike,  # noqa: A002
+                     strides: int | Sequence[int], padding: Any = "SAME", data_format: str | None = "NDHWC",
+                     dilations: Any = None, name: str | None = None) -> Any:
     """The transpose (input gradient) of conv3d (tf.nn.conv3d_transpose): `filters` [fd, fh, fw, out, in] map
     `input` [batch, d, h, w, in] to `output_shape` [batch, od, oh, ow, out]. `strides` / `dilations`: an int
     or a list of 1, 3 or 5."""
@@ -138,12 +143,14 @@ def _pool3d(kernel, input, ksize, strides, padding, data_format, op):  # noqa: A
     return _from_last(kernel(_to_last(x, cf), ksize=k, strides=s, padding=mode), cf)
 
 
-def max_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):  # noqa: A002
+def max_pool3d(input: TensorLike, ksize: int | Sequence[int], strides: int | Sequence[int], padding: Any,  # noqa: A002
+               data_format: str | None = "NDHWC", name: str | None = None) -> Any:
     """3-D max pooling (tf.nn.max_pool3d); padding never wins. Gradient (TF's MaxPool3DGrad): each window's
     gradient goes to every element equal to its maximum. float32 / float16 / bfloat16, as TF's op."""
     return _pool3d(_ops.max_pool3d, input, ksize, strides, padding, data_format, "MaxPool3D")
 
 
-def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):  # noqa: A002
+def avg_pool3d(input: TensorLike, ksize: int | Sequence[int], strides: int | Sequence[int], padding: Any,  # noqa: A002
+               data_format: str | None = "NDHWC", name: str | None = None) -> Any:
     """3-D average pooling (tf.nn.avg_pool3d); padded positions are not counted (TF's SAME)."""
     return _pool3d(_ops.avg_pool3d, input, ksize, strides, padding, data_format, "AvgPool3D")

@@ -10,9 +10,12 @@ the kernels reject.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from tpustrategy import _core, errors
 from tpustrategy.ops import _spmd_hook
-from tpustrategy.ops._args import int_list
+from tpustrategy.ops._args import TensorLike, int_list
 
 _ops = _core.ops
 
@@ -84,7 +87,8 @@ def _from_last(y, channel_first):
     return _ops.transpose(y, [0, 3, 1, 2]) if channel_first else y
 
 
-def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None, name=None):  # noqa: A002
+def conv2d(input: TensorLike, filters: TensorLike, strides: int | Sequence[int], padding: Any,  # noqa: A002
+           data_format: str | None = "NHWC", dilations: Any = None, name: str | None = None) -> Any:
     """2-D convolution of `input` [batch, height, width, in] with `filters` [fh, fw, in / groups, out]
     (tf.nn.conv2d). `padding`: "SAME", "VALID" or [[0, 0], [top, bottom], [left, right], [0, 0]].
     Computed as im2col + GEMM; the gradient (input and filter) is recorded for GradientTape.
@@ -109,7 +113,8 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
     return _from_last(y, cf)
 
 
-def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, name=None):  # noqa: A002
+def conv1d(input: TensorLike, filters: TensorLike, stride: int | Sequence[int], padding: Any,  # noqa: A002
+           data_format: str | None = "NWC", dilations: Any = None, name: str | None = None) -> Any:
     """1-D convolution of `input` [batch, width, in] with `filters` [fw, in, out] (tf.nn.conv1d): conv2d over
     a height-1 image, as TF computes it."""
     cf = _channel_first(data_format, 1)
@@ -125,7 +130,8 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, n
     return _ops.squeeze(y, [-2 if cf else -3])
 
 
-def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilations=None, name=None):  # noqa: A002
+def depthwise_conv2d(input: TensorLike, filter: TensorLike, strides: int | Sequence[int], padding: Any,  # noqa: A002
+                     data_format: str | None = None, dilations: Any = None, name: str | None = None) -> Any:
     """Depthwise 2-D convolution (tf.nn.depthwise_conv2d): `filter` [fh, fw, in, multiplier] gives
     [batch, oh, ow, in * multiplier]. `strides` is a list of 4 with equal row and column strides.
 
@@ -152,8 +158,9 @@ def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilation
     return _from_last(y, cf)
 
 
-def conv2d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NHWC",  # noqa: A002
-                     dilations=None, name=None):
+def conv2d_transpose(input: TensorLike, filters: TensorLike, output_shape: TensorLike,  # noqa: A002
+                     strides: int | Sequence[int], padding: Any = "SAME", data_format: str | None = "NHWC",
+                     dilations: Any = None, name: str | None = None) -> Any:
     """The transpose (gradient) of conv2d (tf.nn.conv2d_transpose): `filters` [fh, fw, out, in] map `input`
     [batch, h, w, in] to `output_shape` [batch, oh, ow, out]."""
     cf = _channel_first(data_format, 2)
@@ -171,8 +178,9 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME", data
     return _from_last(y, cf)
 
 
-def convolution(input, filters, strides=None, padding="VALID", data_format=None, dilations=None,  # noqa: A002
-                name=None):
+def convolution(input: TensorLike, filters: TensorLike, strides: int | Sequence[int] = None,  # noqa: A002
+                padding: Any = "VALID", data_format: str | None = None, dilations: Any = None,
+                name: str | None = None) -> Any:
     """tf.nn.convolution for 1-D, 2-D and 3-D inputs (rank 3, 4 or 5)."""
     rank = _tensor(input).ndim
     if rank == 3:
@@ -206,13 +214,15 @@ def _pool2d(kernel, input, ksize, strides, padding, data_format, allow_explicit)
     return _from_last(y, cf)
 
 
-def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
+def max_pool2d(input: TensorLike, ksize: int | Sequence[int], strides: int | Sequence[int], padding: Any,  # noqa: A002
+               data_format: str | None = "NHWC", name: str | None = None) -> Any:
     """2-D max pooling (tf.nn.max_pool2d); padding (SAME or explicit) never wins. Gradient: to the first
     maximum of each window."""
     return _pool2d(_ops.max_pool2d, input, ksize, strides, padding, data_format, True)
 
 
-def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
+def avg_pool2d(input: TensorLike, ksize: int | Sequence[int], strides: int | Sequence[int], padding: Any,  # noqa: A002
+               data_format: str | None = "NHWC", name: str | None = None) -> Any:
     """2-D average pooling (tf.nn.avg_pool2d); padded positions are not counted (TF's SAME)."""
     return _pool2d(_ops.avg_pool2d, input, ksize, strides, padding, data_format, False)
 
@@ -229,12 +239,14 @@ def _pool1d(pool2d, input, ksize, strides, padding, data_format):  # noqa: A002
     return _ops.squeeze(y, [-2 if cf else -3])
 
 
-def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
+def max_pool1d(input: TensorLike, ksize: int | Sequence[int], strides: int | Sequence[int], padding: Any,  # noqa: A002
+               data_format: str | None = "NWC", name: str | None = None) -> Any:
     """1-D max pooling over [batch, width, channels] (tf.nn.max_pool1d)."""
     return _pool1d(max_pool2d, input, ksize, strides, padding, data_format)
 
 
-def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
+def avg_pool1d(input: TensorLike, ksize: int | Sequence[int], strides: int | Sequence[int], padding: Any,  # noqa: A002
+               data_format: str | None = "NWC", name: str | None = None) -> Any:
     """1-D average pooling over [batch, width, channels] (tf.nn.avg_pool1d)."""
     return _pool1d(avg_pool2d, input, ksize, strides, padding, data_format)
 
@@ -254,11 +266,13 @@ def _pool_nd(pool1d, pool2d, input, ksize, strides, padding, data_format, name):
                      f"of rank {rank}")
 
 
-def max_pool(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
+def max_pool(input: TensorLike, ksize: int | Sequence[int], strides: int | Sequence[int], padding: Any,  # noqa: A002
+             data_format: str | None = None, name: str | None = None) -> Any:
     """Max pooling dispatched on the input's rank (tf.nn.max_pool): 3 -> 1-D, 4 -> 2-D, 5 -> 3-D."""
     return _pool_nd(max_pool1d, max_pool2d, input, ksize, strides, padding, data_format, "tf.nn.max_pool")
 
 
-def avg_pool(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
+def avg_pool(input: TensorLike, ksize: int | Sequence[int], strides: int | Sequence[int], padding: Any,  # noqa: A002
+             data_format: str | None = None, name: str | None = None) -> Any:
     """Average pooling dispatched on the input's rank (tf.nn.avg_pool): 3 -> 1-D, 4 -> 2-D, 5 -> 3-D."""
     return _pool_nd(avg_pool1d, avg_pool2d, input, ksize, strides, padding, data_format, "tf.nn.avg_pool")

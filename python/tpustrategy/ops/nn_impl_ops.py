@@ -4,12 +4,14 @@ dispatched C++ ops so GradientTape differentiates them (TF's nn_impl.py / nn_ops
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from tpustrategy import _core, errors
 from tpustrategy.ops import random_ops
-from tpustrategy.ops._args import axis_list, int_list
+from tpustrategy.ops._args import TensorLike, axis_list, int_list
 
 _ops = _core.ops
 
@@ -20,7 +22,8 @@ def _tensor(value, dtype=None):
     return _core.tensor.convert_to_tensor(value, dtype)
 
 
-def dropout(x, rate, noise_shape=None, seed=None, name=None):
+def dropout(x: TensorLike, rate: TensorLike, noise_shape: TensorLike = None, seed: int | None = None,
+            name: str | None = None) -> Any:
     """Zeros each element with probability `rate` and scales the rest by 1 / (1 - rate) (tf.nn.dropout).
     `noise_shape` (None entries: x's size) broadcasts one keep/drop decision; `seed` follows tf.random's
     rules. The gradient is the same mask and scale.
@@ -61,7 +64,8 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
     return _ops.where(keep, scaled, _core.tensor.convert_to_tensor(0, x.dtype))
 
 
-def moments(x, axes, shift=None, keepdims=False, name=None):
+def moments(x: TensorLike, axes: Any, shift: Any = None, keepdims: bool = False,
+            name: str | None = None) -> tuple[Any, Any]:
     """(mean, variance) of `x` over `axes` (tf.nn.moments); float16 computes in float32, as TF."""
     y = _tensor(x)
     half = y.dtype == _core.tensor.float16
@@ -80,7 +84,8 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
     return mean, variance
 
 
-def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
+def batch_normalization(x: TensorLike, mean: TensorLike, variance: TensorLike, offset: TensorLike, scale: TensorLike,
+                        variance_epsilon: float, name: str | None = None) -> Any:
     """(x - mean) * scale / sqrt(variance + epsilon) + offset, computed as TF does (tf.nn.batch_normalization):
     inv = rsqrt(variance + epsilon) * scale; x * inv + (offset - mean * inv)."""
     x = _tensor(x)
@@ -114,7 +119,8 @@ def _div_rows(ids, sizes):
     return _core.tensor.constant(offsets[shard] + row, _core.tensor.int64)
 
 
-def embedding_lookup(params, ids, max_norm=None, name=None):
+def embedding_lookup(params: TensorLike, ids: TensorLike, max_norm: float | None = None,
+                     name: str | None = None) -> Any:
     """Rows `ids` of `params` (tf.nn.embedding_lookup): a tensor, a variable, or a list of shards split as
     TF2's "div" strategy does (contiguous blocks, the first shards one row longer). The gradient with
     respect to a single `params` is an IndexedSlices. `max_norm` clips each embedding's l2 norm.
@@ -140,7 +146,8 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
     return out
 
 
-def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
+def l2_normalize(x: TensorLike, axis: int | Sequence[int] | None = None, epsilon: float = 1e-12,
+                 name: str | None = None, dim: int | Sequence[int] | None = None) -> Any:
     """x / sqrt(max(sum(x ** 2, axis), epsilon)) (tf.math.l2_normalize / tf.nn.l2_normalize); `dim` is TF's old
     name of `axis`. Written with the dispatched ops, as TF's nn_impl.py: differentiable, static shapes follow."""
     t = _tensor(x)

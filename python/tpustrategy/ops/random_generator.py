@@ -17,12 +17,13 @@ from __future__ import annotations
 import enum
 import math
 import secrets
+from typing import Any
 
 import numpy as np
 
 from tpustrategy import _core
 from tpustrategy.ops import random_ops
-from tpustrategy.ops._args import int_list
+from tpustrategy.ops._args import TensorLike, int_list
 from tpustrategy.variables import Variable
 
 _MASK64 = (1 << 64) - 1
@@ -60,7 +61,7 @@ def _int_values(value) -> list[int]:
     return [_signed(int(v)) for v in array.reshape(-1)]
 
 
-def create_rng_state(seed, alg):
+def create_rng_state(seed: Any, alg: Any) -> _core.tensor.Tensor:
     """The state ``from_seed(seed, alg)`` starts from (tf.random.create_rng_state): an int64 vector."""
     size = _state_size(random_ops.convert_alg_to_int(alg))
     if isinstance(seed, int):
@@ -85,7 +86,7 @@ class Generator:
     """A random generator with its own state (tf.random.Generator). Build it with ``from_seed``,
     ``from_non_deterministic_state``, ``from_state`` or ``from_key_counter``."""
 
-    def __init__(self, copy_from=None, state=None, alg=None):
+    def __init__(self, copy_from: Generator | None = None, state: Any = None, alg: Any = None) -> None:
         if copy_from is not None:
             if alg is not None or state is not None:
                 raise ValueError("Generator(copy_from=...) takes neither state nor alg")
@@ -111,24 +112,24 @@ class Generator:
         return Variable(_core.tensor.constant(values, _core.tensor.int64), trainable=False, name="StateVar")
 
     @classmethod
-    def from_state(cls, state, alg):
+    def from_state(cls, state: Any, alg: Any) -> Generator:
         """A generator starting from `state` (see the module docstring for the layout)."""
         return cls(state=state, alg=alg)
 
     @classmethod
-    def from_seed(cls, seed, alg=None):
+    def from_seed(cls, seed: Any, alg: Any = None) -> Generator:
         """A generator whose sequence depends only on `seed` (an int or a vector of ints)."""
         alg = random_ops.PHILOX if alg is None else random_ops.convert_alg_to_int(alg)
         return cls(state=create_rng_state(seed, alg), alg=alg)
 
     @classmethod
-    def from_non_deterministic_state(cls, alg=None):
+    def from_non_deterministic_state(cls, alg: Any = None) -> Generator:
         """A generator seeded from the operating system's entropy."""
         alg = random_ops.PHILOX if alg is None else random_ops.convert_alg_to_int(alg)
         return cls(state=[_signed(secrets.randbits(64)) for _ in range(_state_size(alg))], alg=alg)
 
     @classmethod
-    def from_key_counter(cls, key, counter, alg):
+    def from_key_counter(cls, key: Any, counter: Any, alg: Any) -> Generator:
         """A generator with state counter + [key]."""
         alg = random_ops.convert_alg_to_int(alg)
         return cls(state=cls._key_counter_state(key, counter, alg), alg=alg)
@@ -144,17 +145,17 @@ class Generator:
         return counter_values + key_values
 
     @property
-    def state(self):
+    def state(self) -> Variable:
         """The state Variable (int64)."""
         return self._state_var
 
     @property
-    def algorithm(self):
+    def algorithm(self) -> int:
         """The algorithm id: 1 Philox, 2 ThreeFry, 3 auto-select (Philox here)."""
         return self._alg
 
     @property
-    def key(self):
+    def key(self) -> _core.tensor.Tensor:
         """The key: the state's last element."""
         return _core.tensor.constant(self._values()[-1], _core.tensor.int64)
 
@@ -164,21 +165,21 @@ class Generator:
     def _assign(self, values) -> None:
         self._state_var.assign(_core.tensor.constant([_signed(v) for v in values], _core.tensor.int64))
 
-    def reset(self, state):
+    def reset(self, state: Any) -> None:
         """Sets the state (a vector of the algorithm's state size)."""
         values = _int_values(state)
         _check_state_shape(len(values), self._alg)
         self._assign(values)
 
-    def reset_from_seed(self, seed):
+    def reset_from_seed(self, seed: Any) -> None:
         """Sets the state ``from_seed(seed)`` would start from."""
         self._assign(_int_values(create_rng_state(seed, self._alg)))
 
-    def reset_from_key_counter(self, key, counter):
+    def reset_from_key_counter(self, key: Any, counter: Any) -> None:
         """Sets the state to counter + [key]."""
         self._assign(self._key_counter_state(key, counter, self._alg))
 
-    def skip(self, delta):
+    def skip(self, delta: int) -> _core.tensor.Tensor:
         """Advances the counter as drawing `delta` values would; returns the state before (TF's RngReadAndSkip)."""
         return _core.tensor.constant([_signed(v) for v in self._read_and_skip(int(delta))], _core.tensor.int64)
 
@@ -198,17 +199,20 @@ class Generator:
         words = random_ops._words
         return random_ops.Sampler(words(old[2], 2), words(old[0], 2) + words(old[1], 2))
 
-    def normal(self, shape, mean=0.0, stddev=1.0, dtype=_core.tensor.float32, name=None):
+    def normal(self, shape: TensorLike, mean: TensorLike = 0.0, stddev: TensorLike = 1.0,
+               dtype: Any = _core.tensor.float32, name: str | None = None) -> Any:
         """Normal values, TF's numbers."""
         dtype = _float_dtype(dtype, mean)
         return random_ops._normal_from(shape, mean, stddev, dtype, False, self._sampler(shape).floats)
 
-    def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=_core.tensor.float32, name=None):
+    def truncated_normal(self, shape: TensorLike, mean: TensorLike = 0.0, stddev: TensorLike = 1.0,
+                         dtype: Any = _core.tensor.float32, name: str | None = None) -> Any:
         """Normal values within 2 standard deviations of the mean, TF's numbers."""
         dtype = _float_dtype(dtype, mean)
         return random_ops._normal_from(shape, mean, stddev, dtype, True, self._sampler(shape).floats)
 
-    def uniform(self, shape, minval=0, maxval=None, dtype=_core.tensor.float32, name=None):
+    def uniform(self, shape: TensorLike, minval: TensorLike = 0, maxval: TensorLike = None,
+                dtype: Any = _core.tensor.float32, name: str | None = None) -> Any:
         """Uniform values in [minval, maxval), TF's numbers. Integer dtypes need both bounds, or neither for the
         whole range.
 
@@ -226,16 +230,16 @@ class Generator:
         sampler = self._sampler(shape)
         return random_ops._uniform_from(shape, minval, maxval, dtype, sampler.floats, sampler.ints)
 
-    def uniform_full_int(self, shape, dtype=_core.tensor.uint64, name=None):
+    def uniform_full_int(self, shape: TensorLike, dtype: Any = _core.tensor.uint64, name: str | None = None) -> Any:
         """Integers over the whole range of int32 / int64 / uint32 / uint64, TF's numbers."""
         return self._sampler(shape).full_ints(random_ops._shape(shape), _core.tensor.DType(dtype))
 
-    def make_seeds(self, count=1):
+    def make_seeds(self, count: int = 1) -> Any:
         """[2, count] int64 seeds for the stateless ops: full-range keys over a row of zeros."""
         keys = self.uniform_full_int([int(count)], _core.tensor.int64)
         return _core.ops.stack([keys, _core.ops.zeros([int(count)], _core.tensor.int64)], 0)
 
-    def split(self, count=1):
+    def split(self, count: int = 1) -> list[Generator]:
         """`count` new generators, each with a full-range int64 key and a zero counter (this one advances)."""
         keys = self.uniform_full_int([int(count)], _core.tensor.int64).numpy()
         size = _state_size(self._alg)
@@ -268,13 +272,13 @@ def _float_dtype(dtype, mean):
 _global_generator: list[Generator] = []
 
 
-def get_global_generator():
+def get_global_generator() -> Generator:
     """The process-wide generator (created from entropy on first use)."""
     if not _global_generator:
         _global_generator.append(Generator.from_non_deterministic_state())
     return _global_generator[0]
 
 
-def set_global_generator(generator):
+def set_global_generator(generator: Generator) -> None:
     """Replaces the process-wide generator."""
     _global_generator[:] = [generator]

@@ -22,12 +22,14 @@ import math
 import numbers
 import random
 import secrets
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from tpustrategy import _core, errors
 from tpustrategy.framework import string_tensor
-from tpustrategy.ops._args import int_list
+from tpustrategy.ops._args import TensorLike, int_list
 
 _ops = _core.ops
 DEFAULT_GRAPH_SEED = 87654321
@@ -44,7 +46,7 @@ class _SeedState:
     kernels: dict = {}  # TF's stateful kernels: (kernel, dtype, seed, seed2) -> Philox blocks used so far
 
 
-def set_seed(seed):
+def set_seed(seed: int | None) -> None:
     """Sets the global random seed (tf.random.set_seed); None clears it. As TF's eager context: op seeds come
     from ``random.Random(seed)`` again and every op's sequence restarts, so the random ops that follow repeat
     exactly (and give TensorFlow's numbers)."""
@@ -53,7 +55,7 @@ def set_seed(seed):
     _SeedState.kernels = {}
 
 
-def get_seed(op_seed):
+def get_seed(op_seed: int | None) -> tuple[int | None, int | None]:
     """TF's (global seed, op seed) for an op given `op_seed` (tf.compat.v1.get_seed); (None, None) when neither
     seed is set. Without an op seed, the op takes the next ``randint(0, 2**31 - 1)`` of the global seed's
     Python generator, as TF's eager context does."""
@@ -71,22 +73,22 @@ def get_seed(op_seed):
 class Sampler:
     """TF's Philox kernels at one (key, counter): key two 32-bit words, counter four, low first."""
 
-    def __init__(self, key, counter):
+    def __init__(self, key: Sequence[int], counter: Sequence[int]) -> None:
         self.key, self.counter = tuple(key), tuple(counter)
 
-    def floats(self, dims, dtype, distribution):
+    def floats(self, dims: Any, dtype: Any, distribution: Any) -> Any:
         return _ops.philox_random_float(dims, dtype, distribution, self.key, self.counter)
 
-    def ints(self, dims, dtype, minval, maxval):
+    def ints(self, dims: Any, dtype: Any, minval: TensorLike, maxval: TensorLike) -> Any:
         return _ops.philox_random_int(dims, dtype, minval, maxval, self.key, self.counter)
 
-    def full_ints(self, dims, dtype):
+    def full_ints(self, dims: Any, dtype: Any) -> Any:
         return _ops.philox_random_full_int(dims, dtype, self.key, self.counter)
 
-    def words(self, count):
+    def words(self, count: int) -> Any:
         return _ops.philox_words(count, self.key, self.counter)
 
-    def shuffled(self, x, rows):
+    def shuffled(self, x: Any, rows: Any) -> Any:
         """`x` with its `rows` first-axis rows permuted as TF's shuffle kernels do (rows <= 1: `x` itself)."""
         if rows <= 1:
             return x
@@ -95,7 +97,7 @@ class Sampler:
             return string_tensor.StringTensor(np.asarray(x.numpy())[np.asarray(permutation.numpy())])
         return _ops.gather(x, permutation, 0)
 
-    def categorical(self, logits, num_samples, dtype):
+    def categorical(self, logits: TensorLike, num_samples: int, dtype: Any) -> Any:
         return _ops.philox_multinomial(logits, num_samples, dtype, self.key, self.counter)
 
 
@@ -192,7 +194,8 @@ def _outputs(shape) -> int:
     return math.prod(_shape(shape))
 
 
-def uniform(shape, minval=0, maxval=None, dtype=_core.tensor.float32, seed=None, name=None):
+def uniform(shape: TensorLike, minval: TensorLike = 0, maxval: TensorLike = None, dtype: Any = _core.tensor.float32,
+            seed: int | None = None, name: str | None = None) -> Any:
     """Uniform values in [minval, maxval) (tf.random.uniform); integer dtypes need `maxval`. TF's numbers.
 
     Raises:
@@ -209,13 +212,15 @@ def uniform(shape, minval=0, maxval=None, dtype=_core.tensor.float32, seed=None,
     return _uniform_from(shape, minval, maxval, dtype, kernel.floats, kernel.ints)
 
 
-def normal(shape, mean=0.0, stddev=1.0, dtype=_core.tensor.float32, seed=None, name=None):
+def normal(shape: TensorLike, mean: TensorLike = 0.0, stddev: TensorLike = 1.0, dtype: Any = _core.tensor.float32,
+           seed: int | None = None, name: str | None = None) -> Any:
     """Normal values (tf.random.normal), TF's numbers."""
     kernel = _stateful(seed, "RandomStandardNormal", dtype, _outputs(shape))
     return _normal_from(shape, mean, stddev, dtype, False, kernel.floats)
 
 
-def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=_core.tensor.float32, seed=None, name=None):
+def truncated_normal(shape: TensorLike, mean: TensorLike = 0.0, stddev: TensorLike = 1.0,
+                     dtype: Any = _core.tensor.float32, seed: int | None = None, name: str | None = None) -> Any:
     """Normal values redrawn until within 2 standard deviations of the mean (tf.random.truncated_normal), TF's
     numbers."""
     kernel = _stateful(seed, "TruncatedNormal", dtype, _outputs(shape))
@@ -261,7 +266,8 @@ def _categorical_blocks(logits, num_samples: int) -> int:
     return dims[0] * ((num_samples + 3) // 4 * 4) * 2 * _BLOCKS_RESERVED_PER_OUTPUT
 
 
-def categorical(logits, num_samples, dtype=None, seed=None, name=None):
+def categorical(logits: TensorLike, num_samples: int, dtype: Any = None, seed: int | None = None,
+                name: str | None = None) -> Any:
     """Class indices drawn from softmax(logits) per row (tf.random.categorical): [batch, num_samples], TF's
     numbers (see the module docstring on large batches).
 
@@ -276,7 +282,8 @@ def categorical(logits, num_samples, dtype=None, seed=None, name=None):
     return kernel.categorical(x, n, out)
 
 
-def stateless_categorical(logits, num_samples, seed, dtype=_core.tensor.int64, name=None):
+def stateless_categorical(logits: TensorLike, num_samples: int, seed: TensorLike, dtype: Any = _core.tensor.int64,
+                          name: str | None = None) -> Any:
     """Class indices determined by `seed` alone (tf.random.stateless_categorical), TF's numbers."""
     x = _as_tensor(logits)
     out = _categorical_dtype(dtype)
@@ -296,7 +303,7 @@ def _shuffled_rows(x) -> int:
     return x._shape_tuple[0]
 
 
-def shuffle(value, seed=None, name=None):
+def shuffle(value: TensorLike, seed: int | None = None, name: str | None = None) -> Any:
     """`value` with its first dimension randomly permuted (tf.random.shuffle), TF's permutation; a scalar or
     single row comes back unchanged, as in TF."""
     x = _shuffle_operand(value)
@@ -305,7 +312,7 @@ def shuffle(value, seed=None, name=None):
     return kernel.shuffled(x, rows)
 
 
-def stateless_shuffle(value, seed, alg="auto_select", name=None):
+def stateless_shuffle(value: TensorLike, seed: TensorLike, alg: Any = "auto_select", name: str | None = None) -> Any:
     """`value` with its first dimension permuted as determined by `seed` (tf.random.experimental.stateless_shuffle)."""
     x = _shuffle_operand(value)
     return stateless_sampler(seed, alg).shuffled(x, _shuffled_rows(x))
@@ -323,12 +330,12 @@ def _stateless_seed(seed) -> tuple[int, int]:
 PHILOX, THREEFRY, AUTO_SELECT = 1, 2, 3
 
 
-def unsupported_alg_error(alg) -> ValueError:
+def unsupported_alg_error(alg: Any) -> ValueError:
     return ValueError(f"Argument `alg` got unsupported value {alg}. Supported values are philox for the Philox "
                       "algorithm, threefry for the ThreeFry algorithm, and auto_select for auto-selection.")
 
 
-def convert_alg_to_int(alg) -> int:
+def convert_alg_to_int(alg: Any) -> int:
     """tf.random.Algorithm, its value or its name ("philox", "threefry", "auto_select") -> 1, 2 or 3."""
     if isinstance(alg, bool):
         raise TypeError(f"Can't convert argument `alg` (of value {alg} and type {type(alg)}) to int.")
@@ -350,7 +357,7 @@ def threefry_unsupported() -> errors.UnimplementedError:
     return errors.UnimplementedError(None, None, "Non-XLA devices don't support the ThreeFry algorithm.")
 
 
-def stateless_sampler(seed, alg="auto_select") -> Sampler:
+def stateless_sampler(seed: TensorLike, alg: Any = "auto_select") -> Sampler:
     """TF's key and counter for a stateless seed pair: the pair scrambled through one Philox block, as TF does
     for "auto_select" and "philox" alike."""
     alg = convert_alg_to_int(alg)
@@ -362,7 +369,8 @@ def stateless_sampler(seed, alg="auto_select") -> Sampler:
     return Sampler(key, counter)
 
 
-def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=_core.tensor.float32, name=None, alg="auto_select"):
+def stateless_uniform(shape: TensorLike, seed: TensorLike, minval: TensorLike = 0, maxval: TensorLike = None,
+                      dtype: Any = _core.tensor.float32, name: str | None = None, alg: Any = "auto_select") -> Any:
     """Uniform values determined by `seed` ([2] integers) alone (tf.random.stateless_uniform), TF's numbers;
     integer dtypes with minval = maxval = None cover the dtype's whole range.
 
@@ -387,25 +395,27 @@ def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=_core.tensor.flo
     return _uniform_from(shape, minval, maxval, dtype, sampler.floats, sampler.ints)
 
 
-def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=_core.tensor.float32, name=None, alg="auto_select"):
+def stateless_normal(shape: TensorLike, seed: TensorLike, mean: TensorLike = 0.0, stddev: TensorLike = 1.0,
+                     dtype: Any = _core.tensor.float32, name: str | None = None, alg: Any = "auto_select") -> Any:
     """Normal values determined by `seed` alone (tf.random.stateless_normal), TensorFlow's numbers."""
     return _normal_from(shape, mean, stddev, dtype, False, stateless_sampler(seed, alg).floats)
 
 
-def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=_core.tensor.float32, name=None,
-                               alg="auto_select"):
+def stateless_truncated_normal(shape: TensorLike, seed: TensorLike, mean: TensorLike = 0.0, stddev: TensorLike = 1.0,
+                               dtype: Any = _core.tensor.float32, name: str | None = None,
+                               alg: Any = "auto_select") -> Any:
     """Truncated normal values determined by `seed` alone (tf.random.stateless_truncated_normal), TensorFlow's
     numbers."""
     return _normal_from(shape, mean, stddev, dtype, True, stateless_sampler(seed, alg).floats)
 
 
-def split(seed, num=2, alg="auto_select"):
+def split(seed: TensorLike, num: int = 2, alg: Any = "auto_select") -> Any:
     """`num` new seeds from `seed` (tf.random.split): full-range integers of the seed's dtype, shape [num, 2]."""
     seed = _as_tensor(seed)
     return stateless_sampler(seed, alg).full_ints([int(num), 2], seed.dtype)
 
 
-def fold_in(seed, data, alg="auto_select"):
+def fold_in(seed: TensorLike, data: TensorLike, alg: Any = "auto_select") -> Any:
     """A new seed [random, data] from `seed` and `data` (tf.random.fold_in), of `data`'s dtype."""
     data = _as_tensor(data)
     first = stateless_sampler(seed, alg).full_ints([], data.dtype)

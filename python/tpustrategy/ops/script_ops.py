@@ -15,6 +15,9 @@ gives them (``x + 1`` is unknown too, ``tf.reduce_sum(x)`` a scalar).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 
 from tpustrategy import _core, errors
@@ -90,7 +93,8 @@ def _opaque(output, inputs):
     return output
 
 
-def py_function(func=None, inp=None, Tout=None, name=None):  # noqa: N803
+def py_function(func: Callable[..., Any] | None = None, inp: Sequence[Any] | None = None,  # noqa: N803
+                Tout: Any = None, name: str | None = None) -> Any:
     """Calls ``func(*inp)`` with Tensors; the results are converted to ``Tout``."""
     if not callable(func):
         raise TypeError(f"`func` must be callable, got {type(func).__name__}")
@@ -98,7 +102,8 @@ def py_function(func=None, inp=None, Tout=None, name=None):  # noqa: N803
     return _outputs(_call(func, args), Tout, args)
 
 
-def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):  # noqa: N803
+def numpy_function(func: Callable[..., Any] | None = None, inp: Sequence[Any] | None = None,  # noqa: N803
+                   Tout: Any = None, stateful: bool = True, name: str | None = None) -> Any:
     """Calls ``func(*inp)`` with numpy values; the results are converted to ``Tout``."""
     if not callable(func):
         raise TypeError(f"`func` must be callable, got {type(func).__name__}")

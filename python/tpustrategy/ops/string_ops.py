@@ -8,6 +8,9 @@ RaggedTensor, as in TF.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 
 from tpustrategy import _core, errors
@@ -15,6 +18,7 @@ from tpustrategy.data import _structure
 from tpustrategy.framework.string_tensor import StringTensor, to_bytes_array
 from tpustrategy.framework.string_tensor import to_bytes as _bytes
 from tpustrategy.framework.tensor import Tensor
+from tpustrategy.ops._args import TensorLike
 
 
 def _strings(value) -> np.ndarray:
@@ -31,7 +35,7 @@ def _invalid(message: str):
     return errors.InvalidArgumentError(None, None, message)
 
 
-def length(input, unit="BYTE", name=None):  # noqa: A002 - TF's argument name
+def length(input: TensorLike, unit: str = "BYTE", name: str | None = None) -> Any:  # noqa: A002 - TF's argument name
     """Length of each string in bytes, or in Unicode code points with ``unit="UTF8_CHAR"`` (int32)."""
     if unit not in ("BYTE", "UTF8_CHAR"):
         raise ValueError(f"unit must be 'BYTE' or 'UTF8_CHAR', got {unit!r}")
@@ -41,7 +45,7 @@ def length(input, unit="BYTE", name=None):  # noqa: A002 - TF's argument name
                           np.zeros(array.shape, np.int32), "int32")
 
 
-def join(inputs, separator="", name=None):
+def join(inputs: TensorLike, separator: str = "", name: str | None = None) -> Any:
     """Element-wise concatenation of the (broadcast) string tensors in `inputs` with `separator`."""
     arrays = np.broadcast_arrays(*[_strings(x) for x in inputs])
     sep = _bytes(separator)
@@ -51,7 +55,8 @@ def join(inputs, separator="", name=None):
     return _out(out)
 
 
-def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
+def reduce_join(inputs: TensorLike, axis: Any = None, keepdims: bool = False, separator: str = "",
+                name: str | None = None) -> Any:
     """Joins the strings along `axis` (all of them when None) with `separator`."""
     array = _strings(inputs)
     sep = _bytes(separator)
@@ -65,7 +70,8 @@ def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
     return _out(joined)
 
 
-def substr(input, pos, len, unit="BYTE", name=None):  # noqa: A002 - TF's argument names
+def substr(input: TensorLike, pos: TensorLike, len: TensorLike,  # noqa: A002 - TF's argument names
+           unit: str = "BYTE", name: str | None = None) -> Any:
     """``s[pos:pos + len]`` per string (negative `pos` counts from the end); `pos` past the end raises."""
     array = _strings(input)
     pos_b, len_b = np.broadcast_to(np.asarray(pos), array.shape), np.broadcast_to(np.asarray(len), array.shape)
@@ -84,7 +90,7 @@ def substr(input, pos, len, unit="BYTE", name=None):  # noqa: A002 - TF's argume
 len_ = len  # substr's `len` argument shadows the builtin there
 
 
-def to_number(string_tensor, out_type="float32", name=None):
+def to_number(string_tensor: TensorLike, out_type: Any = "float32", name: str | None = None) -> Any:
     """Each string parsed as a number of `out_type` (InvalidArgumentError when one does not parse)."""
     array = _strings(string_tensor)
     dtype = _core.tensor.DType(out_type)
@@ -98,13 +104,14 @@ def to_number(string_tensor, out_type="float32", name=None):
     return _core.tensor.constant(out, dtype.name)
 
 
-def bytes_split(input, name=None):  # noqa: A002 - TF's argument name
+def bytes_split(input: TensorLike, name: str | None = None) -> Any:  # noqa: A002 - TF's argument name
     """The bytes of each string: a 1-D string tensor for a scalar, a RaggedTensor for rank >= 1 (tf's)."""
     array = _strings(input)
     return _split_each(array, lambda text: [bytes([b]) for b in text])
 
 
-def split(input, sep=None, maxsplit=-1, name=None):  # noqa: A002 - TF's argument name
+def split(input: TensorLike, sep: str | None = None, maxsplit: int = -1,  # noqa: A002 - TF's argument name
+          name: str | None = None) -> Any:
     """Splits on `sep` (runs of whitespace when None, dropping empty pieces): a 1-D string tensor for a scalar
     input, a RaggedTensor (one ragged dimension more) for rank >= 1, as TF."""
     array = _strings(input)
@@ -138,19 +145,19 @@ def _split_each(array: np.ndarray, pieces_of):
     return result
 
 
-def upper(input, encoding="", name=None):  # noqa: A002
+def upper(input: TensorLike, encoding: str = "", name: str | None = None) -> Any:  # noqa: A002
     return _out(np.vectorize(lambda b: b.upper(), otypes=[object])(_strings(input)))
 
 
-def lower(input, encoding="", name=None):  # noqa: A002
+def lower(input: TensorLike, encoding: str = "", name: str | None = None) -> Any:  # noqa: A002
     return _out(np.vectorize(lambda b: b.lower(), otypes=[object])(_strings(input)))
 
 
-def strip(input, name=None):  # noqa: A002
+def strip(input: TensorLike, name: str | None = None) -> Any:  # noqa: A002
     return _out(np.vectorize(lambda b: b.strip(), otypes=[object])(_strings(input)))
 
 
-def as_string(input, precision=-1, name=None):  # noqa: A002
+def as_string(input: TensorLike, precision: int = -1, name: str | None = None) -> Any:  # noqa: A002
     """Numbers as strings (integers in decimal, floats as C's %f / %.<precision>f)."""
     array = np.asarray(input.numpy() if isinstance(input, Tensor) else input)
     fmt = (lambda v: f"{v:.{precision}f}" if precision >= 0 else f"{v:f}") if array.dtype.kind == "f" else str
@@ -161,7 +168,8 @@ def as_string(input, precision=-1, name=None):  # noqa: A002
     return _out(out)
 
 
-def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, name=None):
+def decode_raw(input_bytes: TensorLike, out_type: Any, little_endian: bool = True, fixed_length: int | None = None,
+               name: str | None = None) -> Any:
     """Each string reinterpreted as a vector of `out_type` (all strings of one length; shape [..., n])."""
     array = _strings(input_bytes)
     dtype = np.dtype(_core.tensor.DType(out_type).as_numpy_dtype).newbyteorder("<" if little_endian else ">")
@@ -198,8 +206,9 @@ def _default_of(default):
     return ("int32", int(value)) if isinstance(value, (int, np.integer)) else ("float32", float(value))
 
 
-def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, na_value="", select_cols=None,
-               name=None):
+def decode_csv(records: TensorLike, record_defaults: Sequence[Any], field_delim: str = ",",
+               use_quote_delim: bool = True, na_value: str = "", select_cols: Sequence[int] | None = None,
+               name: str | None = None) -> list[Any]:
     """Each record split into len(record_defaults) columns, typed by the defaults (empty fields take them;
     a field without a default is required)."""
     array = _strings(records)

@@ -5,6 +5,14 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tpustrategy.data.dataset_ops import Dataset
+    from tpustrategy.distribute.distribute_lib import Strategy
+    from tpustrategy.distribute.distribute_options import InputContext
+    from tpustrategy.keras.models.model import Model
 
 
 @dataclasses.dataclass
@@ -19,7 +27,7 @@ class RunResult:
 
 class DatasetProvider(abc.ABC):
     @abc.abstractmethod
-    def get_dataset(self, context):
+    def get_dataset(self, context: InputContext) -> Dataset:
         """The ``tf.data.Dataset`` of one input pipeline for `context` (a ``tf.distribute.InputContext``): unbatched
         examples, which ``run`` batches to the per-replica batch size."""
         raise NotImplementedError()
@@ -30,21 +38,21 @@ class Task(abc.ABC):
     labels, ``predict`` maps the base model's output to predictions, ``losses`` / ``metrics`` go to ``compile``."""
 
     @abc.abstractmethod
-    def preprocess(self, inputs):
+    def preprocess(self, inputs: Any) -> tuple[Any, Any]:
         """(model inputs, labels) from one batch of examples (runs in the dataset map)."""
         raise NotImplementedError()
 
     @abc.abstractmethod
-    def predict(self, *args):
+    def predict(self, *args: Any) -> Any:
         """The task's predictions from the base model's output (a symbolic Keras tensor)."""
         raise NotImplementedError()
 
     @abc.abstractmethod
-    def losses(self):
+    def losses(self) -> Any:
         raise NotImplementedError()
 
     @abc.abstractmethod
-    def metrics(self):
+    def metrics(self) -> Any:
         raise NotImplementedError()
 
 
@@ -58,17 +66,18 @@ class Trainer(abc.ABC):
 
     @property
     @abc.abstractmethod
-    def strategy(self):
+    def strategy(self) -> Strategy:
         raise NotImplementedError()
 
     @abc.abstractmethod
-    def train(self, model_fn, train_ds_provider, *, epochs=1, valid_ds_provider=None):
+    def train(self, model_fn: Callable[..., Model], train_ds_provider: DatasetProvider, *, epochs: int = 1,
+              valid_ds_provider: DatasetProvider | None = None) -> Model:
         raise NotImplementedError()
 
 
 class ModelExporter(abc.ABC):
     @abc.abstractmethod
-    def save(self, run_result: RunResult, export_dir: str):
+    def save(self, run_result: RunResult, export_dir: str) -> None:
         raise NotImplementedError()
 
 

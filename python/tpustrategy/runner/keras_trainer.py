@@ -15,8 +15,17 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from tpustrategy.runner.interfaces import Trainer
+
+if TYPE_CHECKING:
+    from tpustrategy.data.dataset_ops import Dataset
+    from tpustrategy.distribute.distribute_lib import Strategy
+    from tpustrategy.distribute.distribute_options import InputContext
+    from tpustrategy.keras.models.model import Model
+    from tpustrategy.runner.interfaces import DatasetProvider
 
 _logger = logging.getLogger("tpustrategy")
 
@@ -48,10 +57,13 @@ def _frequency(value, what):
 
 
 class KerasTrainer(Trainer):
-    def __init__(self, strategy, *, model_dir, checkpoint_options=None, backup_dir=None, steps_per_epoch=None,
-                 validation_steps=None, validation_per_epoch=None, summarize_every_n_steps=500,
-                 checkpoint_every_n_steps="epoch", backup_and_restore=True, callbacks=None, restore_best_weights=True,
-                 options=None):
+    def __init__(self, strategy: Strategy, *, model_dir: str | os.PathLike[str],
+                 checkpoint_options: KerasTrainerCheckpointOptions | None = None, backup_dir: str | None = None,
+                 steps_per_epoch: int | None = None, validation_steps: int | None = None,
+                 validation_per_epoch: int | None = None, summarize_every_n_steps: int | str = 500,
+                 checkpoint_every_n_steps: int | str = "epoch", backup_and_restore: bool = True,
+                 callbacks: list[Any] | None = None, restore_best_weights: bool = True,
+                 options: KerasTrainerOptions | None = None) -> None:
         if restore_best_weights and checkpoint_every_n_steps == "never":
             raise ValueError("`restore_best_weights` requires a `checkpoint_every_n_steps` other than \"never\"")
         checkpoint_options = checkpoint_options or KerasTrainerCheckpointOptions()
@@ -72,7 +84,7 @@ class KerasTrainer(Trainer):
         return self._model_dir
 
     @property
-    def strategy(self):
+    def strategy(self) -> Strategy:
         return self._strategy
 
     def _schedule(self, epochs):
@@ -107,13 +119,14 @@ class KerasTrainer(Trainer):
         return callbacks
 
     def _distribute(self, provider, repeat):
-        def dataset_fn(context):
+        def dataset_fn(context: InputContext) -> Dataset:
             dataset = provider.get_dataset(context)
             return dataset.repeat() if repeat else dataset
 
         return self._strategy.distribute_datasets_from_function(dataset_fn)
 
-    def train(self, model_fn, train_ds_provider, *, epochs=1, valid_ds_provider=None):
+    def train(self, model_fn: Callable[..., Model], train_ds_provider: DatasetProvider, *, epochs: int = 1,
+              valid_ds_provider: DatasetProvider | None = None) -> Model:
         """Builds ``model_fn(options)`` in the strategy's scope and fits it; returns the trained model."""
         epochs, steps_per_epoch, summarize, checkpoint = self._schedule(epochs)
         if self._validation_steps is not None and valid_ds_provider is None:

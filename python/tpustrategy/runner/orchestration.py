@@ -14,9 +14,17 @@ nothing is exported).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from tpustrategy import nest
 from tpustrategy.runner.interfaces import RunResult, Task
+
+if TYPE_CHECKING:
+    from tpustrategy.data.dataset_ops import Dataset
+    from tpustrategy.distribute.distribute_options import InputContext
+    from tpustrategy.keras.models.model import Model
+    from tpustrategy.runner.interfaces import DatasetProvider, ModelExporter, Trainer
 
 _UNSUPPORTED = ("gtspec", "train_padding", "valid_padding", "tf_data_service_config")
 
@@ -25,13 +33,13 @@ def _preprocessed(provider, global_batch_size, drop_remainder, processors, task)
     """A DatasetProvider of (inputs, labels) batches from one of raw examples."""
     from tpustrategy.runner.interfaces import DatasetProvider
 
-    def preprocess(batch):
+    def preprocess(batch: Any) -> tuple[Any, Any]:
         for processor in processors:
             batch = processor(batch)
         return task.preprocess(batch)
 
     class Preprocessed(DatasetProvider):
-        def get_dataset(self, context):
+        def get_dataset(self, context: InputContext) -> Dataset:
             batch_size = context.get_per_replica_batch_size(global_batch_size)
             return provider.get_dataset(context).batch(batch_size, drop_remainder=drop_remainder).map(preprocess)
 
@@ -44,9 +52,13 @@ def _keras_input(spec):
     return keras.Input(batch_shape=tuple(spec.shape), dtype=spec.dtype.name)
 
 
-def run(*, train_ds_provider, model_fn, optimizer_fn, trainer, task, global_batch_size, loss_weights=None,
-        epochs=1, drop_remainder=False, export_dirs=None, model_exporters=None, feature_processors=None,
-        valid_ds_provider=None, steps_per_execution=None, run_eagerly=False, **kwargs) -> RunResult:
+def run(*, train_ds_provider: DatasetProvider, model_fn: Callable[..., Model], optimizer_fn: Callable[[], Any],
+        trainer: Trainer, task: Task, global_batch_size: int, loss_weights: Any = None, epochs: int = 1,
+        drop_remainder: bool = False, export_dirs: Sequence[str] | None = None,
+        model_exporters: Sequence[ModelExporter] | None = None,
+        feature_processors: Sequence[Callable[[Any], Any]] | None = None,
+        valid_ds_provider: DatasetProvider | None = None, steps_per_execution: int | None = None,
+        run_eagerly: bool = False, **kwargs: Any) -> RunResult:
     """Trains (and validates) ``task.predict(model_fn(spec)(inputs))`` with `trainer`; see the module docstring."""
     for name in _UNSUPPORTED:
         if kwargs.pop(name, None) is not None:
@@ -66,7 +78,7 @@ def run(*, train_ds_provider, model_fn, optimizer_fn, trainer, task, global_batc
         if valid_ds_provider is not None else None
     built = {}
 
-    def model_fn_in_scope(options=None):
+    def model_fn_in_scope(options: Any = None) -> Model:
         from tpustrategy import keras
         from tpustrategy.distribute.distribute_options import InputContext
 

@@ -13,11 +13,13 @@ import re
 import struct
 import time
 import zlib
+from typing import Any
 
 import numpy as np
 
 from tpustrategy import _core
 from tpustrategy.framework.name_scope import current_scope
+from tpustrategy.ops._args import TensorLike
 from tpustrategy.summary import writer as _writer
 
 _INVALID_TAG_CHARACTERS = re.compile(r"[^-_/.A-Za-z0-9]")
@@ -64,7 +66,7 @@ def _write(name, array: np.ndarray, step, plugin_name: str, plugin_content: byte
     return _core.tensor.constant(True, _core.tensor.bool)
 
 
-def scalar(name, data, step=None, description=None):
+def scalar(name: str, data: TensorLike, step: Any = None, description: str | None = None) -> _core.tensor.Tensor:
     """Writes a scalar summary (cast to float32), as ``tf.summary.scalar``.
 
     Raises:
@@ -77,7 +79,7 @@ def scalar(name, data, step=None, description=None):
     return _write(name, array.astype(np.float32), step, "scalars")
 
 
-def histogram_buckets(data, bucket_count=None) -> np.ndarray:
+def histogram_buckets(data: TensorLike, bucket_count: int | None = None) -> np.ndarray:
     """TensorBoard summary_v2's buckets: `bucket_count` equal-width buckets over [min, max] as rows
     (left, right, count); every value in one bucket at its right end when all values are equal; zeros
     for empty data."""
@@ -100,7 +102,8 @@ def histogram_buckets(data, bucket_count=None) -> np.ndarray:
     return np.stack([edges[:-1], edges[1:], counts], axis=1)
 
 
-def histogram(name, data, step=None, buckets=None, description=None):
+def histogram(name: str, data: TensorLike, step: Any = None, buckets: int | None = None,
+              description: str | None = None) -> _core.tensor.Tensor:
     """Writes a histogram summary of `data` with `buckets` buckets (default 30), as ``tf.summary.histogram``."""
     del description
     if not _writer._recording():
@@ -108,7 +111,7 @@ def histogram(name, data, step=None, buckets=None, description=None):
     return _write(name, histogram_buckets(_numpy(data), buckets), step, "histograms")
 
 
-def text(name, data, step=None, description=None):
+def text(name: str, data: TensorLike, step: Any = None, description: str | None = None) -> _core.tensor.Tensor:
     """Writes a text summary (a string scalar or array; markdown in TensorBoard), as ``tf.summary.text``.
 
     Raises:
@@ -134,7 +137,8 @@ def _png(image: np.ndarray) -> bytes:
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
 
 
-def image(name, data, step=None, max_outputs=3, description=None):
+def image(name: str, data: TensorLike, step: Any = None, max_outputs: int = 3,
+          description: str | None = None) -> _core.tensor.Tensor:
     """Writes up to `max_outputs` images of `data` [k, h, w, c] (c in 1..4; floats in [0, 1] or uint8) as PNG.
 
     Raises:

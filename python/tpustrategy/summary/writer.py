@@ -20,6 +20,8 @@ import socket
 import threading
 import time
 import weakref
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -28,7 +30,7 @@ from tpustrategy.distribute import distribution_strategy_context as ds_context
 
 
 class _SummaryState(threading.local):
-    def __init__(self):
+    def __init__(self) -> None:
         self.writer = None
         self.step = None
         self.is_recording = None  # None: the default (record), else a bool or a callable returning one
@@ -72,13 +74,13 @@ def _recording() -> bool:
     return _replica_records()
 
 
-def should_record_summaries():
+def should_record_summaries() -> _core.tensor.Tensor:
     """Whether summaries would be recorded now: a default writer, ``record_if`` true, replica 0 (bool tensor)."""
     return _core.tensor.constant(_recording(), _core.tensor.bool)
 
 
 @contextlib.contextmanager
-def record_if(condition):
+def record_if(condition: Any) -> Iterator[None]:
     """Sets the summary recording condition (a bool, a bool tensor, or a callable returning one) in a block."""
     previous = _state.is_recording
     _state.is_recording = condition
@@ -88,17 +90,17 @@ def record_if(condition):
         _state.is_recording = previous
 
 
-def get_step():
+def get_step() -> Any:
     """The default step set by ``set_step`` or ``as_default(step=)``, else None."""
     return _state.step
 
 
-def set_step(step) -> None:
+def set_step(step: Any) -> None:
     """Sets the default step (an int, an int64 tensor or a variable, read when a summary is written)."""
     _state.step = step
 
 
-def resolve_step(step) -> int:
+def resolve_step(step: Any) -> int:
     """The int step of a summary: `step`, else the default step; ValueError when neither is set."""
     if step is None:
         step = _state.step
@@ -112,7 +114,7 @@ def resolve_step(step) -> int:
     return int(array)
 
 
-def default_writer():
+def default_writer() -> SummaryWriter | None:
     """The writer summaries go to now, else None (``tf.summary.experimental`` has no public twin)."""
     return _state.writer
 
@@ -120,24 +122,24 @@ def default_writer():
 class SummaryWriter:
     """Interface of ``tf.summary.SummaryWriter``."""
 
-    def set_as_default(self, step=None):
+    def set_as_default(self, step: Any = None) -> None:
         raise NotImplementedError
 
-    def as_default(self, step=None):
+    def as_default(self, step: Any = None) -> contextlib.AbstractContextManager[SummaryWriter]:
         raise NotImplementedError
 
-    def init(self):
+    def init(self) -> None:
         raise NotImplementedError
 
-    def flush(self):
+    def flush(self) -> None:
         raise NotImplementedError
 
-    def close(self):
+    def close(self) -> None:
         raise NotImplementedError
 
 
 class _FileWriter(SummaryWriter):
-    def __init__(self, logdir, max_queue, flush_millis, filename_suffix):
+    def __init__(self, logdir: str, max_queue: int, flush_millis: int, filename_suffix: str) -> None:
         os.makedirs(logdir, exist_ok=True)
         now = time.time()
         name = (f"events.out.tfevents.{int(now):010d}.{socket.gethostname()}.{os.getpid()}."
@@ -160,7 +162,7 @@ class _FileWriter(SummaryWriter):
         if self._closed:
             raise RuntimeError(f"SummaryWriter {self!r} is already closed")
 
-    def set_as_default(self, step=None):
+    def set_as_default(self, step: Any = None) -> None:
         """Makes this writer the default for the rest of the thread (and `step` the default step, if given)."""
         self._check_open()
         _state.writer = self
@@ -168,7 +170,7 @@ class _FileWriter(SummaryWriter):
             _state.step = step
 
     @contextlib.contextmanager
-    def as_default(self, step=None):
+    def as_default(self, step: Any = None) -> Iterator[SummaryWriter]:
         """The default writer (and step, if given) inside the block, restoring both after it; flushes at the end of
         the block, as TF."""
         self._check_open()
@@ -183,7 +185,7 @@ class _FileWriter(SummaryWriter):
         finally:
             _state.writer, _state.step = previous_writer, previous_step
 
-    def init(self):
+    def init(self) -> None:
         """Nothing to do: the file is created by the constructor."""
         self._check_open()
 
@@ -201,13 +203,13 @@ class _FileWriter(SummaryWriter):
         self._pending = 0
         self._last_flush = time.monotonic()
 
-    def flush(self):
+    def flush(self) -> None:
         """Writes the queued events to disk (fsynced)."""
         with self._lock:
             if not self._closed:
                 self._flush_locked()
 
-    def close(self):
+    def close(self) -> None:
         """Flushes and closes the file; the writer cannot be used afterwards. Closing twice is allowed."""
         with self._lock:
             if self._closed:
@@ -225,25 +227,26 @@ class _FileWriter(SummaryWriter):
 class _NoopWriter(SummaryWriter):
     """A writer that writes nothing (as ``create_noop_writer``): it does not even become the default."""
 
-    def set_as_default(self, step=None):
+    def set_as_default(self, step: Any = None) -> None:
         pass
 
     @contextlib.contextmanager
-    def as_default(self, step=None):
+    def as_default(self, step: Any = None) -> Iterator[SummaryWriter]:
         yield self
 
-    def init(self):
+    def init(self) -> None:
         pass
 
-    def flush(self):
+    def flush(self) -> None:
         pass
 
-    def close(self):
+    def close(self) -> None:
         pass
 
 
-def create_file_writer(logdir, max_queue=None, flush_millis=None, filename_suffix=None, name=None,
-                       experimental_trackable=False, experimental_mesh=None):
+def create_file_writer(logdir: str | os.PathLike[str], max_queue: int | None = None, flush_millis: int | None = None,
+                       filename_suffix: str | None = None, name: str | None = None,
+                       experimental_trackable: bool = False, experimental_mesh: Any = None) -> SummaryWriter:
     """Creates a summary file writer for `logdir` (created if missing), as ``tf.summary.create_file_writer``.
 
     Args:
@@ -272,12 +275,12 @@ def create_file_writer(logdir, max_queue=None, flush_millis=None, filename_suffi
     return _FileWriter(logdir, max(max_queue, 1), flush_millis, suffix)
 
 
-def create_noop_writer():
+def create_noop_writer() -> SummaryWriter:
     """A writer that records nothing (``tf.summary.create_noop_writer``)."""
     return _NoopWriter()
 
 
-def flush(writer=None, name=None):
+def flush(writer: SummaryWriter | None = None, name: str | None = None) -> None:
     """Flushes `writer` (default: the default writer); nothing without one."""
     del name
     writer = writer if writer is not None else _state.writer

@@ -42,7 +42,7 @@ _last_plan = None
 class _Step:
     """One replica's partitioner state for the running step."""
 
-    def __init__(self, devices):
+    def __init__(self, devices: Any) -> None:
         self.devices = list(devices)
         self.ctx = _spmd.SpmdContext(self.devices)
         spmd_options.configure(self.ctx)
@@ -80,7 +80,7 @@ def _step_for(devices) -> _Step:
     return step
 
 
-def wrap(impl) -> ShardedTensor:
+def wrap(impl: Any) -> ShardedTensor:
     return ShardedTensor(impl, spmd=True)
 
 
@@ -110,12 +110,12 @@ def _operand(step: _Step, value):
     return wrap(_core.spmd.shard_recorded(step.ctx, _core.tensor.convert_to_tensor(value), _REPLICATED))
 
 
-def tape_tensor(value):
+def tape_tensor(value: Any) -> Any:
     """The tensor standing for partitioned `value` on gradient tapes (what GradientTape watches and differentiates)."""
     return _core.spmd.tape_tensor(_step_for(value.logical_devices).ctx, value._impl)
 
 
-def seed_for(target, grad):
+def seed_for(target: Any, grad: Any) -> Any:
     """``output_gradients`` entry `grad` of partitioned `target` as the tape's seed, laid out like the target."""
     if getattr(grad, "_spmd_partitioned", False):
         return tape_tensor(grad)
@@ -130,7 +130,7 @@ def seed_for(target, grad):
     return _core.spmd.tape_tensor(_step_for(target.logical_devices).ctx, impl)
 
 
-def from_tape_tensor(tensor):
+def from_tape_tensor(tensor: Any) -> Any:
     """A gradient the tape computed for a partitioned value, as a partitioned ShardedTensor (else None)."""
     impl = _core.spmd.from_tape_tensor(tensor)
     return None if impl is None else wrap(impl)
@@ -142,12 +142,12 @@ def _operands(*values):
 
 
 # ---- partitioned ops (called by the op facade through _spmd_hook) ----
-def unary(name: str, x):
+def unary(name: str, x: Any) -> Any:
     step, (a,) = _operands(x)
     return wrap(_spmd.unary(step.ctx, name, a._impl))
 
 
-def binary(name: str, x, y):
+def binary(name: str, x: Any, y: Any) -> Any:
     step, (a, b) = _operands(x, y)
     if b.dtype != a.dtype and not getattr(y, "_spmd_partitioned", False):
         b = _operand(step, _core.ops.cast(b._as_tensor(), a.dtype))
@@ -156,7 +156,7 @@ def binary(name: str, x, y):
     return wrap(_spmd.binary(step.ctx, name, a._impl, b._impl))
 
 
-def reduce(kind: str, x, axis, keepdims):
+def reduce(kind: str, x: Any, axis: Any, keepdims: bool) -> Any:
     step, (a,) = _operands(x)
     rank = len(a._shape_tuple)
     axes = (
@@ -167,7 +167,7 @@ def reduce(kind: str, x, axis, keepdims):
     return wrap(_spmd.reduce(step.ctx, kind, a._impl, axes, keepdims=bool(keepdims)))
 
 
-def matmul(x, y, transpose_a=False, transpose_b=False):
+def matmul(x: Any, y: Any, transpose_a: bool = False, transpose_b: bool = False) -> Any:
     step, (a, b) = _operands(x, y)
     if transpose_a:
         a = transpose(a, _swap_last(len(a._shape_tuple)))
@@ -182,14 +182,14 @@ def _swap_last(rank):
     return perm
 
 
-def transpose(x, perm=None):
+def transpose(x: Any, perm: Any = None) -> Any:
     step, (a,) = _operands(x)
     rank = len(a._shape_tuple)
     perm = list(range(rank))[::-1] if not perm else [int(p) for p in perm]
     return wrap(_spmd.transpose(step.ctx, a._impl, perm))
 
 
-def reshape(x, shape):
+def reshape(x: Any, shape: Any) -> Any:
     step, (a,) = _operands(x)
     shape = [int(s) for s in shape]
     if -1 in shape:
@@ -203,30 +203,28 @@ def reshape(x, shape):
     return wrap(_spmd.reshape(step.ctx, a._impl, shape))
 
 
-def concat(values, axis):
+def concat(values: Any, axis: Any) -> Any:
     step, parts = _operands(*values)
     return wrap(_spmd.concat(step.ctx, [p._impl for p in parts], int(axis)))
 
 
-def softmax(logits, axis=-1):
+def softmax(logits: Any, axis: Any = -1) -> Any:
     step, (a,) = _operands(logits)
     return wrap(_spmd.softmax(step.ctx, a._impl, int(axis)))
 
 
-def sparse_softmax_cross_entropy_with_logits(labels, logits):
+def sparse_softmax_cross_entropy_with_logits(labels: Any, logits: Any) -> Any:
     step, (lg, lb) = _operands(logits, labels)
     return wrap(_spmd.sparse_softmax_cross_entropy(step.ctx, lg._impl, lb._impl))
 
 
-def gather(params, indices):
+def gather(params: Any, indices: Any) -> Any:
     step, (table, ids) = _operands(params, indices)
     return wrap(_spmd.gather(step.ctx, table._impl, ids._impl))
 
 
-def conv2d(
-    x, filters, padding="SAME", strides=(1, 1), dilations=(1, 1), channels_first=False, explicit_paddings=None,
-    depthwise=False,
-):
+def conv2d(x: Any, filters: Any, padding: str = "SAME", strides: Any = (1, 1), dilations: Any = (1, 1),
+           channels_first: bool = False, explicit_paddings: Any = None, depthwise: bool = False) -> Any:
     """NHWC (or NCHW through two local transposes, which keep the collectives the same) partitioned conv2d, or
     depthwise_conv2d; ``explicit_paddings`` (top, bottom, left, right) for padding "EXPLICIT"."""
     step, (a, f) = _operands(x, filters)
@@ -242,7 +240,7 @@ def conv2d(
     return transpose(y, [0, 3, 1, 2]) if channels_first else y
 
 
-def slice(x, begin, size):  # noqa: A001 - tf.slice
+def slice(x: Any, begin: Any, size: Any) -> Any:  # noqa: A001 - tf.slice
     step, (a,) = _operands(x)
     begin = [int(v) for v in begin]
     return wrap(_spmd.slice(step.ctx, a._impl, begin, [int(v) for v in size]))
@@ -268,12 +266,12 @@ class SpmdPlan:
       replicas: the logical core names of each replica, in the same order.
     """
 
-    def __init__(self, records):
+    def __init__(self, records: Sequence[tuple[str, Any]]) -> None:
         self.replicas = [key for key, _ in records]
         self.records = [record for _, record in records]
 
     @property
-    def entries(self):
+    def entries(self) -> list[Any]:
         """Replica 0's entries (all replicas run the same partitioned program)."""
         return self.records[0].entries if self.records else []
 

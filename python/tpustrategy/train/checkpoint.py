@@ -15,6 +15,7 @@ from __future__ import annotations
 import collections
 import os
 import weakref
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -31,9 +32,9 @@ OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 class CheckpointOptions:
     """Accepted for TF compatibility (``tf.train.CheckpointOptions``); the options have no effect here."""
 
-    def __init__(self, experimental_io_device=None, experimental_enable_async_checkpoint=False,
-                 experimental_write_callbacks=None, enable_async=False, experimental_skip_slot_variables=False,
-                 experimental_sharding_callback=None):
+    def __init__(self, experimental_io_device: str | None = None, experimental_enable_async_checkpoint: bool = False,
+                 experimental_write_callbacks: Any = None, enable_async: bool = False,
+                 experimental_skip_slot_variables: bool = False, experimental_sharding_callback: Any = None) -> None:
         self.experimental_io_device = experimental_io_device
         self.enable_async = bool(enable_async or experimental_enable_async_checkpoint)
 
@@ -41,7 +42,7 @@ class CheckpointOptions:
 class _RootView:
     """The graph root when ``Checkpoint(root=...)`` is given: the root's children plus the keyword objects."""
 
-    def __init__(self, checkpoint):
+    def __init__(self, checkpoint: Checkpoint) -> None:
         self._checkpoint = checkpoint
 
     def _trackable_children(self):
@@ -89,7 +90,7 @@ def _write_bundle(prefix: str, graph: bytes, values) -> None:
 class _Restoration:
     """One ``restore`` call: the checkpoint's nodes, what matched, and the values still waiting."""
 
-    def __init__(self, reader: CheckpointReader, save_path: str):
+    def __init__(self, reader: CheckpointReader, save_path: str) -> None:
         self.reader, self.save_path = reader, save_path
         if not reader.has_tensor(OBJECT_GRAPH_KEY):
             raise errors.InvalidArgumentError(
@@ -106,7 +107,7 @@ class _Restoration:
         self._retrying = False
 
     # ---- matching ----
-    def match(self, node_id, obj, owner, start, path, assignments) -> None:
+    def match(self, node_id: Any, obj: Any, owner: Any, start: Any, path: Any, assignments: Any) -> None:
         """Matches checkpoint node `node_id` to `obj` and its subtree breadth first. A missing child is
         deferred on `owner`, the nearest non-container object (notified when it gains children), with the
         path of names from `start` by which to find it later."""
@@ -188,7 +189,7 @@ class _Restoration:
             self._retrying = False
 
     # ---- values ----
-    def apply(self, assignments) -> None:
+    def apply(self, assignments: Any) -> None:
         """Reads and checks every value first, then assigns: a mismatch leaves every variable unchanged."""
         checked = []
         shapes = self.reader.get_variable_to_shape_map()
@@ -233,7 +234,7 @@ def _dtype_text(dtype) -> str:
 class CheckpointLoadStatus:
     """What ``Checkpoint.restore`` returns: assertions about how the checkpoint matched the objects."""
 
-    def __init__(self, restoration: _Restoration, checkpoint):
+    def __init__(self, restoration: _Restoration, checkpoint: Checkpoint) -> None:
         self._restoration = restoration
         self._checkpoint = checkpoint
         self._expect_partial = False
@@ -243,7 +244,7 @@ class CheckpointLoadStatus:
         return [".".join(paths[i]) for i, obj in enumerate(objects)
                 if i and object_graph.is_leaf(obj) and id(obj) not in self._restoration.restored_ids]
 
-    def assert_consumed(self):
+    def assert_consumed(self) -> CheckpointLoadStatus:
         """Every value in the checkpoint was restored and every object in the program got a value.
 
         Raises:
@@ -258,7 +259,7 @@ class CheckpointLoadStatus:
                                      f"{[a.checkpoint_key for a in node.attributes]}")
         return self.assert_existing_objects_matched()
 
-    def assert_existing_objects_matched(self):
+    def assert_existing_objects_matched(self) -> CheckpointLoadStatus:
         """Every variable that exists in the program now got a value from the checkpoint.
 
         Raises:
@@ -270,7 +271,7 @@ class CheckpointLoadStatus:
                                  f"in the Python program: {unmatched}")
         return self
 
-    def assert_nontrivial_match(self):
+    def assert_nontrivial_match(self) -> CheckpointLoadStatus:
         """Something other than the root (and its save counter) matched.
 
         Raises:
@@ -284,40 +285,40 @@ class CheckpointLoadStatus:
                                  f"no matching checkpointed value: {self._unmatched_objects()}")
         return self
 
-    def expect_partial(self):
+    def expect_partial(self) -> CheckpointLoadStatus:
         """Silences warnings about unused values (there are none here); returns self."""
         self._expect_partial = True
         return self
 
-    def run_restore_ops(self, session=None):
+    def run_restore_ops(self, session: Any = None) -> None:
         """Nothing to run in eager mode."""
 
-    def initialize_or_restore(self, session=None):
+    def initialize_or_restore(self, session: Any = None) -> None:
         """Nothing to run in eager mode."""
 
 
 class InitializationOnlyStatus:
     """What ``restore(None)`` returns: nothing is restored, and every assertion says so."""
 
-    def _fail(self):
+    def _fail(self) -> NoReturn:
         raise AssertionError("No checkpoint specified (save_path=None); nothing is being restored.")
 
-    def assert_consumed(self):
+    def assert_consumed(self) -> NoReturn:
         self._fail()
 
-    def assert_existing_objects_matched(self):
+    def assert_existing_objects_matched(self) -> NoReturn:
         self._fail()
 
-    def assert_nontrivial_match(self):
+    def assert_nontrivial_match(self) -> NoReturn:
         self._fail()
 
-    def expect_partial(self):
+    def expect_partial(self) -> InitializationOnlyStatus:
         return self
 
-    def run_restore_ops(self, session=None):
+    def run_restore_ops(self, session: Any = None) -> None:
         """Nothing to run."""
 
-    def initialize_or_restore(self, session=None):
+    def initialize_or_restore(self, session: Any = None) -> None:
         """Nothing to run: variables are initialized when created."""
 
 
@@ -333,7 +334,7 @@ class Checkpoint:
       ValueError: a keyword value that is not trackable.
     """
 
-    def __init__(self, root=None, **kwargs):
+    def __init__(self, root: Any = None, **kwargs: Any) -> None:
         self._root = root
         self._save_counter = None
         self._root_view = _RootView(self) if root is not None else None
@@ -367,7 +368,7 @@ class Checkpoint:
             deferred_restoration.notify(self)
 
     @property
-    def save_counter(self):
+    def save_counter(self) -> Variable:
         """The number of ``save`` calls (an int64 variable, created on first use)."""
         self._maybe_create_save_counter()
         return self._save_counter
@@ -380,7 +381,7 @@ class Checkpoint:
                 deferred_restoration.notify(self._root)
 
     # ---- saving ----
-    def write(self, file_prefix, options=None):
+    def write(self, file_prefix: str | os.PathLike[str], options: CheckpointOptions | None = None) -> str:
         """Writes a checkpoint at exactly `file_prefix` (no counter, no state file); returns the prefix.
 
         Raises:
@@ -394,7 +395,7 @@ class Checkpoint:
         _write_bundle(prefix, graph, values)
         return prefix
 
-    def save(self, file_prefix, options=None):
+    def save(self, file_prefix: str | os.PathLike[str], options: CheckpointOptions | None = None) -> str:
         """Saves to ``<file_prefix>-<save_counter>`` (counter incremented first), records it in the directory's
         ``checkpoint`` state file, and returns that path."""
         prefix = os.fspath(file_prefix)
@@ -405,11 +406,13 @@ class Checkpoint:
         return path
 
     # ---- restoring ----
-    def read(self, save_path, options=None):
+    def read(self, save_path: str | os.PathLike[str] | None,
+             options: CheckpointOptions | None = None) -> CheckpointLoadStatus:
         """Restores from `save_path` (see ``restore``); returns a CheckpointLoadStatus."""
         return self._restore(save_path)
 
-    def restore(self, save_path, options=None):
+    def restore(self, save_path: str | os.PathLike[str] | None,
+                options: CheckpointOptions | None = None) -> CheckpointLoadStatus | InitializationOnlyStatus:
         """Restores the values of `save_path` (a checkpoint prefix) into the objects, deferring those of objects not
         created yet. ``None`` restores nothing.
 
@@ -441,6 +444,6 @@ class Checkpoint:
             raise
         return CheckpointLoadStatus(restoration, self)
 
-    def sync(self):
+    def sync(self) -> None:
         """Nothing to wait for: saving is synchronous."""
 

@@ -8,10 +8,15 @@ import collections
 import glob
 import os
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from tpustrategy.train.checkpoint_state import CheckpointState, get_checkpoint_state, write_state
+
+if TYPE_CHECKING:
+    from tpustrategy.train.checkpoint import Checkpoint, CheckpointOptions
 
 
 def _delete_checkpoint(prefix: str) -> None:
@@ -41,8 +46,10 @@ class CheckpointManager:
         `step_counter`.
     """
 
-    def __init__(self, checkpoint, directory, max_to_keep, keep_checkpoint_every_n_hours=None, checkpoint_name="ckpt",
-                 step_counter=None, checkpoint_interval=None, init_fn=None):
+    def __init__(self, checkpoint: Checkpoint, directory: str | os.PathLike[str], max_to_keep: int | None,
+                 keep_checkpoint_every_n_hours: float | None = None, checkpoint_name: str = "ckpt",
+                 step_counter: Any = None, checkpoint_interval: int | None = None,
+                 init_fn: Callable[[], Any] | None = None) -> None:
         if checkpoint is None or not callable(getattr(checkpoint, "write", None)):
             raise TypeError(f"checkpoint must be a tf.train.Checkpoint, got {checkpoint!r}")
         if directory is None:
@@ -80,11 +87,11 @@ class CheckpointManager:
         return self._directory
 
     @property
-    def checkpoint(self):
+    def checkpoint(self) -> Checkpoint:
         return self._checkpoint
 
     @property
-    def latest_checkpoint(self):
+    def latest_checkpoint(self) -> str | None:
         """The prefix of the newest checkpoint, or None."""
         return self._latest_checkpoint
 
@@ -94,14 +101,15 @@ class CheckpointManager:
         return list(self._maybe_delete)
 
     @property
-    def checkpoint_interval(self):
+    def checkpoint_interval(self) -> int | None:
         return self._checkpoint_interval
 
     def _current_step(self):
         value = self._step_counter
         return int(np.asarray(value.numpy() if hasattr(value, "numpy") else value))
 
-    def save(self, checkpoint_number=None, check_interval=True, options=None):
+    def save(self, checkpoint_number: int | None = None, check_interval: bool = True,
+             options: CheckpointOptions | None = None) -> str | None:
         """Saves ``<directory>/<checkpoint_name>-<n>`` with n = `checkpoint_number` or the checkpoint's save counter
         (incremented either way), deletes checkpoints beyond ``max_to_keep``, updates the state file. Returns the
         path, or None when ``checkpoint_interval`` says it is too early."""
@@ -148,7 +156,7 @@ class CheckpointManager:
                                                      list(self._maybe_delete.values()),
                                                      self._last_preserved_timestamp))
 
-    def restore_or_initialize(self):
+    def restore_or_initialize(self) -> str | None:
         """Restores the latest checkpoint and returns its path; without one calls ``init_fn`` and returns None."""
         if self._latest_checkpoint is not None:
             self._checkpoint.restore(self._latest_checkpoint)
@@ -159,5 +167,5 @@ class CheckpointManager:
             self._init_fn()
         return None
 
-    def sync(self):
+    def sync(self) -> None:
         """Nothing to wait for: saving is synchronous."""

@@ -37,7 +37,7 @@ class CheckpointReader:
     """Reads the tensors of one checkpoint (``tf.train.load_checkpoint`` returns one; mirrors TF's
     ``CheckpointReader``)."""
 
-    def __init__(self, prefix: str):
+    def __init__(self, prefix: str) -> None:
         self._reader = _core.checkpoint.BundleReader(os.fspath(prefix))
         self._entries = self._reader.entries()
 
@@ -50,7 +50,7 @@ class CheckpointReader:
     def has_tensor(self, name: str) -> bool:
         return name in self._entries
 
-    def get_tensor(self, name: str):
+    def get_tensor(self, name: str) -> np.ndarray | bytes:
         """The tensor `name` as a numpy array (a string tensor as bytes / an object array of bytes).
 
         Raises:
@@ -84,7 +84,7 @@ def _resolve(ckpt_dir_or_file) -> str:
     return path
 
 
-def load_checkpoint(ckpt_dir_or_file) -> CheckpointReader:
+def load_checkpoint(ckpt_dir_or_file: str | os.PathLike[str]) -> CheckpointReader:
     """A CheckpointReader for a checkpoint prefix, or for the latest checkpoint of a directory.
 
     Raises:
@@ -93,13 +93,13 @@ def load_checkpoint(ckpt_dir_or_file) -> CheckpointReader:
     return CheckpointReader(_resolve(ckpt_dir_or_file))
 
 
-def list_variables(ckpt_dir_or_file) -> list:
+def list_variables(ckpt_dir_or_file: str | os.PathLike[str]) -> list:
     """Sorted (name, shape) pairs of every tensor in the checkpoint."""
     reader = load_checkpoint(ckpt_dir_or_file)
     return sorted(reader.get_variable_to_shape_map().items())
 
 
-def load_variable(ckpt_dir_or_file, name: str):
+def load_variable(ckpt_dir_or_file: str | os.PathLike[str], name: str) -> np.ndarray | bytes:
     """The value of tensor `name` (a trailing ":0" is ignored, as TF)."""
     if not isinstance(name, str):
         raise TypeError(f"name must be a string, got {name!r}")

@@ -11,6 +11,9 @@ reads out of bounds.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 import numpy as np
 
 from tpustrategy import _core
@@ -33,13 +36,13 @@ class _Message:
 
     __hash__ = None
 
-    def CopyFrom(self, other):  # noqa: N802  (protobuf's name)
+    def CopyFrom(self, other: object) -> None:  # noqa: N802  (protobuf's name)
         if type(other) is not type(self):
             raise TypeError(f"Parameter to CopyFrom() must be instance of same class: expected {type(self).__name__} "
                             f"got {type(other).__name__}.")
         self.ParseFromString(other.SerializeToString())
 
-    def ParseFromString(self, serialized):  # noqa: N802
+    def ParseFromString(self, serialized: bytes) -> int:  # noqa: N802
         parsed = type(self).FromString(serialized)
         self.__dict__.update(parsed.__dict__)
         return len(serialized)
@@ -52,7 +55,7 @@ class _List(_Message):
     _fields = ("value",)
     _convert = staticmethod(lambda v: v)
 
-    def __init__(self, value=()):
+    def __init__(self, value: Any = ()) -> None:
         self.value = [self._convert(v) for v in _values(value)]
 
 
@@ -107,7 +110,8 @@ class Feature(_Message):
     _fields = ("bytes_list", "float_list", "int64_list")
     _kinds = {"bytes_list": (_BYTES, BytesList), "float_list": (_FLOAT, FloatList), "int64_list": (_INT64, Int64List)}
 
-    def __init__(self, bytes_list=None, float_list=None, int64_list=None):
+    def __init__(self, bytes_list: BytesList | None = None, float_list: FloatList | None = None,
+                 int64_list: Int64List | None = None) -> None:
         given = [(name, v) for name, v in zip(self._fields, (bytes_list, float_list, int64_list), strict=True)
                  if v is not None]
         if len(given) > 1:
@@ -123,16 +127,24 @@ class Feature(_Message):
             return self._list
         return self._kinds[name][1]()  # an unset member reads as empty, as in protobuf
 
-    bytes_list = property(lambda self: self._get("bytes_list"))
-    float_list = property(lambda self: self._get("float_list"))
-    int64_list = property(lambda self: self._get("int64_list"))
+    @property
+    def bytes_list(self) -> BytesList:
+        return self._get("bytes_list")
 
-    def WhichOneof(self, oneof_group):  # noqa: N802
+    @property
+    def float_list(self) -> FloatList:
+        return self._get("float_list")
+
+    @property
+    def int64_list(self) -> Int64List:
+        return self._get("int64_list")
+
+    def WhichOneof(self, oneof_group: str) -> str | None:  # noqa: N802
         if oneof_group != "kind":
             raise ValueError(f'Protocol message has no oneof "{oneof_group}" field.')
         return self._kind
 
-    def HasField(self, name):  # noqa: N802
+    def HasField(self, name: str) -> bool:  # noqa: N802
         return self._kind == name
 
     def __eq__(self, other):
@@ -162,7 +174,7 @@ class Feature(_Message):
 class Features(_Message):
     _fields = ("feature",)
 
-    def __init__(self, feature=None):
+    def __init__(self, feature: dict[str, Feature] | None = None) -> None:
         self.feature = {}
         if feature is not None and not isinstance(feature, dict):
             raise TypeError(f"Features: `feature` must be a dict of name -> tf.train.Feature, got "
@@ -183,14 +195,14 @@ class Features(_Message):
 class FeatureList(_Message):
     _fields = ("feature",)
 
-    def __init__(self, feature=()):
+    def __init__(self, feature: Iterable[Feature] = ()) -> None:
         self.feature = list(feature)
 
 
 class FeatureLists(_Message):
     _fields = ("feature_list",)
 
-    def __init__(self, feature_list=None):
+    def __init__(self, feature_list: dict[str, FeatureList] | None = None) -> None:
         self.feature_list = dict(feature_list or {})
 
 
@@ -210,19 +222,19 @@ class Example(_Message):
 
     _fields = ("features",)
 
-    def __init__(self, features=None):
+    def __init__(self, features: Features | None = None) -> None:
         self.features = features if features is not None else Features()
         if not isinstance(self.features, Features):
             raise TypeError(f"`features` must be a tf.train.Features, got {type(self.features).__name__}")
 
-    def SerializeToString(self, deterministic=None):  # noqa: N802
+    def SerializeToString(self, deterministic: bool | None = None) -> bytes:  # noqa: N802
         return _core.example.example_serialize(self.features._wire())
 
     @classmethod
-    def FromString(cls, serialized):  # noqa: N802
+    def FromString(cls, serialized: bytes) -> Example:  # noqa: N802
         return cls(Features._from_wire(_parse(_core.example.example_parse, serialized, "Example")))
 
-    def ByteSize(self):  # noqa: N802
+    def ByteSize(self) -> int:  # noqa: N802
         return len(self.SerializeToString())
 
 
@@ -231,16 +243,16 @@ class SequenceExample(_Message):
 
     _fields = ("context", "feature_lists")
 
-    def __init__(self, context=None, feature_lists=None):
+    def __init__(self, context: Features | None = None, feature_lists: FeatureLists | None = None) -> None:
         self.context = context if context is not None else Features()
         self.feature_lists = feature_lists if feature_lists is not None else FeatureLists()
 
-    def SerializeToString(self, deterministic=None):  # noqa: N802
+    def SerializeToString(self, deterministic: bool | None = None) -> bytes:  # noqa: N802
         lists = {key: [f._wire() for f in fl.feature] for key, fl in self.feature_lists.feature_list.items()}
         return _core.example.sequence_example_serialize(self.context._wire(), lists)
 
     @classmethod
-    def FromString(cls, serialized):  # noqa: N802
+    def FromString(cls, serialized: bytes) -> SequenceExample:  # noqa: N802
         context, lists = _parse(_core.example.sequence_example_parse, serialized, "SequenceExample")
         return cls(Features._from_wire(context), FeatureLists(
             {key: FeatureList([Feature._from_wire(f) for f in features]) for key, features in lists.items()}))

@@ -3,9 +3,15 @@ ProgbarLogger as Keras 3 does (``add_history``, ``add_progbar``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
 from tpustrategy.keras.callbacks.callback import Callback
 from tpustrategy.keras.callbacks.history import History
 from tpustrategy.keras.callbacks.progbar_logger import ProgbarLogger
+
+if TYPE_CHECKING:
+    from tpustrategy.keras.models.model import Model
 
 _HOOKS = ("on_batch_begin", "on_batch_end", "on_epoch_begin", "on_epoch_end", "on_train_batch_begin",
           "on_train_batch_end", "on_test_batch_begin", "on_test_batch_end", "on_predict_batch_begin",
@@ -14,7 +20,8 @@ _HOOKS = ("on_batch_begin", "on_batch_end", "on_epoch_begin", "on_epoch_end", "o
 
 
 class CallbackList(Callback):
-    def __init__(self, callbacks=None, add_history=False, add_progbar=False, model=None, **params):
+    def __init__(self, callbacks: Iterable[Callback] | None = None, add_history: bool = False,
+                 add_progbar: bool = False, model: Model | None = None, **params: Any) -> None:
         super().__init__()
         self.callbacks = list(callbacks or [])
         for callback in self.callbacks:
@@ -29,22 +36,22 @@ class CallbackList(Callback):
         if params:
             self.set_params(params)
 
-    def append(self, callback) -> None:
+    def append(self, callback: Callback) -> None:
         self.callbacks.append(callback)
 
-    def set_params(self, params) -> None:
+    def set_params(self, params: Any) -> None:
         self.params = params
         for callback in self.callbacks:
             callback.set_params(params)
 
-    def set_model(self, model) -> None:
+    def set_model(self, model: Model | None) -> None:
         self._model = model
         for callback in self.callbacks:
             callback.set_model(model)
 
 
-def _forward(hook):
-    def method(self, *args, **kwargs):
+def _forward(hook: str) -> Callable[..., None]:
+    def method(self: CallbackList, *args: Any, **kwargs: Any) -> None:
         for callback in self.callbacks:
             getattr(callback, hook)(*args, **kwargs)
 

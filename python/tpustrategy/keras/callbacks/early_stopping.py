@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import numpy as np
 
@@ -13,8 +14,9 @@ _logger = logging.getLogger("tpustrategy")
 
 
 class EarlyStopping(Callback):
-    def __init__(self, monitor="val_loss", min_delta=0, patience=0, verbose=0, mode="auto", baseline=None,
-                 restore_best_weights=False, start_from_epoch=0):
+    def __init__(self, monitor: str = "val_loss", min_delta: float = 0, patience: int = 0, verbose: int | str = 0,
+                 mode: str = "auto", baseline: float | None = None, restore_best_weights: bool = False,
+                 start_from_epoch: int = 0) -> None:
         super().__init__()
         if not isinstance(monitor, str):
             raise TypeError(f"`monitor` must be the name of a log entry (a string). Received: monitor={monitor!r}")
@@ -41,10 +43,10 @@ class EarlyStopping(Callback):
             return np.greater(value - self.min_delta, reference)
         return np.less(value - self.min_delta, reference)
 
-    def on_train_begin(self, logs=None):
+    def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
         self.wait, self.stopped_epoch, self.best, self.best_weights, self.best_epoch = 0, 0, None, None, 0
 
-    def on_epoch_end(self, epoch, logs=None):
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         value = (logs or {}).get(self.monitor)
         if value is None:
             _logger.warning("Early stopping conditioned on metric `%s` which is not available. Available metrics "
@@ -66,7 +68,7 @@ class EarlyStopping(Callback):
             self.stopped_epoch = epoch
             self.model.stop_training = True
 
-    def on_train_end(self, logs=None):
+    def on_train_end(self, logs: dict[str, Any] | None = None) -> None:
         if self.stopped_epoch > 0 and self.verbose > 0:
             print(f"Epoch {self.stopped_epoch + 1}: early stopping")
         if self.restore_best_weights and self.best_weights is not None:

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from tpustrategy.keras.callbacks.callback import Callback
 
 
 class LambdaCallback(Callback):
-    def __init__(self, on_epoch_begin=None, on_epoch_end=None, on_train_begin=None, on_train_end=None,
-                 on_train_batch_begin=None, on_train_batch_end=None, **kwargs):
+    def __init__(self, on_epoch_begin: Callable[..., Any] | None = None, on_epoch_end: Callable[..., Any] | None = None,
+                 on_train_begin: Callable[..., Any] | None = None, on_train_end: Callable[..., Any] | None = None,
+                 on_train_batch_begin: Callable[..., Any] | None = None,
+                 on_train_batch_end: Callable[..., Any] | None = None, **kwargs: Callable[..., Any]) -> None:
         super().__init__()
         hooks = dict(on_epoch_begin=on_epoch_begin, on_epoch_end=on_epoch_end, on_train_begin=on_train_begin,
                      on_train_end=on_train_end, on_train_batch_begin=on_train_batch_begin,

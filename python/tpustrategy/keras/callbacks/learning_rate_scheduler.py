@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from tpustrategy.keras.callbacks.callback import Callback
 
 
@@ -25,11 +28,11 @@ def _takes_two(fn) -> bool:
 
 
 class LearningRateScheduler(Callback):
-    def __init__(self, schedule, verbose=0):
+    def __init__(self, schedule: Callable[..., Any], verbose: int = 0) -> None:
         super().__init__()
         self.schedule, self.verbose = schedule, verbose
 
-    def on_epoch_begin(self, epoch, logs=None):
+    def on_epoch_begin(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         optimizer = self.model.optimizer
         if optimizer is None or not hasattr(optimizer, "_learning_rate"):
             raise ValueError('Optimizer must have a "learning_rate" attribute.')
@@ -42,6 +45,6 @@ class LearningRateScheduler(Callback):
         if self.verbose > 0:
             print(f"\nEpoch {epoch + 1}: LearningRateScheduler setting learning rate to {lr}.")
 
-    def on_epoch_end(self, epoch, logs=None):
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         if logs is not None:
             logs["learning_rate"] = _current_lr(self.model.optimizer)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+from typing import Any
 
 import numpy as np
 
@@ -17,8 +18,9 @@ _logger = logging.getLogger("tpustrategy")
 
 
 class ModelCheckpoint(Callback):
-    def __init__(self, filepath, monitor="val_loss", verbose=0, save_best_only=False, save_weights_only=False,
-                 mode="auto", save_freq="epoch", initial_value_threshold=None):
+    def __init__(self, filepath: str | os.PathLike[str], monitor: str = "val_loss", verbose: int = 0,
+                 save_best_only: bool = False, save_weights_only: bool = False, mode: str = "auto",
+                 save_freq: str | int = "epoch", initial_value_threshold: float | None = None) -> None:
         super().__init__()
         filepath = os.fspath(filepath)
         if not isinstance(monitor, str):
@@ -51,16 +53,16 @@ class ModelCheckpoint(Callback):
             return True
         return np.greater(value, self.best) if self.mode == "max" else np.less(value, self.best)
 
-    def on_epoch_begin(self, epoch, logs=None):
+    def on_epoch_begin(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         self._current_epoch = epoch
 
-    def on_train_batch_end(self, batch, logs=None):
+    def on_train_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         if isinstance(self.save_freq, int):
             self._batches_seen += 1
             if self._batches_seen % self.save_freq == 0:
                 self._save(self._current_epoch, batch, logs)
 
-    def on_epoch_end(self, epoch, logs=None):
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         if self.save_freq == "epoch":
             self._save(epoch, None, logs)
 

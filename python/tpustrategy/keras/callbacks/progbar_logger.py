@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tpustrategy.keras.callbacks.callback import Callback
 from tpustrategy.keras.utils.progbar import Progbar
 
 
 class ProgbarLogger(Callback):
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.seen = 0
         self.progbar = None
@@ -16,7 +18,7 @@ class ProgbarLogger(Callback):
         self.epochs = 1
         self._called_in_fit = False
 
-    def set_params(self, params):
+    def set_params(self, params: dict[str, Any]) -> None:
         verbose = params.get("verbose", 1)
         self.verbose = 1 if verbose == "auto" else verbose
         self.epochs = params.get("epochs", 1)
@@ -30,42 +32,42 @@ class ProgbarLogger(Callback):
         if self.progbar is None:
             self.progbar = Progbar(target=self.target, verbose=self.verbose, unit_name="step")
 
-    def on_train_begin(self, logs=None):
+    def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
         self._called_in_fit = True
 
-    def on_test_begin(self, logs=None):
+    def on_test_begin(self, logs: dict[str, Any] | None = None) -> None:
         if not self._called_in_fit:
             self._reset()
             self._ensure()
 
-    def on_predict_begin(self, logs=None):
+    def on_predict_begin(self, logs: dict[str, Any] | None = None) -> None:
         self._reset()
         self._ensure()
 
-    def on_epoch_begin(self, epoch, logs=None):
+    def on_epoch_begin(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         self._reset()
         self._ensure()
         if self.verbose and self.epochs > 1:
             print(f"Epoch {epoch + 1}/{self.epochs}")
 
-    def on_train_batch_end(self, batch, logs=None):
+    def on_train_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         self._update(batch, logs)
 
-    def on_test_batch_end(self, batch, logs=None):
+    def on_test_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         if not self._called_in_fit:
             self._update(batch, logs)
 
-    def on_predict_batch_end(self, batch, logs=None):
+    def on_predict_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         self._update(batch, None)
 
-    def on_epoch_end(self, epoch, logs=None):
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         self._finalize(logs)
 
-    def on_test_end(self, logs=None):
+    def on_test_end(self, logs: dict[str, Any] | None = None) -> None:
         if not self._called_in_fit:
             self._finalize(logs)
 
-    def on_predict_end(self, logs=None):
+    def on_predict_end(self, logs: dict[str, Any] | None = None) -> None:
         self._finalize(None)
 
     def _update(self, batch, logs):

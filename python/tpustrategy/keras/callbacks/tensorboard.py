@@ -9,6 +9,7 @@ every that many batches; ``histogram_freq`` = n writes every layer weight as a h
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import numpy as np
 
@@ -29,9 +30,10 @@ def _summary():
 
 
 class TensorBoard(Callback):
-    def __init__(self, log_dir="logs", histogram_freq=0, write_graph=True, write_images=False,
-                 write_steps_per_second=False, update_freq="epoch", profile_batch=0, embeddings_freq=0,
-                 embeddings_metadata=None):
+    def __init__(self, log_dir: str | os.PathLike[str] = "logs", histogram_freq: int = 0, write_graph: bool = True,
+                 write_images: bool = False, write_steps_per_second: bool = False, update_freq: str | int = "epoch",
+                 profile_batch: int | tuple[int, int] | str = 0, embeddings_freq: int = 0,
+                 embeddings_metadata: Any = None) -> None:
         super().__init__()
         self._summary = _summary()
         self.log_dir = os.fspath(log_dir)
@@ -56,12 +58,12 @@ class TensorBoard(Callback):
                 self._summary.scalar(prefix + key, float(value), step=step)
         writer.flush()
 
-    def on_train_batch_end(self, batch, logs=None):
+    def on_train_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         self._global_batch += 1
         if isinstance(self.update_freq, int) and self._global_batch % self.update_freq == 0:
             self._write("train", "batch_", dict(logs or {}), self._global_batch)
 
-    def on_epoch_end(self, epoch, logs=None):
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         logs = dict(logs or {})
         train = {k: v for k, v in logs.items() if not k.startswith("val_")}
         optimizer = getattr(self.model, "optimizer", None)
@@ -83,7 +85,7 @@ class TensorBoard(Callback):
                     self._summary.histogram(f"{name}/histogram", np.asarray(weight.numpy()), step=epoch)
         writer.flush()
 
-    def on_train_end(self, logs=None):
+    def on_train_end(self, logs: dict[str, Any] | None = None) -> None:
         for writer in self._writers.values():
             writer.close()
         self._writers.clear()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tpustrategy.keras import activations
 from tpustrategy.keras.layers.layer import Layer
 
@@ -9,9 +11,9 @@ from tpustrategy.keras.layers.layer import Layer
 class Activation(Layer):
     supports_masking = True
 
-    def __init__(self, activation, **kwargs):
+    def __init__(self, activation: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.activation = activations.get(activation)
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         return self.activation(inputs)

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tpustrategy import _core
 from tpustrategy.keras.layers.layer import Layer
 
 
-def check_merge_inputs(layer, inputs):
+def check_merge_inputs(layer: Layer, inputs: Any) -> list[Any]:
     if not isinstance(inputs, list | tuple) or len(inputs) < 1:
         raise ValueError(f"A merge layer should be called on a list of inputs. Received: inputs={inputs!r} "
                          "(not a list of tensors)")
     return list(inputs)
 
 
-def merge_masks(masks):
+def merge_masks(masks: Any) -> Any:
     """Keras 3's merge layers: the OR (any) of the inputs' masks (inputs without one do not count)."""
     if not isinstance(masks, list | tuple):
         return None
@@ -29,16 +31,16 @@ def merge_masks(masks):
 class Add(Layer):
     supports_masking = True
 
-    def compute_mask(self, inputs, mask=None):
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
         return merge_masks(mask)
 
-    def build(self, input_shape):
+    def build(self, input_shape: Any) -> None:
         if not isinstance(input_shape, list | tuple) or not input_shape or not isinstance(input_shape[0], tuple | list):
             raise ValueError(f"A merge layer should be called on a list of inputs. Received: input_shape={input_shape}"
                              " (not a list of shapes)")
         self.built = True
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         inputs = check_merge_inputs(self, inputs)
         total = inputs[0]
         for x in inputs[1:]:

@@ -11,6 +11,8 @@ exactly as TF's MirroredVariable does in replica context (they stay equal when s
 
 from __future__ import annotations
 
+from typing import Any
+
 from tpustrategy import _core
 from tpustrategy.distribute import distribution_strategy_context as ds_context
 from tpustrategy.distribute.reduce_util import ReduceOp
@@ -25,10 +27,11 @@ class BatchNormalization(Layer):
 
     _keras_unbuilt_defaults = {"renorm_momentum": 0.99}  # renorm is not built; Keras writes its options
 
-    def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True, beta_initializer="zeros",
-                 gamma_initializer="ones", moving_mean_initializer="zeros", moving_variance_initializer="ones",
-                 beta_regularizer=None, gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
-                 synchronized=False, **kwargs):
+    def __init__(self, axis: int | list[int] = -1, momentum: float = 0.99, epsilon: float = 1e-3, center: bool = True,
+                 scale: bool = True, beta_initializer: Any = "zeros", gamma_initializer: Any = "ones",
+                 moving_mean_initializer: Any = "zeros", moving_variance_initializer: Any = "ones",
+                 beta_regularizer: Any = None, gamma_regularizer: Any = None, beta_constraint: Any = None,
+                 gamma_constraint: Any = None, synchronized: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.axis = int(axis)
         self.momentum, self.epsilon = float(momentum), float(epsilon)
@@ -43,7 +46,7 @@ class BatchNormalization(Layer):
         self.gamma_constraint = constraints.get(gamma_constraint)
         self.synchronized = bool(synchronized)
 
-    def build(self, input_shape):
+    def build(self, input_shape: Any) -> None:
         rank = len(input_shape)
         (self._axis,) = normalize_axes(self.axis, rank, self.name)
         dim = input_shape[self._axis]
@@ -91,7 +94,7 @@ class BatchNormalization(Layer):
         sq_mean = _core.ops.where(total_count == zero, zero, total_sq / total_count)
         return mean, _core.ops.maximum(sq_mean - _core.ops.square(mean), zero)
 
-    def call(self, inputs, training=None, mask=None):
+    def call(self, inputs: Any, training: bool | None = None, mask: Any = None) -> Any:
         x = inputs if inputs.dtype == _core.tensor.float32 else _core.ops.cast(inputs, _core.tensor.float32)
         rank = len(shape_of(x))
         gamma, beta = self._param(self.gamma, rank), self._param(self.beta, rank)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tpustrategy import _core
 from tpustrategy.keras.layers.add import check_merge_inputs
 from tpustrategy.keras.layers.layer import Layer
@@ -10,7 +12,7 @@ from tpustrategy.keras.layers.layer import Layer
 class Concatenate(Layer):
     supports_masking = True
 
-    def compute_mask(self, inputs, mask=None):
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
         """Keras 3: each input's mask (all True where it has none) broadcast to the input, joined along
         ``axis``, then any() over the last axis."""
         if not isinstance(mask, list | tuple) or all(m is None for m in mask):
@@ -26,11 +28,11 @@ class Concatenate(Layer):
             full.append(ops.broadcast_to(m, shape))
         return ops.reduce_any(ops.concat(full, self.axis), axis=[-1])
 
-    def __init__(self, axis=-1, **kwargs):
+    def __init__(self, axis: int = -1, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.axis = axis
 
-    def build(self, input_shape):
+    def build(self, input_shape: Any) -> None:
         if not isinstance(input_shape, list | tuple) or len(input_shape) < 1 or not isinstance(input_shape[0],
                                                                                               tuple | list):
             raise ValueError(f"A `Concatenate` layer should be called on a list of at least 1 input. Received: "
@@ -45,5 +47,5 @@ class Concatenate(Layer):
                                  f"concatenation axis. Received: input_shape={shapes}")
         self.built = True
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         return _core.ops.concat(check_merge_inputs(self, inputs), self.axis)

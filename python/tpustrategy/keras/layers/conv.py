@@ -3,6 +3,8 @@ kernel_size + (input_channels / groups, filters), padding "valid" / "same" (Conv
 
 from __future__ import annotations
 
+from typing import Any
+
 from tpustrategy import _core
 from tpustrategy.keras.layers.conv_utils import (
     from_channels_last,
@@ -16,7 +18,7 @@ from tpustrategy.keras.layers.dense import _positive_int, set_kernel_options
 from tpustrategy.keras.layers.layer import Layer
 
 
-def add_kernel_and_bias(layer, kernel_shape) -> None:
+def add_kernel_and_bias(layer: Layer, kernel_shape: tuple[int, ...]) -> None:
     """The conv layers' weights: `kernel` of `kernel_shape`, `bias` of (filters,) if use_bias; marks built."""
     layer.kernel = layer.add_weight(name="kernel", shape=kernel_shape, initializer=layer.kernel_initializer,
                                     regularizer=layer.kernel_regularizer, constraint=layer.kernel_constraint)
@@ -29,10 +31,12 @@ def add_kernel_and_bias(layer, kernel_shape) -> None:
 class BaseConv(Layer):
     rank = 2
 
-    def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None, dilation_rate=1, groups=1,
-                 activation=None, use_bias=True, kernel_initializer="glorot_uniform", bias_initializer="zeros",
-                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
-                 bias_constraint=None, **kwargs):
+    def __init__(self, filters: int, kernel_size: int | tuple[int, ...], strides: int | tuple[int, ...] = 1,
+                 padding: str = "valid", data_format: str | None = None, dilation_rate: int | tuple[int, ...] = 1,
+                 groups: int = 1, activation: Any = None, use_bias: bool = True,
+                 kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
+                 kernel_regularizer: Any = None, bias_regularizer: Any = None, activity_regularizer: Any = None,
+                 kernel_constraint: Any = None, bias_constraint: Any = None, **kwargs: Any) -> None:
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.filters = _positive_int(filters, "filters")
         self.kernel_size = normalize_tuple(kernel_size, self.rank, "kernel_size")
@@ -51,7 +55,7 @@ class BaseConv(Layer):
         set_kernel_options(self, activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
                            bias_regularizer, kernel_constraint, bias_constraint)
 
-    def build(self, input_shape):
+    def build(self, input_shape: Any) -> None:
         channel_axis = -1 if self.data_format == "channels_last" else 1
         channels = input_shape[channel_axis]
         if channels is None:
@@ -66,7 +70,7 @@ class BaseConv(Layer):
     def _convolve(self, x):
         raise NotImplementedError
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         dtype = getattr(inputs, "dtype", None)
         if isinstance(dtype, _core.tensor.DType) and not dtype.is_floating and dtype != self.kernel.dtype:
             # Keras 3 converts the kernel to the input's dtype (no autocast of integer inputs), which TF refuses.

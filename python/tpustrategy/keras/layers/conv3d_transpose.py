@@ -4,6 +4,8 @@ shape kernel_size + (filters, input_channels); the output size follows Keras's
 
 from __future__ import annotations
 
+from typing import Any
+
 from tpustrategy.keras.layers.conv import add_kernel_and_bias
 from tpustrategy.keras.layers.conv_utils import (
     from_channels_last,
@@ -26,11 +28,13 @@ def _output_length(size, kernel, padding, output_padding, stride, dilation):
 
 
 class Conv3DTranspose(Layer):
-    def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid", data_format=None,
-                 output_padding=None, dilation_rate=(1, 1, 1), activation=None, use_bias=True,
-                 kernel_initializer="glorot_uniform", bias_initializer="zeros", kernel_regularizer=None,
-                 bias_regularizer=None, activity_regularizer=None, kernel_constraint=None, bias_constraint=None,
-                 **kwargs):
+    def __init__(self, filters: int, kernel_size: int | tuple[int, ...], strides: int | tuple[int, ...] = (1, 1, 1),
+                 padding: str = "valid", data_format: str | None = None,
+                 output_padding: int | tuple[int, ...] | None = None, dilation_rate: int | tuple[int, ...] = (1, 1, 1),
+                 activation: Any = None, use_bias: bool = True, kernel_initializer: Any = "glorot_uniform",
+                 bias_initializer: Any = "zeros", kernel_regularizer: Any = None, bias_regularizer: Any = None,
+                 activity_regularizer: Any = None, kernel_constraint: Any = None, bias_constraint: Any = None,
+                 **kwargs: Any) -> None:
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.filters = _positive_int(filters, "filters")
         self.kernel_size = normalize_tuple(kernel_size, 3, "kernel_size")
@@ -47,14 +51,14 @@ class Conv3DTranspose(Layer):
         set_kernel_options(self, activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
                            bias_regularizer, kernel_constraint, bias_constraint)
 
-    def build(self, input_shape):
+    def build(self, input_shape: Any) -> None:
         channels = input_shape[-1 if self.data_format == "channels_last" else 1]
         if channels is None:
             raise ValueError(f"The channel dimension of the inputs should be defined. Received input_shape="
                              f"{tuple(input_shape)}")
         add_kernel_and_bias(self, self.kernel_size + (self.filters, channels))
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         x = to_channels_last(inputs, self.data_format, 3)
         shape = x.shape
         spatial = [

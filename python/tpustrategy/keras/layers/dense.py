@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tpustrategy import _core
 from tpustrategy.keras import activations, constraints, initializers, regularizers
 from tpustrategy.keras._tensors import shape_of
 from tpustrategy.keras.layers.layer import Layer
 
 
-def set_kernel_options(layer, activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
-                       bias_regularizer, kernel_constraint=None, bias_constraint=None) -> None:
+def set_kernel_options(layer: Layer, activation: Any, use_bias: bool, kernel_initializer: Any, bias_initializer: Any,
+                       kernel_regularizer: Any, bias_regularizer: Any, kernel_constraint: Any = None,
+                       bias_constraint: Any = None) -> None:
     """The options Dense and the conv layers share, resolved from names as Keras does."""
     layer.activation = activations.get(activation)
     layer.use_bias = bool(use_bias)
@@ -33,15 +36,16 @@ class Dense(Layer):
 
     supports_masking = True
 
-    def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
-                 bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
-                 kernel_constraint=None, bias_constraint=None, **kwargs):
+    def __init__(self, units: int, activation: Any = None, use_bias: bool = True,
+                 kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
+                 kernel_regularizer: Any = None, bias_regularizer: Any = None, activity_regularizer: Any = None,
+                 kernel_constraint: Any = None, bias_constraint: Any = None, **kwargs: Any) -> None:
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.units = _positive_int(units, "units")
         set_kernel_options(self, activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
                            bias_regularizer, kernel_constraint, bias_constraint)
 
-    def build(self, input_shape):
+    def build(self, input_shape: Any) -> None:
         input_dim = input_shape[-1]
         if input_dim is None:
             raise ValueError(f"The last dimension of the inputs to a Dense layer should be defined. Found None. "
@@ -54,7 +58,7 @@ class Dense(Layer):
                                     constraint=self.bias_constraint) if self.use_bias else None
         self.built = True
 
-    def call(self, inputs, training=None):
+    def call(self, inputs: Any, training: bool | None = None) -> Any:
         inputs, kernel, bias = _promoted(inputs, self.kernel, self.bias)
         shape = shape_of(inputs)
         if len(shape) > 2:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tpustrategy.keras.layers.conv_utils import (
     from_channels_last,
     nn_op,
@@ -16,10 +18,12 @@ from tpustrategy.keras.layers.layer import Layer
 
 
 class DepthwiseConv2D(Layer):
-    def __init__(self, kernel_size, strides=(1, 1), padding="valid", depth_multiplier=1, data_format=None,
-                 dilation_rate=(1, 1), activation=None, use_bias=True, depthwise_initializer="glorot_uniform",
-                 bias_initializer="zeros", depthwise_regularizer=None, bias_regularizer=None, activity_regularizer=None,
-                 depthwise_constraint=None, bias_constraint=None, **kwargs):
+    def __init__(self, kernel_size: int | tuple[int, ...], strides: int | tuple[int, ...] = (1, 1),
+                 padding: str = "valid", depth_multiplier: int = 1, data_format: str | None = None,
+                 dilation_rate: int | tuple[int, ...] = (1, 1), activation: Any = None, use_bias: bool = True,
+                 depthwise_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
+                 depthwise_regularizer: Any = None, bias_regularizer: Any = None, activity_regularizer: Any = None,
+                 depthwise_constraint: Any = None, bias_constraint: Any = None, **kwargs: Any) -> None:
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.kernel_size = normalize_tuple(kernel_size, 2, "kernel_size")
         self.strides = normalize_tuple(strides, 2, "strides")
@@ -32,7 +36,7 @@ class DepthwiseConv2D(Layer):
         self.depthwise_initializer, self.depthwise_regularizer = self.kernel_initializer, self.kernel_regularizer
         self.depthwise_constraint = self.kernel_constraint
 
-    def build(self, input_shape):
+    def build(self, input_shape: Any) -> None:
         channels = input_shape[-1 if self.data_format == "channels_last" else 1]
         self.kernel = self.add_weight(name="kernel", shape=self.kernel_size + (channels, self.depth_multiplier),
                                       initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer,
@@ -43,7 +47,7 @@ class DepthwiseConv2D(Layer):
                                     constraint=self.bias_constraint) if self.use_bias else None
         self.built = True
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         x = to_channels_last(inputs, self.data_format, 2)
         outputs = nn_op("depthwise_conv2d")(x, self.kernel._as_tensor(), strides=[1, *self.strides, 1],
                                             padding=self.padding.upper(), dilations=list(self.dilation_rate))

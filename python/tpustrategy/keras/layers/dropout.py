@@ -9,6 +9,8 @@ Under a strategy each replica's call takes the next pair (replicas in order).
 
 from __future__ import annotations
 
+from typing import Any
+
 from tpustrategy import _core
 from tpustrategy.keras._tensors import shape_of
 from tpustrategy.keras.layers.layer import Layer
@@ -19,7 +21,7 @@ from tpustrategy.ops import random_ops
 class Dropout(Layer):
     supports_masking = True
 
-    def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
+    def __init__(self, rate: float, noise_shape: Any = None, seed: int | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if not isinstance(rate, int | float) or not 0 <= rate <= 1:
             raise ValueError(f"Invalid value received for argument `rate`. Expected a float value between 0 and 1. "
@@ -29,7 +31,7 @@ class Dropout(Layer):
         self.seed = seed
         self._seed_generator = SeedGenerator(seed)
 
-    def call(self, inputs, training=False):
+    def call(self, inputs: Any, training: bool = False) -> Any:
         if not training or self.rate == 0:
             return inputs
         if self.rate == 1:

@@ -6,6 +6,8 @@ Keras does (optimizers/sparse_math.py).
 
 from __future__ import annotations
 
+from typing import Any
+
 from tpustrategy import _core
 from tpustrategy.keras import constraints, initializers, regularizers
 from tpustrategy.keras.layers.dense import _positive_int
@@ -14,8 +16,9 @@ from tpustrategy.ops.gather_scatter_ops import gather
 
 
 class Embedding(Layer):
-    def __init__(self, input_dim, output_dim, embeddings_initializer="uniform", embeddings_regularizer=None,
-                 embeddings_constraint=None, mask_zero=False, weights=None, **kwargs):
+    def __init__(self, input_dim: int, output_dim: int, embeddings_initializer: Any = "uniform",
+                 embeddings_regularizer: Any = None, embeddings_constraint: Any = None, mask_zero: bool = False,
+                 weights: Any = None, **kwargs: Any) -> None:
         kwargs.pop("input_length", None)
         super().__init__(**kwargs)
         self.input_dim = _positive_int(input_dim, "input_dim")
@@ -28,7 +31,7 @@ class Embedding(Layer):
         self._initial_weights = weights
         self.autocast = False
 
-    def build(self, input_shape=None):
+    def build(self, input_shape: Any = None) -> None:
         self.embeddings = self.add_weight(shape=(self.input_dim, self.output_dim), name="embeddings",
                                           initializer=self.embeddings_initializer,
                                           regularizer=self.embeddings_regularizer,
@@ -37,13 +40,13 @@ class Embedding(Layer):
         if self._initial_weights is not None:
             self.set_weights(self._initial_weights)
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         if not inputs.dtype.is_integer:
             inputs = _core.ops.cast(inputs, _core.tensor.int32)
         outputs = gather(self.embeddings, inputs)  # the table is not autocast: cast the rows (Keras 3)
         return outputs if outputs.dtype == self._compute_dtype else _core.ops.cast(outputs, self._compute_dtype)
 
-    def compute_mask(self, inputs, mask=None):
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
         if not self.mask_zero:
             return None
         return _core.ops.not_equal(inputs, _core.ops.zeros([], inputs.dtype))

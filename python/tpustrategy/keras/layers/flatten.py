@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from tpustrategy import _core
 from tpustrategy.keras._tensors import shape_of
@@ -10,11 +11,11 @@ from tpustrategy.keras.layers.layer import Layer
 
 
 class Flatten(Layer):
-    def __init__(self, data_format=None, **kwargs):
+    def __init__(self, data_format: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.data_format = data_format or "channels_last"
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         shape = shape_of(inputs)
         if self.data_format == "channels_first" and len(shape) > 2:
             inputs = _core.ops.transpose(inputs, [0] + list(range(2, len(shape))) + [1])

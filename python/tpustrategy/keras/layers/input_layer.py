@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tpustrategy.keras.layers.keras_tensor import KerasTensor, Node
 from tpustrategy.keras.layers.layer import Layer
 
@@ -16,8 +18,9 @@ class InputLayer(Layer):
       ValueError: both or neither of ``shape`` and ``batch_shape`` given.
     """
 
-    def __init__(self, shape=None, batch_size=None, dtype=None, sparse=None, batch_shape=None, input_tensor=None,
-                 optional=False, name=None, **kwargs):
+    def __init__(self, shape: tuple[int | None, ...] | None = None, batch_size: int | None = None, dtype: Any = None,
+                 sparse: bool | None = None, batch_shape: tuple[int | None, ...] | None = None,
+                 input_tensor: Any = None, optional: bool = False, name: str | None = None, **kwargs: Any) -> None:
         super().__init__(name=name, dtype=dtype, **kwargs)
         if shape is not None and batch_shape is not None:
             raise ValueError("You cannot pass both `shape` and `batch_shape` at the same time.")
@@ -45,7 +48,7 @@ class InputLayer(Layer):
     def batch_shape(self) -> tuple:
         return self._batch_shape
 
-    def call(self, inputs=None):
+    def call(self, inputs: Any = None) -> Any:
         return inputs
 
     def get_config(self) -> dict:
@@ -53,8 +56,9 @@ class InputLayer(Layer):
                 "ragged": False, "name": self.name, "optional": self.optional}
 
 
-def Input(shape=None, batch_size=None, dtype=None, sparse=None, batch_shape=None, name=None, tensor=None,
-          optional=False):
+def Input(shape: tuple[int | None, ...] | None = None, batch_size: int | None = None, dtype: Any = None,
+          sparse: bool | None = None, batch_shape: tuple[int | None, ...] | None = None, name: str | None = None,
+          tensor: Any = None, optional: bool = False) -> KerasTensor:
     """A symbolic input: ``keras.Input(shape=(784,))`` (the batch dimension is added, unknown)."""
     layer = InputLayer(shape=shape, batch_size=batch_size, dtype=dtype, sparse=sparse, batch_shape=batch_shape,
                        input_tensor=tensor, optional=optional, name=name)

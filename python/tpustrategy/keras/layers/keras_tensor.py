@@ -7,6 +7,8 @@ infer output shapes, so every layer gets shape inference without a separate ``co
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from tpustrategy import _core, nest
@@ -15,7 +17,7 @@ from tpustrategy import _core, nest
 class KerasTensor:
     """A symbolic tensor: ``shape`` (a tuple, None for unknown dimensions), ``dtype`` and ``name``."""
 
-    def __init__(self, shape, dtype="float32", name=None, sparse=False):
+    def __init__(self, shape: Any, dtype: str = "float32", name: str | None = None, sparse: bool = False) -> None:
         self.shape = tuple(None if d is None else int(d) for d in shape)
         self.dtype = getattr(dtype, "name", dtype) or "float32"
         self.name = name
@@ -75,13 +77,13 @@ class KerasTensor:
 class Node:
     """One call of a layer on symbolic inputs: the layer, the call's arguments (with KerasTensors), outputs."""
 
-    def __init__(self, layer, call_args, call_kwargs):
+    def __init__(self, layer: Any, call_args: tuple[Any, ...], call_kwargs: dict[str, Any]) -> None:
         self.layer = layer
         self.call_args = call_args
         self.call_kwargs = call_kwargs
         self.outputs = None
 
-    def set_outputs(self, outputs) -> None:
+    def set_outputs(self, outputs: Any) -> None:
         self.outputs = outputs
         for i, t in enumerate(nest.flatten(outputs)):
             t._node = self
@@ -91,7 +93,7 @@ class Node:
     def input_tensors(self) -> list:
         return [x for x in nest.flatten((self.call_args, self.call_kwargs)) if isinstance(x, KerasTensor)]
 
-    def run(self, values: dict, training=None):
+    def run(self, values: dict, training: bool | None = None) -> Any:
         """Calls the layer with each KerasTensor argument replaced by its value in `values` (id -> tensor)."""
         args, kwargs = nest.map_structure(lambda x: values[id(x)] if isinstance(x, KerasTensor) else x,
                                           (self.call_args, self.call_kwargs))

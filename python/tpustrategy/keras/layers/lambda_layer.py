@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
+from typing import Any
 
 from tpustrategy.keras.layers.layer import Layer
 
 
 class Lambda(Layer):
-    def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
+    def __init__(self, function: Callable[..., Any], output_shape: Any = None, mask: Any = None,
+                 arguments: dict[str, Any] | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if not callable(function):
             raise TypeError(f"`function` of a Lambda layer must be callable. Received: function={function!r}")
@@ -20,7 +23,7 @@ class Lambda(Layer):
         self._fn_training = "training" in params
         self._fn_mask = "mask" in params
 
-    def call(self, inputs, mask=None, training=None):
+    def call(self, inputs: Any, mask: Any = None, training: bool | None = None) -> Any:
         kwargs = dict(self.arguments)
         if self._fn_mask:
             kwargs["mask"] = mask
@@ -28,7 +31,7 @@ class Lambda(Layer):
             kwargs["training"] = training
         return self.function(inputs, **kwargs)
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         """Keras 3's config: a lambda's code marshalled (loadable only with safe_mode=False), a named function
         by module and name, then `arguments` (and `output_shape` / `mask` when given)."""
         from tpustrategy.keras.layers.layer_config import dtype_policy
@@ -48,7 +51,7 @@ class Lambda(Layer):
         return config
 
     @classmethod
-    def from_config(cls, config, custom_objects=None):
+    def from_config(cls, config: dict[str, Any], custom_objects: dict[str, Any] | None = None) -> Lambda:
         from tpustrategy.keras.config_kwargs import constructor_kwargs
 
         # lazy: the saving package sits above the layers (it reads and rebuilds them)

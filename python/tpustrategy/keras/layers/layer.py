@@ -25,6 +25,8 @@ import contextvars
 import inspect
 import math
 import re
+from collections.abc import Iterator
+from typing import Any
 
 import greenlet
 import numpy as np
@@ -46,7 +48,7 @@ _NAME_SCOPE: contextvars.ContextVar = contextvars.ContextVar("keras_name_scope",
 
 
 @contextlib.contextmanager
-def name_scope(name: str, caller=None):
+def name_scope(name: str, caller: object = None) -> Iterator[None]:
     """Enters `name` (once: a layer already at the top of the scope, its build calling itself, adds nothing)."""
     scope = _NAME_SCOPE.get()
     if caller is not None and scope and scope[-1][1] == id(caller):
@@ -78,7 +80,7 @@ class Layer(Module):
       ValueError: an unrecognized keyword argument.
     """
 
-    def __new__(cls, *args, **kwargs):
+    def __new__(cls, *args: Any, **kwargs: Any) -> Layer:
         # The constructor's arguments, for get_config (Keras 3 records them the same way).
         instance = super().__new__(cls)
         try:
@@ -95,8 +97,8 @@ class Layer(Module):
         object.__setattr__(instance, "_init_args", captured)
         return instance
 
-    def __init__(self, *, activity_regularizer=None, trainable=True, dtype=None, autocast=True, name=None,
-                 **kwargs):
+    def __init__(self, *, activity_regularizer: Any = None, trainable: bool = True, dtype: Any = None,
+                 autocast: bool = True, name: str | None = None, **kwargs: Any) -> None:
         input_shape = kwargs.pop("input_shape", None)
         input_dim = kwargs.pop("input_dim", None)
         batch_size = kwargs.pop("batch_size", None)
@@ -133,7 +135,7 @@ class Layer(Module):
         self._tracking_ready = True
 
     # ---- attribute tracking (sub-layers in assignment order) ----
-    def __setattr__(self, key, value):
+    def __setattr__(self, key: str, value: Any) -> None:
         if getattr(self, "_tracking_ready", False) and not key.startswith("_"):
             for leaf in nest.flatten(value) if isinstance(value, list | tuple | dict) else [value]:
                 if isinstance(leaf, Layer) and leaf is not self and all(leaf is not x for x in self._layers):
@@ -159,11 +161,11 @@ class Layer(Module):
         return self._dtype.name
 
     @property
-    def dtype_policy(self):
+    def dtype_policy(self) -> dtype_policies.DTypePolicy:
         return self._dtype_policy
 
     @dtype_policy.setter
-    def dtype_policy(self, value) -> None:
+    def dtype_policy(self, value: Any) -> None:
         self._set_dtype_policy(dtype_policies.get(value))
 
     def _set_dtype_policy(self, policy) -> None:
@@ -176,7 +178,7 @@ class Layer(Module):
         return self._trainable
 
     @trainable.setter
-    def trainable(self, value) -> None:
+    def trainable(self, value: bool) -> None:
         self._trainable = bool(value)
         for layer in self._layers:
             layer.trainable = value
@@ -186,7 +188,7 @@ class Layer(Module):
         return list(self._layers)
 
     @property
-    def distribute_strategy(self):
+    def distribute_strategy(self) -> Any:
         return self._distribute_strategy or ds_context.get_strategy()
 
     def _own_weights(self) -> list:
@@ -218,8 +220,9 @@ class Layer(Module):
         return self.weights
 
     # ---- weights ----
-    def add_weight(self, shape=None, initializer=None, dtype=None, trainable=True, autocast=True, regularizer=None,
-                   constraint=None, aggregation="none", overwrite_with_gradient=False, name=None):
+    def add_weight(self, shape: Any = None, initializer: Any = None, dtype: Any = None, trainable: bool = True,
+                   autocast: bool = True, regularizer: Any = None, constraint: Any = None, aggregation: str = "none",
+                   overwrite_with_gradient: bool = False, name: str | None = None) -> Variable:
         """Creates a variable owned by this layer (Keras 3's ``add_weight``) and returns it."""
         shape = () if shape is None else tuple(int(d) if d is not None else -1 for d in shape)
         if any(d < 0 for d in shape):
@@ -257,7 +260,7 @@ class Layer(Module):
     def get_weights(self) -> list:
         return [np.array(v.numpy()) for v in self.weights]
 
-    def set_weights(self, weights) -> None:
+    def set_weights(self, weights: Any) -> None:
         """Assigns numpy values to ``weights`` in order; checks every count and shape before assigning any."""
         mine = self.weights
         weights = list(weights)
@@ -283,13 +286,13 @@ class Layer(Module):
         return int(sum(math.prod(tuple(v.shape)) for v in self.weights))
 
     # ---- losses ----
-    def add_loss(self, loss) -> None:
+    def add_loss(self, loss: Any) -> None:
         """Adds a loss tensor (or a list of them) to this call's losses (``layer.losses``)."""
         values = self._losses_by_greenlet.setdefault(greenlet.getcurrent(), [])
         for value in nest.flatten(loss):
             values.append(tensor(value))
 
-    def add_metric(self, *args, **kwargs):
+    def add_metric(self, *args: Any, **kwargs: Any) -> None:
         """Removed in Keras 3 (TF 2.21 raises the same error)."""
         raise NotImplementedError("Layer `add_metric()` method is deprecated. Add your metric in "
                                   "`Model.compile(metrics=[...])`, or create metric trackers in init() or build() "
@@ -311,7 +314,7 @@ class Layer(Module):
         return out
 
     # ---- building and calling ----
-    def build(self, input_shape) -> None:
+    def build(self, input_shape: Any) -> None:
         self.built = True
 
     def _maybe_build(self, input_shapes) -> None:
@@ -322,22 +325,22 @@ class Layer(Module):
         self.built = True
         self._build_shapes = input_shapes
 
-    def call(self, inputs, *args, **kwargs):
+    def call(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         return inputs
 
     supports_masking = False  # Keras 3: a layer that passes its input's mask on to its output
 
-    def compute_mask(self, inputs, mask=None):
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
         """The output's mask: the input's when ``supports_masking``, else none (Keras 3)."""
         return mask if self.supports_masking else None
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         """The output shape for ``input_shape`` (found by a symbolic call)."""
         outputs = self(nest.map_structure(lambda s: KerasTensor(s), input_shape)
                        if _is_shape_nest(input_shape) else KerasTensor(input_shape))
         return nest.map_structure(lambda t: t.shape, outputs)
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         flat = nest.flatten((args, kwargs))
         if any(isinstance(x, KerasTensor) for x in flat):
             return self._symbolic_call(args, kwargs)
@@ -449,13 +452,13 @@ class Layer(Module):
         return outputs
 
     @property
-    def input(self):
+    def input(self) -> Any:
         if not self._inbound_nodes:
             raise AttributeError(f"Layer {self.name} has no inbound nodes.")
         return self._inbound_nodes[0].call_args[0]
 
     @property
-    def output(self):
+    def output(self) -> Any:
         if not self._inbound_nodes:
             raise AttributeError(f"Layer {self.name} has no inbound nodes.")
         return self._inbound_nodes[0].outputs
@@ -477,7 +480,7 @@ class Layer(Module):
         return layer_config(self)
 
     @classmethod
-    def from_config(cls, config):
+    def from_config(cls, config: dict) -> Layer:
         from tpustrategy.keras.config_kwargs import constructor_kwargs
 
         return cls(**constructor_kwargs(cls, config))

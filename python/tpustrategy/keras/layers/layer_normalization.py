@@ -3,6 +3,8 @@ then scaled by gamma and shifted by beta (per feature along ``axis``)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from tpustrategy import _core
 from tpustrategy.keras import constraints, initializers, regularizers
 from tpustrategy.keras._tensors import shape_of
@@ -13,9 +15,10 @@ from tpustrategy.keras.layers.normalization_utils import batch_normalization, mo
 class LayerNormalization(Layer):
     supports_masking = True
 
-    def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True, rms_scaling=False, beta_initializer="zeros",
-                 gamma_initializer="ones", beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
-                 gamma_constraint=None, **kwargs):
+    def __init__(self, axis: int | list[int] = -1, epsilon: float = 1e-3, center: bool = True, scale: bool = True,
+                 rms_scaling: bool = False, beta_initializer: Any = "zeros", gamma_initializer: Any = "ones",
+                 beta_regularizer: Any = None, gamma_regularizer: Any = None, beta_constraint: Any = None,
+                 gamma_constraint: Any = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if rms_scaling:
             raise NotImplementedError("LayerNormalization(rms_scaling=True) is not implemented")
@@ -29,7 +32,7 @@ class LayerNormalization(Layer):
         self.beta_constraint = constraints.get(beta_constraint)
         self.gamma_constraint = constraints.get(gamma_constraint)
 
-    def build(self, input_shape):
+    def build(self, input_shape: Any) -> None:
         rank = len(input_shape)
         self._axes = normalize_axes(self.axis, rank, self.name)
         shape = tuple(input_shape[a] for a in self._axes)
@@ -47,7 +50,7 @@ class LayerNormalization(Layer):
         target = [shape[i] if i in self._axes else 1 for i in range(len(shape))]
         return _core.ops.reshape(variable._as_tensor(), target)
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         x = inputs if inputs.dtype == _core.tensor.float32 else _core.ops.cast(inputs, _core.tensor.float32)
         shape = shape_of(x)
         mean, variance = moments(x, self._axes)

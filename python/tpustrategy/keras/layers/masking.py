@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tpustrategy import _core
 from tpustrategy.keras.layers.layer import Layer
 
@@ -9,7 +11,7 @@ from tpustrategy.keras.layers.layer import Layer
 class Masking(Layer):
     supports_masking = True
 
-    def __init__(self, mask_value=0.0, **kwargs):
+    def __init__(self, mask_value: float = 0.0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.mask_value = mask_value
 
@@ -17,8 +19,8 @@ class Masking(Layer):
         value = _core.tensor.constant(self.mask_value, inputs.dtype)
         return _core.ops.reduce_any(_core.ops.not_equal(inputs, value), axis=[-1], keepdims=keepdims)
 
-    def compute_mask(self, inputs, mask=None):
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
         return self._kept(inputs, keepdims=False)
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         return inputs * _core.ops.cast(self._kept(inputs, keepdims=True), inputs.dtype)

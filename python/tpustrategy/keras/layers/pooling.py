@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tpustrategy.keras.layers.conv_utils import (
     from_channels_last,
     nn_op,
@@ -18,14 +20,15 @@ class _Pooling2D(Layer):
     _op = ""
     rank = 2  # spatial dimensions (pooling3d.py's layers set 3)
 
-    def __init__(self, pool_size=(2, 2), strides=None, padding="valid", data_format=None, **kwargs):
+    def __init__(self, pool_size: int | tuple[int, ...] = (2, 2), strides: int | tuple[int, ...] | None = None,
+                 padding: str = "valid", data_format: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.pool_size = normalize_tuple(pool_size, self.rank, "pool_size")
         self.strides = normalize_tuple(strides if strides is not None else self.pool_size, self.rank, "strides")
         self.padding = normalize_padding(padding)
         self.data_format = normalize_data_format(data_format)
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         x = to_channels_last(inputs, self.data_format, self.rank)
         out = nn_op(self._op)(x, ksize=list(self.pool_size), strides=list(self.strides), padding=self.padding.upper())
         return from_channels_last(out, self.data_format, self.rank)

@@ -4,6 +4,8 @@ mean over the three spatial axes, ``keepdims`` keeps them as 1), as Keras 3."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from tpustrategy import _core
 from tpustrategy.keras.layers.conv_utils import normalize_data_format
 from tpustrategy.keras.layers.layer import Layer
@@ -13,7 +15,8 @@ from tpustrategy.keras.layers.pooling import _Pooling2D
 class _Pooling3D(_Pooling2D):
     rank = 3
 
-    def __init__(self, pool_size=(2, 2, 2), strides=None, padding="valid", data_format=None, **kwargs):
+    def __init__(self, pool_size: int | tuple[int, ...] = (2, 2, 2), strides: int | tuple[int, ...] | None = None,
+                 padding: str = "valid", data_format: str | None = None, **kwargs: Any) -> None:
         super().__init__(pool_size, strides, padding, data_format, **kwargs)
 
 
@@ -28,12 +31,12 @@ class AveragePooling3D(_Pooling3D):
 class _GlobalPooling3D(Layer):
     _reduce = ""
 
-    def __init__(self, data_format=None, keepdims=False, **kwargs):
+    def __init__(self, data_format: str | None = None, keepdims: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.data_format = normalize_data_format(data_format)
         self.keepdims = bool(keepdims)
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         axes = [1, 2, 3] if self.data_format == "channels_last" else [2, 3, 4]
         return getattr(_core.ops, self._reduce)(inputs, axes, keepdims=self.keepdims)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tpustrategy.keras import activations
 from tpustrategy.keras.layers.layer import Layer
 
@@ -9,7 +11,8 @@ from tpustrategy.keras.layers.layer import Layer
 class ReLU(Layer):
     supports_masking = True
 
-    def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs):
+    def __init__(self, max_value: float | None = None, negative_slope: float = 0.0, threshold: float = 0.0,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if max_value is not None and max_value < 0.0:
             raise ValueError(f"max_value of a ReLU layer cannot be a negative value. Received: {max_value}")
@@ -19,6 +22,6 @@ class ReLU(Layer):
             raise ValueError(f"threshold of a ReLU layer cannot be a negative value. Received: {threshold}")
         self.max_value, self.negative_slope, self.threshold = max_value, negative_slope, threshold
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         return activations.relu(inputs, negative_slope=self.negative_slope, max_value=self.max_value,
                                 threshold=self.threshold)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from tpustrategy import _core
 from tpustrategy.keras._tensors import shape_of
@@ -10,14 +11,14 @@ from tpustrategy.keras.layers.layer import Layer
 
 
 class Reshape(Layer):
-    def __init__(self, target_shape, **kwargs):
+    def __init__(self, target_shape: tuple[int, ...] | list[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.target_shape = tuple(target_shape)
         if sum(1 for d in self.target_shape if d == -1) > 1:
             raise ValueError(f"There can only be one unknown dimension (-1) in `target_shape`. Received: "
                              f"target_shape={self.target_shape}")
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         shape = shape_of(inputs)
         size = math.prod(shape[1:])
         known = math.prod(d for d in self.target_shape if d != -1)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tpustrategy import _core
 from tpustrategy.keras._tensors import tensor
 from tpustrategy.keras.layers.layer import Layer
@@ -10,11 +12,11 @@ from tpustrategy.keras.layers.layer import Layer
 class Softmax(Layer):
     supports_masking = True
 
-    def __init__(self, axis=-1, **kwargs):
+    def __init__(self, axis: int | tuple[int, ...] = -1, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.axis = axis
 
-    def call(self, inputs, mask=None):
+    def call(self, inputs: Any, mask: Any = None) -> Any:
         if mask is not None:
             # Keras 3: a large negative number added where the mask is False.
             mask = _core.ops.cast(tensor(mask), inputs.dtype)

@@ -7,6 +7,10 @@ variables, and ``fit`` / ``evaluate`` / ``predict`` split each global batch acro
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
+from typing import Any
+
 from tpustrategy.keras.layers.keras_tensor import KerasTensor
 from tpustrategy.keras.layers.layer import Layer
 from tpustrategy.keras.models.functional_graph import FunctionalGraph
@@ -22,7 +26,7 @@ class Model(Trainer, Layer):
     and the forward pass in ``call(inputs, training=None)``.
     """
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         inputs = kwargs.pop("inputs", None)
         outputs = kwargs.pop("outputs", None)
         if args and inputs is None:
@@ -52,28 +56,28 @@ class Model(Trainer, Layer):
             self.built = True
 
     @property
-    def inputs(self):
+    def inputs(self) -> Any:
         return self._graph.flat_inputs if self._graph is not None else None
 
     @property
-    def outputs(self):
+    def outputs(self) -> Any:
         return self._graph.flat_outputs if self._graph is not None else None
 
     @property
-    def input(self):
+    def input(self) -> Any:
         return self._graph.inputs if self._graph is not None else Layer.input.fget(self)
 
     @property
-    def output(self):
+    def output(self) -> Any:
         return self._graph.outputs if self._graph is not None else Layer.output.fget(self)
 
-    def call(self, inputs, training=None, mask=None):
+    def call(self, inputs: Any, training: bool | None = None, mask: Any = None) -> Any:
         if self._graph is None:
             raise NotImplementedError(f"Model {self.name!r} has no `call`: subclass Model and define `call`, or build "
                                       "it with `Model(inputs, outputs)`.")
         return self._graph.run(inputs, training)
 
-    def build(self, input_shape):
+    def build(self, input_shape: Any) -> None:
         if self._graph is None and type(self).call is not Model.call and type(self).build is Model.build:
             # A subclassed model builds by calling itself on a symbolic input of that shape (Keras 3).
             self.built = True
@@ -82,7 +86,7 @@ class Model(Trainer, Layer):
             self._build_shapes = tuple(input_shape)  # saved as the build_config, so load_model can rebuild it
         self.built = True
 
-    def get_layer(self, name=None, index=None):
+    def get_layer(self, name: str | None = None, index: int | None = None) -> Layer:
         if index is not None:
             if len(self.layers) <= index:
                 raise ValueError(f"Was asked to retrieve layer at index {index} but model only has {len(self.layers)} "
@@ -93,12 +97,13 @@ class Model(Trainer, Layer):
                 return layer
         raise ValueError(f"No such layer: {name}. Existing layers are: {[layer.name for layer in self.layers]}.")
 
-    def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False, show_trainable=False,
-                layer_range=None):
+    def summary(self, line_length: int | None = None, positions: list[float] | None = None,
+                print_fn: Callable[..., Any] | None = None, expand_nested: bool = False, show_trainable: bool = False,
+                layer_range: Any = None) -> None:
         """Prints Keras 3's table: each layer, its output shape and parameter count, then the totals."""
         print_summary(self, line_length=line_length, positions=positions, print_fn=print_fn)
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         """A functional model's graph config (Keras 3's form); a subclassed model's constructor arguments."""
         if self._graph is not None and type(self) is Model:
             from tpustrategy.keras.models.model_config import functional_config
@@ -107,24 +112,25 @@ class Model(Trainer, Layer):
         return Layer.get_config(self)
 
     @classmethod
-    def from_config(cls, config, custom_objects=None):
+    def from_config(cls, config: dict[str, Any], custom_objects: dict[str, Any] | None = None) -> Model:
         if "input_layers" in config and "output_layers" in config and "layers" in config:
             from tpustrategy.keras.models.model_config import functional_from_config
 
             return functional_from_config(cls, config, custom_objects)
         return super().from_config(config)
 
-    def save(self, filepath, overwrite=True, zipped=None, **kwargs):
+    def save(self, filepath: str | os.PathLike[str], overwrite: bool = True, zipped: bool | None = None,
+             **kwargs: Any) -> None:
         """Saves the model as a Keras 3 ``.keras`` zip (config.json, metadata.json, model.weights.h5)."""
         from tpustrategy.keras.saving.keras_file import save_model
 
         save_model(self, filepath, overwrite=overwrite, zipped=zipped, **kwargs)
 
-    def save_weights(self, filepath, overwrite=True):
+    def save_weights(self, filepath: str | os.PathLike[str], overwrite: bool = True) -> None:
         """Saves the weights to an HDF5 ``.weights.h5`` file (Keras 3's format)."""
         weights_h5.save_weights(self, filepath, overwrite=overwrite)
 
-    def load_weights(self, filepath, skip_mismatch=False, **kwargs):
+    def load_weights(self, filepath: str | os.PathLike[str], skip_mismatch: bool = False, **kwargs: Any) -> None:
         """Loads weights saved by ``save_weights`` (``.weights.h5``)."""
         weights_h5.load_weights(self, filepath, skip_mismatch=skip_mismatch)
 

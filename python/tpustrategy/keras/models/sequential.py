@@ -7,6 +7,9 @@ does not list the InputLayer, as Keras 3.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from tpustrategy.keras.layers.input_layer import InputLayer
 from tpustrategy.keras.layers.keras_tensor import KerasTensor
 from tpustrategy.keras.layers.layer import Layer, name_scope
@@ -14,7 +17,8 @@ from tpustrategy.keras.models.model import Model
 
 
 class Sequential(Model):
-    def __init__(self, layers=None, trainable=True, name=None):
+    def __init__(self, layers: Iterable[Layer | KerasTensor] | None = None, trainable: bool = True,
+                 name: str | None = None) -> None:
         if name is None:
             from tpustrategy.keras import backend
 
@@ -27,7 +31,7 @@ class Sequential(Model):
             self.add(layer, rebuild=False)
         self._maybe_rebuild()
 
-    def add(self, layer, rebuild=True):
+    def add(self, layer: Layer | KerasTensor, rebuild: bool = True) -> None:
         """Appends a layer (a KerasTensor from ``keras.Input`` adds its InputLayer)."""
         if isinstance(layer, KerasTensor) and layer._node is not None and isinstance(layer._node.layer, InputLayer):
             layer = layer._node.layer
@@ -51,7 +55,7 @@ class Sequential(Model):
         if rebuild:
             self._maybe_rebuild()
 
-    def pop(self, rebuild=True):
+    def pop(self, rebuild: bool = True) -> Layer:
         if not self._layers:
             raise TypeError("There are no layers in the model.")
         layer = self._layers.pop()
@@ -70,7 +74,7 @@ class Sequential(Model):
     def layers(self) -> list:
         return list(self._layers)
 
-    def build(self, input_shape=None):
+    def build(self, input_shape: Any = None) -> None:
         if input_shape is None:
             if self._input_layer is None:
                 raise ValueError("You must provide an `input_shape` argument.")
@@ -88,31 +92,31 @@ class Sequential(Model):
         self._output_shape_seen = x.shape
         self.built = True
 
-    def call(self, inputs, training=None, mask=None):
+    def call(self, inputs: Any, training: bool | None = None, mask: Any = None) -> Any:
         x = inputs
         for layer in self._layers:
             x = layer(x, training=training) if layer._call_has_training_arg else layer(x)
         return x
 
     @property
-    def inputs(self):
+    def inputs(self) -> Any:
         return [self._input_layer.output_tensor] if self._input_layer is not None else None
 
     @property
-    def input_shape(self):
+    def input_shape(self) -> Any:
         return self._input_layer.batch_shape if self._input_layer is not None else None
 
     @property
-    def output_shape(self):
+    def output_shape(self) -> Any:
         return self._output_shape_seen
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         from tpustrategy.keras.models.model_config import sequential_config
 
         return sequential_config(self)
 
     @classmethod
-    def from_config(cls, config, custom_objects=None):
+    def from_config(cls, config: dict[str, Any], custom_objects: dict[str, Any] | None = None) -> Sequential:
         from tpustrategy.keras.models.model_config import sequential_from_config
 
         return sequential_from_config(cls, config, custom_objects)

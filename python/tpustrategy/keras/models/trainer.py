@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import warnings
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -28,6 +29,10 @@ from tpustrategy.keras.models import metric_logs
 from tpustrategy.keras.models.compile_metrics import CompileMetrics
 from tpustrategy.keras.models.data_adapter import DataHandler, unpack_x_y_sample_weight
 from tpustrategy.keras.models.output_losses import OutputLosses, output_metrics
+
+if TYPE_CHECKING:
+    from tpustrategy.keras.callbacks.callback import Callback
+    from tpustrategy.keras.callbacks.history import History
 
 _logger = logging.getLogger("tpustrategy")
 _END = object()
@@ -64,7 +69,7 @@ def _split_arrays(arrays, validation_split):
 class Trainer:
     """The training half of ``Model`` (mixed in before Layer)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.compiled = False
         self.optimizer = None
         self.loss = None
@@ -84,8 +89,9 @@ class Trainer:
         self.history = None
 
     # ---- compile ----
-    def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None, weighted_metrics=None,
-                run_eagerly=False, steps_per_execution=1, jit_compile="auto", auto_scale_loss=True):
+    def compile(self, optimizer: Any = "rmsprop", loss: Any = None, loss_weights: Any = None, metrics: Any = None,
+                weighted_metrics: Any = None, run_eagerly: bool = False, steps_per_execution: int = 1,
+                jit_compile: bool | str = "auto", auto_scale_loss: bool = True) -> None:
         """Configures training (Keras 3 signature). A functional model with several outputs takes one loss, a
         list or a dict of losses, ``loss_weights`` and per-output metrics (see output_losses.py)."""
         output_names = self._output_names()
@@ -213,7 +219,8 @@ class Trainer:
         self._build_metrics(y, y_pred)
 
     # ---- the steps (run per replica) ----
-    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+    def compute_loss(self, x: Any = None, y: Any = None, y_pred: Any = None, sample_weight: Any = None,
+                     training: bool = True) -> Any:
         values = []
         if self._output_losses is not None:
             values.append(self._output_losses(y, nest.flatten(y_pred), sample_weight))
@@ -247,7 +254,7 @@ class Trainer:
         for metric in self._weighted_metrics or []:
             metric.update_state(y, y_pred, sample_weight=sample_weight)
 
-    def train_step(self, data):
+    def train_step(self, data: Any) -> Any:
         x, y, sample_weight = unpack_x_y_sample_weight(data)
         with GradientTape() as tape:
             y_pred = self(x, training=True) if self._call_has_training_arg else self(x)
@@ -265,7 +272,7 @@ class Trainer:
             warnings.warn("The model does not have any trainable weights.", stacklevel=2)
         self._update_metrics(y, y_pred, sample_weight)
 
-    def test_step(self, data):
+    def test_step(self, data: Any) -> Any:
         x, y, sample_weight = unpack_x_y_sample_weight(data)
         y_pred = self(x, training=False) if self._call_has_training_arg else self(x)
         loss = self.compute_loss(x, y, y_pred, sample_weight, training=False)
@@ -275,7 +282,7 @@ class Trainer:
             self._output_losses.update_trackers(self._batch_rows(x))
         self._update_metrics(y, y_pred, sample_weight)
 
-    def predict_step(self, data):
+    def predict_step(self, data: Any) -> Any:
         x, _, _ = unpack_x_y_sample_weight(data)
         return self(x, training=False) if self._call_has_training_arg else self(x)
 
@@ -317,9 +324,12 @@ class Trainer:
         return logs, step
 
     # ---- fit / evaluate / predict ----
-    def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None, validation_split=0.0,
-            validation_data=None, shuffle=True, class_weight=None, sample_weight=None, initial_epoch=0,
-            steps_per_epoch=None, validation_steps=None, validation_batch_size=None, validation_freq=1):
+    def fit(self, x: Any = None, y: Any = None, batch_size: int | None = None, epochs: int = 1,
+            verbose: int | str = "auto", callbacks: list[Callback] | None = None, validation_split: float = 0.0,
+            validation_data: Any = None, shuffle: bool = True, class_weight: dict[int, float] | None = None,
+            sample_weight: Any = None, initial_epoch: int = 0, steps_per_epoch: int | None = None,
+            validation_steps: int | None = None, validation_batch_size: int | None = None,
+            validation_freq: int = 1) -> History:
         """Trains for ``epochs`` epochs; returns the History callback."""
         self._assert_compiled()
         from tpustrategy.data.dataset_ops import Dataset
@@ -372,8 +382,9 @@ class Trainer:
         callback_list.on_test_end(logs)
         return logs
 
-    def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None, steps=None, callbacks=None,
-                 return_dict=False, **kwargs):
+    def evaluate(self, x: Any = None, y: Any = None, batch_size: int | None = None, verbose: int | str = "auto",
+                 sample_weight: Any = None, steps: int | None = None, callbacks: list[Callback] | None = None,
+                 return_dict: bool = False, **kwargs: Any) -> Any:
         """The loss and metrics over the data: a scalar (loss only), a list in ``metrics_names`` order, or a dict."""
         self._assert_compiled()
         handler = DataHandler(x, y, sample_weight, batch_size, steps, False, None, self._distribute_strategy,
@@ -389,7 +400,8 @@ class Trainer:
         values = self._flatten_logs_in_order(logs)
         return values[0] if len(values) == 1 else values
 
-    def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
+    def predict(self, x: Any, batch_size: int | None = None, verbose: int | str = "auto", steps: int | None = None,
+                callbacks: list[Callback] | None = None) -> Any:
         """Model outputs for every example, as numpy arrays (replicas' pieces concatenated in order)."""
         handler = DataHandler(x, None, None, batch_size, steps, False, None, self._distribute_strategy,
                               self._distributed)
@@ -402,7 +414,7 @@ class Trainer:
             callbacks, add_progbar=verbose != 0, model=self, verbose=verbose, epochs=1, steps=handler.steps)
         outputs = []
 
-        def run(batch):
+        def run(batch: Any) -> Any:
             result = self._run(self.predict_step, batch)
             if self._distributed:
                 local = self._distribute_strategy.experimental_local_results(result)
@@ -435,7 +447,8 @@ class Trainer:
         return DataHandler(x, y, sample_weight, max(1, rows), None, False, class_weight, self._distribute_strategy,
                            self._distributed)
 
-    def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):
+    def train_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None,
+                       class_weight: dict[int, float] | None = None, return_dict: bool = False) -> Any:
         """One training step on this batch; the metrics are reset first (Keras 3.15), so the result is this
         batch's."""
         self._assert_compiled()
@@ -447,7 +460,7 @@ class Trainer:
                 self._run(self.train_step, batch)
         return self._batch_result(return_dict)
 
-    def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
+    def test_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None, return_dict: bool = False) -> Any:
         self._assert_compiled()
         handler = self._one_batch_handler(x, y, sample_weight)
         self._symbolic_build(handler.sample())
@@ -457,7 +470,7 @@ class Trainer:
                 self._run(self.test_step, batch)
         return self._batch_result(return_dict)
 
-    def predict_on_batch(self, x):
+    def predict_on_batch(self, x: Any) -> Any:
         rows = int(np.shape(nest.flatten(x)[0])[0]) if not hasattr(nest.flatten(x)[0], "_shape_tuple") else \
             nest.flatten(x)[0]._shape_tuple[0]
         return self.predict(x, batch_size=max(1, rows), verbose=0)

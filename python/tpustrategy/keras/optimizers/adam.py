@@ -3,6 +3,9 @@ w -= m * alpha / (sqrt(v) + eps) with alpha = lr * sqrt(1 - b2^t) / (1 - b1^t), 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from tpustrategy import _core
 from tpustrategy.keras.optimizers import sparse_math as sm
 from tpustrategy.keras.optimizers.optimizer import Optimizer, as_dtype
@@ -11,12 +14,12 @@ from tpustrategy.keras.optimizers.optimizer import Optimizer, as_dtype
 class Adam(Optimizer):
     """Adam (optionally AMSGrad)."""
 
-    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, amsgrad=False, name=None,
-                 **kwargs):
+    def __init__(self, learning_rate: float | Callable[[Any], Any] = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
+                 epsilon: float = 1e-7, amsgrad: bool = False, name: str | None = None, **kwargs: Any) -> None:
         super().__init__(learning_rate, name, **kwargs)
         self.beta_1, self.beta_2, self.epsilon, self.amsgrad = beta_1, beta_2, epsilon, bool(amsgrad)
 
-    def build_slots(self, variable) -> dict:
+    def build_slots(self, variable: Any) -> dict:
         slots = {"momentum": self._zeros_like_variable(variable, "momentum"),
                  "velocity": self._zeros_like_variable(variable, "velocity")}
         if self.amsgrad:
@@ -26,7 +29,7 @@ class Adam(Optimizer):
     def _keras_slot_groups(self) -> list:  # Keras 3: momentum and velocity together, then velocity_hat
         return [["momentum", "velocity"]] + ([["velocity_hat"]] if self.amsgrad and self._slots else [])
 
-    def update_step(self, gradient, variable, learning_rate) -> None:
+    def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         ops, dtype = _core.ops, variable.dtype
         step = ops.cast(self.iterations.value() + 1, dtype)
         beta_1_power = ops.pow(as_dtype(self.beta_1, dtype), step)

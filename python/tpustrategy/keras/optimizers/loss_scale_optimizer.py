@@ -14,6 +14,8 @@ differ only when a single replica's gradient overflows while the sum does not.
 
 from __future__ import annotations
 
+from typing import Any
+
 from tpustrategy import _core
 from tpustrategy.distribute import distribution_strategy_context as ds_context
 from tpustrategy.distribute.gradient_aggregation import apply_across_replicas
@@ -40,7 +42,8 @@ class LossScaleOptimizer(Optimizer):
       ValueError: ``dynamic=False``, or a base-optimizer option that belongs on the inner optimizer.
     """
 
-    def __init__(self, inner_optimizer, initial_scale=2.0**15, dynamic_growth_steps=2000, name=None, **kwargs):
+    def __init__(self, inner_optimizer: Optimizer, initial_scale: float = 2.0**15, dynamic_growth_steps: int = 2000,
+                 name: str | None = None, **kwargs: Any) -> None:
         if not kwargs.pop("dynamic", True):
             raise ValueError("LossScaleOptimizer no longer supports `dynamic=False`. Instead, simply set "
                              "`loss_scale_factor` directly on the `inner_optimizer`.")
@@ -69,25 +72,25 @@ class LossScaleOptimizer(Optimizer):
                     Variable(self.initial_scale, dtype=_core.tensor.float32, trainable=False, name="dynamic_scale"))
 
     @property
-    def step_counter(self):
+    def step_counter(self) -> Variable:
         self._build_scale()
         return self._scale_variables[0]
 
     @property
-    def dynamic_scale(self):
+    def dynamic_scale(self) -> Variable:
         self._build_scale()
         return self._scale_variables[1]
 
     @property
-    def iterations(self):
+    def iterations(self) -> Variable:
         return self.inner_optimizer.iterations
 
     @property
-    def learning_rate(self):
+    def learning_rate(self) -> Any:
         return self.inner_optimizer.learning_rate
 
     @learning_rate.setter
-    def learning_rate(self, value) -> None:
+    def learning_rate(self, value: Any) -> None:
         if hasattr(self, "inner_optimizer"):  # the base constructor sets the (unused) outer rate first
             self.inner_optimizer.learning_rate = value
 
@@ -100,11 +103,12 @@ class LossScaleOptimizer(Optimizer):
                 ("dynamic_scale", self.dynamic_scale)]
 
     # ---- the step ----
-    def scale_loss(self, loss):
+    def scale_loss(self, loss: Any) -> Any:
         scale = float(self.dynamic_scale.numpy())
         return loss * _core.tensor.constant(scale, loss.dtype)
 
-    def apply_gradients(self, grads_and_vars, name=None, skip_gradients_aggregation=False, **kwargs):
+    def apply_gradients(self, grads_and_vars: Any, name: str | None = None, skip_gradients_aggregation: bool = False,
+                        **kwargs: Any) -> Variable:
         """Unscales, clips as the inner optimizer would, sums across replicas, then applies or skips."""
         aggregate = _aggregate_option(skip_gradients_aggregation, kwargs)
         kept = self._given_gradients(grads_and_vars)
@@ -141,7 +145,7 @@ class LossScaleOptimizer(Optimizer):
                 "initial_scale": self.initial_scale, "dynamic_growth_steps": self.dynamic_growth_steps}
 
     @classmethod
-    def from_config(cls, config, custom_objects=None):
+    def from_config(cls, config: dict[str, Any], custom_objects: dict[str, Any] | None = None) -> LossScaleOptimizer:
         # lazy: serialization_lib knows every built-in Keras class, so it sits above this module
         from tpustrategy.keras.saving.serialization_lib import deserialize_keras_object
 

@@ -17,6 +17,8 @@ they are the strategy's (mirrored) variables, one component per replica.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from typing import Any
 
 from tpustrategy import _core
 from tpustrategy.distribute import distribution_strategy_context as ds_context
@@ -33,7 +35,7 @@ from tpustrategy.variables import Variable
 _logger = logging.getLogger("tpustrategy")
 
 
-def as_dtype(value, dtype):
+def as_dtype(value: Any, dtype: Any) -> Any:
     """`value` (a Python number or a tensor) as a tensor of `dtype`, without a float32 round trip."""
     if isinstance(value, _core.tensor.Tensor):
         return _core.ops.cast(value, dtype)
@@ -46,8 +48,9 @@ def as_dtype(value, dtype):
 class Optimizer:
     """Base class: subclasses define ``build_slots(variable)`` and ``update_step(gradient, variable, lr)``."""
 
-    def __init__(self, learning_rate, name, clipnorm=None, clipvalue=None, global_clipnorm=None, loss_scale_factor=None,
-                 **kwargs):
+    def __init__(self, learning_rate: float | Callable[[Any], Any], name: str | None, clipnorm: float | None = None,
+                 clipvalue: float | None = None, global_clipnorm: float | None = None,
+                 loss_scale_factor: float | None = None, **kwargs: Any) -> None:
         if kwargs:
             raise ValueError(f"Argument(s) not recognized: {kwargs}")
         if sum(a is not None for a in (clipnorm, clipvalue, global_clipnorm)) > 1:
@@ -71,13 +74,13 @@ class Optimizer:
         return optimizer_config(self)
 
     @classmethod
-    def from_config(cls, config, custom_objects=None):
+    def from_config(cls, config: dict[str, Any], custom_objects: dict[str, Any] | None = None) -> Optimizer:
         from tpustrategy.keras.optimizers.optimizer_config import optimizer_from_config
 
         return optimizer_from_config(cls, config)
 
     @property
-    def iterations(self):
+    def iterations(self) -> Variable:
         """The number of steps applied (an int64 variable, as Keras)."""
         if self._iterations is None:
             with self._variable_scope():
@@ -93,7 +96,7 @@ class Optimizer:
         return strategy.scope() if strategy is not None else contextlib.nullcontext()
 
     @property
-    def learning_rate(self):
+    def learning_rate(self) -> Any:
         """The current rate: a schedule's value at ``iterations``, else the number (with ``.numpy()``, as
         Keras 3's learning-rate variable reads)."""
         lr = self._learning_rate
@@ -102,7 +105,7 @@ class Optimizer:
         return _LearningRate(lr) if isinstance(lr, float | int) and not isinstance(lr, bool) else lr
 
     @learning_rate.setter
-    def learning_rate(self, value) -> None:
+    def learning_rate(self, value: Any) -> None:
         self._learning_rate = value
 
     @property
@@ -116,7 +119,7 @@ class Optimizer:
         slots = [self._slots[id(owner)] for owner in self._slot_owners]
         return [slot[name] for group in self._keras_slot_groups() for slot in slots for name in group if name in slot]
 
-    def build(self, var_list) -> None:
+    def build(self, var_list: Any) -> None:
         """Creates the slot variables of `var_list` now (Keras 3; otherwise the first step creates them)."""
         self._build_slots_for(list(var_list))
 
@@ -179,13 +182,13 @@ class Optimizer:
         slot._name, slot.path = f"{base}_{slot_name}", f"{self.name}/{base}_{slot_name}"  # Keras 3's names
         return slot
 
-    def build_slots(self, variable) -> dict:
+    def build_slots(self, variable: Any) -> dict:
         return {}
 
-    def update_step(self, gradient, variable, learning_rate) -> None:
+    def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         raise NotImplementedError
 
-    def minimize(self, loss, var_list, tape=None):
+    def minimize(self, loss: Any, var_list: Any, tape: GradientTape | None = None) -> Variable:
         """Computes the gradients of `loss` (a tensor with its `tape`, or a callable) and applies them."""
         if not callable(loss) and tape is None:
             raise ValueError(f"`tape` is required when a `Tensor` loss is passed. Received: loss={loss}, tape={tape}.")
@@ -215,12 +218,13 @@ class Optimizer:
             grads = [sparse_math.clip_by_value(g, -self.clipvalue, self.clipvalue) for g in grads]
         return [(g, v) for g, (_, v) in zip(grads, pairs, strict=True)]
 
-    def scale_loss(self, loss):
+    def scale_loss(self, loss: Any) -> Any:
         """`loss` times ``loss_scale_factor`` (the trainer scales the loss it differentiates; the gradients are
         divided back before the update), or `loss` itself."""
         return loss if self.loss_scale_factor is None else loss * self.loss_scale_factor
 
-    def apply_gradients(self, grads_and_vars, name=None, skip_gradients_aggregation=False, **kwargs):
+    def apply_gradients(self, grads_and_vars: Any, name: str | None = None, skip_gradients_aggregation: bool = False,
+                        **kwargs: Any) -> Variable:
         """Applies ``(gradient, variable)`` pairs; returns ``iterations``.
 
         Under a strategy, in replica context, gradients are first summed across replicas (one batched
@@ -266,7 +270,7 @@ class Optimizer:
         self._build_slots_for([v for _, v in grads_and_vars], strategy)
         lr = self.learning_rate
 
-        def apply_to_component(component, gradient, container):
+        def apply_to_component(component: Any, gradient: Any, container: Any) -> None:
             self.update_step(sparse_math.cast(gradient, component.dtype), component, as_dtype(lr, component.dtype))
             _apply_constraint(container, component)
 
@@ -292,7 +296,7 @@ def _apply_constraint(owner, variable) -> None:
 class _LearningRate(float):
     """A float that also answers ``.numpy()`` (code written for Keras' learning-rate variable calls it)."""
 
-    def numpy(self):
+    def numpy(self) -> Any:
         import numpy as np
 
         return np.float32(self)
@@ -304,15 +308,15 @@ class _LearningRateValue:
     name = "learning_rate"
     shape = ()
 
-    def __init__(self, optimizer):
+    def __init__(self, optimizer: Any) -> None:
         self._optimizer = optimizer
         self._checkpoint_full_name = self.path = f"{optimizer.name}/learning_rate"
 
     @property
-    def dtype(self):
+    def dtype(self) -> Any:
         return _core.tensor.float32
 
-    def numpy(self):
+    def numpy(self) -> Any:
         return self._checkpoint_read()
 
     def __array__(self, dtype=None, copy=None):
@@ -320,7 +324,7 @@ class _LearningRateValue:
 
         return np.asarray(self._checkpoint_read(), dtype=dtype)
 
-    def assign(self, value) -> None:
+    def assign(self, value: Any) -> None:
         """Sets the rate (Keras' ``learning_rate.assign``); the rate is kept as float32 reads it."""
         import numpy as np
 

@@ -3,6 +3,9 @@ gradient), increment = lr g / sqrt(v + eps); with momentum m <- momentum m + inc
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from tpustrategy.keras.optimizers import sparse_math as sm
 from tpustrategy.keras.optimizers.optimizer import Optimizer
 
@@ -10,12 +13,12 @@ from tpustrategy.keras.optimizers.optimizer import Optimizer
 class RMSprop(Optimizer):
     """RMSprop (optionally centered, with momentum)."""
 
-    def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7, centered=False, name=None,
-                 **kwargs):
+    def __init__(self, learning_rate: float | Callable[[Any], Any] = 0.001, rho: float = 0.9, momentum: float = 0.0,
+                 epsilon: float = 1e-7, centered: bool = False, name: str | None = None, **kwargs: Any) -> None:
         super().__init__(learning_rate, name, **kwargs)
         self.rho, self.momentum, self.epsilon, self.centered = rho, momentum, epsilon, bool(centered)
 
-    def build_slots(self, variable) -> dict:
+    def build_slots(self, variable: Any) -> dict:
         slots = {"velocity": self._zeros_like_variable(variable, "velocity")}
         if self.momentum > 0:
             slots["momentum"] = self._zeros_like_variable(variable, "momentum")
@@ -27,7 +30,7 @@ class RMSprop(Optimizer):
         built = next(iter(self._slots.values()), {})
         return [[name] for name in ("velocity", "momentum", "average_gradient") if name in built]
 
-    def update_step(self, gradient, variable, learning_rate) -> None:
+    def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         rho = self.rho  # Keras' Python constants (1 - rho taken in Python), made tensors per operation
         velocity = self._slot(variable, "velocity")
         sm.assign(velocity, sm.add(sm.multiply(rho, velocity.value()), sm.multiply(1 - rho, sm.square(gradient))))

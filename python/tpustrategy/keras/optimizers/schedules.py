@@ -6,11 +6,13 @@ A schedule is called with the optimizer's ``iterations`` (steps applied so far) 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Any
 
 from tpustrategy import _core
 
 
-def _step(step) -> float:
+def _step(step: Any) -> float:
     if hasattr(step, "numpy"):
         step = step.numpy()
     return float(step)
@@ -19,13 +21,14 @@ def _step(step) -> float:
 class LearningRateSchedule:
     """Base class: ``__call__(step)`` gives the learning rate."""
 
-    def __call__(self, step):
-        return _core.tensor.constant(self._value(_step(step)), _core.tensor.float32)
+    def __call__(self, step: Any) -> _core.tensor.Tensor:
+        rate: _core.tensor.Tensor = _core.tensor.constant(self._value(_step(step)), _core.tensor.float32)
+        return rate
 
     def _value(self, step: float) -> float:
         raise NotImplementedError
 
-    def get_config(self) -> dict:
+    def get_config(self) -> dict[str, Any]:
         """The constructor's arguments, read back from the attributes of the same name (Keras 3's config)."""
         import inspect
 
@@ -33,14 +36,15 @@ class LearningRateSchedule:
                 if hasattr(self, name)}
 
     @classmethod
-    def from_config(cls, config):
+    def from_config(cls, config: dict[str, Any]) -> LearningRateSchedule:
         return cls(**config)
 
 
 class ExponentialDecay(LearningRateSchedule):
     """initial_learning_rate * decay_rate ** (step / decay_steps) (the exponent floored with staircase)."""
 
-    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False, name="ExponentialDecay"):
+    def __init__(self, initial_learning_rate: float, decay_steps: int, decay_rate: float, staircase: bool = False,
+                 name: str = "ExponentialDecay") -> None:
         if decay_steps <= 0:
             raise ValueError(f"Argument `decay_steps` must be > 0. Received: decay_steps={decay_steps}")
         self.initial_learning_rate, self.decay_steps = initial_learning_rate, decay_steps
@@ -54,7 +58,7 @@ class ExponentialDecay(LearningRateSchedule):
 class PiecewiseConstantDecay(LearningRateSchedule):
     """values[0] up to boundaries[0], values[i] on (boundaries[i-1], boundaries[i]], values[-1] after."""
 
-    def __init__(self, boundaries, values, name="PiecewiseConstant"):
+    def __init__(self, boundaries: Sequence[float], values: Sequence[float], name: str = "PiecewiseConstant") -> None:
         if len(boundaries) != len(values) - 1:
             raise ValueError("The length of boundaries should be 1 less than the length of values. Received: "
                              f"boundaries={boundaries} of length {len(boundaries)}, and values={values} of length "
@@ -71,8 +75,8 @@ class PiecewiseConstantDecay(LearningRateSchedule):
 class CosineDecay(LearningRateSchedule):
     """Cosine decay from the initial rate (or, after a linear warmup, from warmup_target) down to alpha times it."""
 
-    def __init__(self, initial_learning_rate, decay_steps, alpha=0.0, name="CosineDecay", warmup_target=None,
-                 warmup_steps=0):
+    def __init__(self, initial_learning_rate: float, decay_steps: int, alpha: float = 0.0, name: str = "CosineDecay",
+                 warmup_target: float | None = None, warmup_steps: int = 0) -> None:
         if decay_steps <= 0:
             raise ValueError(f"Argument `decay_steps` must be > 0. Received: decay_steps={decay_steps}")
         self.initial_learning_rate, self.decay_steps, self.alpha = initial_learning_rate, decay_steps, alpha

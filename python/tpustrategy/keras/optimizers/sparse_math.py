@@ -14,6 +14,8 @@ Keras keeps an IndexedSlices gradient sparse where the result stays sparse, oper
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from tpustrategy import _core
@@ -21,11 +23,11 @@ from tpustrategy.framework.indexed_slices import IndexedSlices
 from tpustrategy.ops.gather_scatter_ops import tensor_scatter_nd_update
 
 
-def is_sparse(x) -> bool:
+def is_sparse(x: Any) -> bool:
     return isinstance(x, IndexedSlices)
 
 
-def densify(x):
+def densify(x: Any) -> Any:
     """`x` as a dense tensor (the segment sum of the slices' rows)."""
     return x._as_tensor() if is_sparse(x) else x
 
@@ -38,7 +40,7 @@ def _is_scalar(x) -> bool:
     return isinstance(x, int | float) or len(getattr(x, "shape", ())) == 0
 
 
-def constant(value, dtype):
+def constant(value: Any, dtype: Any) -> Any:
     """A Python number as a tensor of `dtype` (Keras converts Python floats to the other operand's dtype)."""
     if isinstance(value, _core.tensor.Tensor):
         return value if value.dtype == dtype else _core.ops.cast(value, dtype)
@@ -59,21 +61,21 @@ def _elementwise(op, a, b):
     return op(constant(a, dtype), constant(b, dtype))
 
 
-def cast(x, dtype):
+def cast(x: Any, dtype: Any) -> Any:
     if is_sparse(x):
         return x if x.dtype == dtype else _with_values(x, _core.ops.cast(x.values, dtype))
     return x if x.dtype == dtype else _core.ops.cast(x, dtype)
 
 
-def square(x):
+def square(x: Any) -> Any:
     return _with_values(x, _core.ops.square(x.values)) if is_sparse(x) else _core.ops.square(x)
 
 
-def sqrt(x):
+def sqrt(x: Any) -> Any:
     return _with_values(x, _core.ops.sqrt(x.values)) if is_sparse(x) else _core.ops.sqrt(x)
 
 
-def multiply(a, b):
+def multiply(a: Any, b: Any) -> Any:
     """Intersection: slices times a scalar or dense tensor stay slices at the same indices."""
     if is_sparse(a) and is_sparse(b):
         if a.indices is not b.indices:
@@ -96,19 +98,19 @@ def _union(op, a, b):
     return _elementwise(op, densify(a), densify(b))
 
 
-def add(a, b):
+def add(a: Any, b: Any) -> Any:
     return _union(_core.ops.add, a, b)
 
 
-def subtract(a, b):
+def subtract(a: Any, b: Any) -> Any:
     return _union(_core.ops.subtract, a, b)
 
 
-def maximum(a, b):
+def maximum(a: Any, b: Any) -> Any:
     return _elementwise(_core.ops.maximum, densify(a), densify(b))
 
 
-def divide(a, b):
+def divide(a: Any, b: Any) -> Any:
     """Slices divided by a scalar or by a dense tensor without zeros or NaNs stay slices; a sparse divisor is
     densified."""
     b = densify(b)
@@ -150,7 +152,7 @@ def _scatter(variable, slices, combine) -> None:
     variable.assign(value)
 
 
-def assign(variable, value) -> None:
+def assign(variable: Any, value: Any) -> None:
     """Keras' ``optimizer.assign``: slices scatter-update (the last occurrence of a row wins)."""
     if is_sparse(value):
         _scatter(variable, value, lambda _, updates: updates)
@@ -158,14 +160,14 @@ def assign(variable, value) -> None:
         variable.assign(cast(value, variable.dtype))
 
 
-def assign_add(variable, value) -> None:
+def assign_add(variable: Any, value: Any) -> None:
     if is_sparse(value):
         _scatter(variable, value, _core.ops.add)
     else:
         variable.assign_add(cast(value, variable.dtype))
 
 
-def assign_sub(variable, value) -> None:
+def assign_sub(variable: Any, value: Any) -> None:
     if is_sparse(value):
         _scatter(variable, value, _core.ops.subtract)
     else:
@@ -185,7 +187,7 @@ def clip_by_global_norm(values: list, clip_norm: float) -> list:
     return [multiply(densify(v), cast(scale, v.dtype)) for v in values]
 
 
-def clip_by_value(x, low: float, high: float):
+def clip_by_value(x: Any, low: float, high: float) -> Any:
     """TF's clip_by_value (Keras' ``ops.clip``): min with `high`, then max with `low`, on each occurrence."""
     if is_sparse(x):
         return _with_values(x, clip_by_value(x.values, low, high))

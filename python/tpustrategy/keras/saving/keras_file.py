@@ -16,6 +16,7 @@ import io
 import json
 import os
 import zipfile
+from typing import TYPE_CHECKING, Any
 
 from tpustrategy.keras.saving import weights_h5
 from tpustrategy.keras.saving.function_code import safe_mode_scope
@@ -24,6 +25,9 @@ from tpustrategy.keras.saving.serialization_lib import (
     deserialize_keras_object,
     serialize_keras_object,
 )
+
+if TYPE_CHECKING:
+    from tpustrategy.keras.models.model import Model
 
 KERAS_VERSION = "3.15.1"  # the Keras that TF 2.21's reference environment ships; written into metadata.json
 _MEMBERS = ("metadata.json", "config.json", "model.weights.h5")
@@ -38,7 +42,7 @@ def _check_path(filepath, zipped) -> str:
     return filepath
 
 
-def compile_config(model) -> dict | None:
+def compile_config(model: Model) -> dict | None:
     if not getattr(model, "compiled", False):
         return None
     return {"optimizer": serialize_keras_object(model.optimizer), "loss": serialize_keras_object(model.loss),
@@ -47,7 +51,8 @@ def compile_config(model) -> dict | None:
             "steps_per_execution": model.steps_per_execution, "jit_compile": False}
 
 
-def save_model(model, filepath, overwrite=True, zipped=None, **kwargs) -> None:
+def save_model(model: Model, filepath: str | os.PathLike[str], overwrite: bool = True, zipped: bool | None = None,
+               **kwargs: Any) -> None:
     """Writes `model` to a ``.keras`` file."""
     include_optimizer = kwargs.pop("include_optimizer", True)  # legacy .h5 only, as Keras 3
     if kwargs:
@@ -118,7 +123,7 @@ def _parse_members(filepath, members: dict) -> tuple[dict, dict, bytes]:
     return config, metadata, members["model.weights.h5"]
 
 
-def compile_from_config(model, config) -> None:
+def compile_from_config(model: Model, config: dict[str, Any]) -> None:
     from tpustrategy.keras import losses, metrics
 
     optimizer = deserialize_keras_object(config["optimizer"])
@@ -138,7 +143,8 @@ def _specs(specs, module):
     return [deserialize_keras_object(s, {"metrics": module}) if isinstance(s, dict) else s for s in specs]
 
 
-def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # noqa: A002 - Keras' name
+def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] | None = None,
+               compile: bool = True, safe_mode: bool = True) -> Model:  # noqa: A002 - Keras' name
     """A model saved as ``.keras``, an unzipped directory or a legacy ``.h5`` (by this package or by Keras 3),
     compiled if it was and `compile`. A Lambda layer's code loads only with ``safe_mode=False``."""
     with safe_mode_scope(safe_mode):

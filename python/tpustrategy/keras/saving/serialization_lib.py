@@ -9,6 +9,8 @@ in the built-in module that ``module`` names. Keras' DTypePolicy dicts become dt
 
 from __future__ import annotations
 
+from typing import Any
+
 from tpustrategy.keras.object_registration import (
     custom_object_scope,
     dtype_name,
@@ -40,7 +42,7 @@ def _module_of(obj) -> str:
     return type(obj).__module__
 
 
-def serialize_keras_object(obj):
+def serialize_keras_object(obj: Any) -> Any:
     """The Keras 3 serialization of `obj` (None, plain values and containers are returned as they are)."""
     if obj is None or isinstance(obj, bool | int | float | str):
         return obj
@@ -73,7 +75,9 @@ def _jsonable_shape(shape):
     return shape
 
 
-def deserialize_keras_object(config, module_objects=None, custom_objects=None, printable_module_name="object"):
+def deserialize_keras_object(config: Any, module_objects: dict[str, Any] | None = None,
+                             custom_objects: dict[str, Any] | None = None,
+                             printable_module_name: str = "object") -> Any:
     """The object a Keras 3 serialization describes; strings and None pass through."""
     if config is None or isinstance(config, bool | int | float | str):
         return config

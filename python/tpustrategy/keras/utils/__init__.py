@@ -1,12 +1,16 @@
 """``tf.keras.utils``: ``set_random_seed``, ``to_categorical``."""
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 
 from tpustrategy.keras.random_seed import set_random_seed
 from tpustrategy.keras.utils.progbar import Progbar
 
 
-def to_categorical(x, num_classes=None):
+def to_categorical(x: Any, num_classes: int | None = None) -> np.ndarray:
     """One-hot float32 rows for integer labels (``keras.utils.to_categorical``)."""
     x = np.asarray(x, dtype=np.int64)
     if num_classes is None:

@@ -12,6 +12,8 @@ import math
 import os
 import sys
 import time
+from collections.abc import Iterable
+from typing import Any
 
 
 def _format_time(seconds: float, unit: str) -> str:
@@ -27,7 +29,8 @@ def _format_value(value) -> str:
 
 
 class Progbar:
-    def __init__(self, target, width=20, verbose=1, interval=0.05, stateful_metrics=None, unit_name="step"):
+    def __init__(self, target: int | None, width: int = 20, verbose: int = 1, interval: float = 0.05,
+                 stateful_metrics: Iterable[str] | None = None, unit_name: str = "step") -> None:
         self.target, self.width, self.verbose, self.interval = target, width, verbose, interval
         self.unit_name = unit_name
         self.stateful_metrics = set(stateful_metrics or ())
@@ -52,7 +55,7 @@ class Progbar:
             return (now - self._start - self._first_step_time) / max(1, current - 1) if current > 1 else 0.0
         return (now - self._start) / current
 
-    def update(self, current, values=None, finalize=None):
+    def update(self, current: int, values: list[tuple[str, Any]] | None = None, finalize: bool | None = None) -> None:
         if finalize is None:
             finalize = self.target is not None and current >= self.target
         for name, value in values or []:
@@ -112,5 +115,5 @@ class Progbar:
             sys.stdout.flush()
         self._last_update = now
 
-    def add(self, n, values=None):
+    def add(self, n: int, values: list[tuple[str, Any]] | None = None) -> None:
         self.update(self._seen + n, values)

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from tpustrategy import errors
 from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor
 
 
-def map_flat_values(op, *args, **kwargs):
+def map_flat_values(op: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """Calls ``op`` with every RaggedTensor argument replaced by its flat values; the result keeps the row
     partition. All RaggedTensor arguments must share it (InvalidArgumentError otherwise, as TF)."""
     partition = []
 
-    def unwrap(value):
+    def unwrap(value: Any) -> Any:
         if isinstance(value, RaggedTensor):
             partition.append(value)
             return value.flat_values

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import builtins
+from typing import Any
 
 import numpy as np
 
 from tpustrategy import _core, errors
+from tpustrategy.ops._args import TensorLike
 from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor
 
 _Tensor = _core.tensor.Tensor
@@ -23,7 +25,8 @@ def _dtype_of(values, dtype):
     return _core.tensor.float32 if floats else _core.tensor.int32
 
 
-def range(starts, limits=None, deltas=1, dtype=None, name=None, row_splits_dtype=_core.tensor.int64):  # noqa: A001
+def range(starts: TensorLike, limits: TensorLike = None, deltas: TensorLike = 1, dtype: Any = None,  # noqa: A001
+          name: str | None = None, row_splits_dtype: Any = _core.tensor.int64) -> RaggedTensor:
     """Row i holds ``starts[i], starts[i] + deltas[i], ...`` below ``limits[i]`` (scalars broadcast; with one
     argument, it is the limit and starts are 0), as ``tf.ragged.range``."""
     if limits is None:

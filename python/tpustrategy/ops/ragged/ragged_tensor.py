@@ -17,6 +17,7 @@ import numpy as np
 from tpustrategy import _core, errors
 from tpustrategy.framework.string_tensor import StringTensor, is_string_dtype, string
 from tpustrategy.framework.tensor_shape import ShapeLike, TensorShape, as_shape
+from tpustrategy.ops._args import TensorLike
 from tpustrategy.ops.ragged import ragged_broadcast
 
 _Tensor = _core.tensor.Tensor
@@ -28,7 +29,7 @@ def _invalid(message: str):
 
 def _elementwise(fn, reverse: bool = False):
     """A RaggedTensor operator method applying `fn` to the flat values (RaggedTensor._binary)."""
-    def method(self, other):
+    def method(self, other: Any) -> Any:
         return self._binary(other, fn, reverse)
 
     return method
@@ -59,7 +60,8 @@ class RaggedTensor:
 
     __slots__ = ("_values", "_row_splits", "_uniform_row_length")
 
-    def __init__(self, values, row_splits, uniform_row_length=None, internal=False):
+    def __init__(self, values: TensorLike, row_splits: TensorLike, uniform_row_length: TensorLike = None,
+                 internal: bool = False) -> None:
         if not internal:
             raise ValueError("RaggedTensor constructor is private; please use one of the factory methods "
                              "instead (e.g., RaggedTensor.from_row_lengths())")
@@ -69,7 +71,8 @@ class RaggedTensor:
 
     # ---- factories ----
     @classmethod
-    def from_row_splits(cls, values, row_splits, name=None, validate=True):
+    def from_row_splits(cls, values: TensorLike, row_splits: TensorLike, name: str | None = None,
+                        validate: bool = True) -> RaggedTensor:
         values = _as_values(values)
         splits = _ints(row_splits, "row_splits")
         if validate:
@@ -89,7 +92,8 @@ class RaggedTensor:
         return cls(values, splits, internal=True)
 
     @classmethod
-    def from_row_lengths(cls, values, row_lengths, name=None, validate=True):
+    def from_row_lengths(cls, values: TensorLike, row_lengths: TensorLike, name: str | None = None,
+                         validate: bool = True) -> RaggedTensor:
         lengths = _ints(row_lengths, "row_lengths")
         if validate and (lengths.ndim != 1 or np.any(lengths < 0)):
             raise _invalid(f"Arguments to from_row_lengths do not form a valid RaggedTensor: row_lengths must be "
@@ -98,7 +102,8 @@ class RaggedTensor:
                                    validate=validate)
 
     @classmethod
-    def from_value_rowids(cls, values, value_rowids, nrows=None, name=None, validate=True):
+    def from_value_rowids(cls, values: TensorLike, value_rowids: TensorLike, nrows: TensorLike = None,
+                          name: str | None = None, validate: bool = True) -> RaggedTensor:
         rowids = _ints(value_rowids, "value_rowids")
         count = int(rowids[-1]) + 1 if nrows is None and rowids.size else int(
             np.asarray(nrows.numpy() if isinstance(nrows, _Tensor) else (nrows or 0)))
@@ -110,7 +115,8 @@ class RaggedTensor:
         return cls.from_row_lengths(values, lengths, validate=validate)
 
     @classmethod
-    def from_uniform_row_length(cls, values, uniform_row_length, nrows=None, validate=True, name=None):
+    def from_uniform_row_length(cls, values: TensorLike, uniform_row_length: TensorLike, nrows: TensorLike = None,
+                                validate: bool = True, name: str | None = None) -> RaggedTensor:
         values = _as_values(values)
         width = int(uniform_row_length)
         total = _nrows(values)
@@ -122,7 +128,8 @@ class RaggedTensor:
         return ragged
 
     @classmethod
-    def from_nested_row_splits(cls, flat_values, nested_row_splits, name=None, validate=True):
+    def from_nested_row_splits(cls, flat_values: TensorLike, nested_row_splits: Iterable[Any],
+                               name: str | None = None, validate: bool = True) -> RaggedTensor:
         result = flat_values
         for splits in reversed(list(nested_row_splits)):
             result = cls.from_row_splits(result, splits, validate=validate)
@@ -137,7 +144,8 @@ class RaggedTensor:
         return result
 
     @classmethod
-    def from_tensor(cls, tensor, lengths=None, padding=None, ragged_rank=1, name=None, row_splits_dtype=None):
+    def from_tensor(cls, tensor: TensorLike, lengths: TensorLike = None, padding: TensorLike = None,
+                    ragged_rank: int | None = 1, name: str | None = None, row_splits_dtype: Any = None) -> RaggedTensor:
         """Rows of a dense tensor; `lengths` (per row) or `padding` (a value trimmed from row ends) cut them."""
         array = np.asarray(tensor.numpy() if hasattr(tensor, "numpy") else tensor, dtype=None)
         strings = isinstance(tensor, StringTensor) or array.dtype == object
@@ -164,24 +172,39 @@ class RaggedTensor:
         return result
 
     # ---- what a tensor reports ----
-    values = property(lambda self: self._values)
-    row_splits = property(lambda self: _core.tensor.constant(np.asarray(self._row_splits), _core.tensor.int64))
-    ragged_rank = property(lambda self: 1 + (self._values.ragged_rank if isinstance(self._values, RaggedTensor)
-                                             else 0))
-    row_splits_dtype = property(lambda self: _core.tensor.int64)
-    uniform_row_length = property(lambda self: None if self._uniform_row_length is None else
-                                  _core.tensor.constant(self._uniform_row_length, _core.tensor.int64))
+    @property
+    def values(self) -> Any:
+        """The next level down: a RaggedTensor, a Tensor or a StringTensor."""
+        return self._values
+
+    @property
+    def row_splits(self) -> _core.tensor.Tensor:
+        return _core.tensor.constant(np.asarray(self._row_splits), _core.tensor.int64)
+
+    @property
+    def ragged_rank(self) -> int:
+        return 1 + (self._values.ragged_rank if isinstance(self._values, RaggedTensor) else 0)
+
+    @property
+    def row_splits_dtype(self) -> _core.tensor.DType:
+        return _core.tensor.int64
+
+    @property
+    def uniform_row_length(self) -> _core.tensor.Tensor | None:
+        if self._uniform_row_length is None:
+            return None
+        return _core.tensor.constant(self._uniform_row_length, _core.tensor.int64)
     _is_ragged = True
 
     @property
-    def flat_values(self):
+    def flat_values(self) -> Any:
         values = self._values
         while isinstance(values, RaggedTensor):
             values = values._values
         return values
 
     @property
-    def nested_row_splits(self):
+    def nested_row_splits(self) -> tuple[_core.tensor.Tensor, ...]:
         out, node = [], self
         while isinstance(node, RaggedTensor):
             out.append(node.row_splits)
@@ -189,7 +212,7 @@ class RaggedTensor:
         return tuple(out)
 
     @property
-    def dtype(self):
+    def dtype(self) -> Any:
         return self.flat_values.dtype
 
     @property
@@ -208,34 +231,35 @@ class RaggedTensor:
     def nrows_int(self) -> int:
         return len(self._row_splits) - 1
 
-    def nrows(self, out_type=None, name=None):
+    def nrows(self, out_type: Any = None, name: str | None = None) -> _core.tensor.Tensor:
         return _core.tensor.constant(self.nrows_int(), _core.tensor.int64 if out_type is None else out_type)
 
-    def row_lengths(self, axis=1, name=None):
+    def row_lengths(self, axis: int | None = 1, name: str | None = None) -> _core.tensor.Tensor:
         return _core.tensor.constant(np.diff(self._row_splits), _core.tensor.int64)
 
-    def value_rowids(self, name=None):
+    def value_rowids(self, name: str | None = None) -> _core.tensor.Tensor:
         return _core.tensor.constant(np.repeat(np.arange(self.nrows_int(), dtype=np.int64), np.diff(self._row_splits)),
                               _core.tensor.int64)
 
-    def row_starts(self, name=None):
+    def row_starts(self, name: str | None = None) -> _core.tensor.Tensor:
         return _core.tensor.constant(self._row_splits[:-1].copy(), _core.tensor.int64)
 
-    def row_limits(self, name=None):
+    def row_limits(self, name: str | None = None) -> _core.tensor.Tensor:
         return _core.tensor.constant(self._row_splits[1:].copy(), _core.tensor.int64)
 
-    def bounding_shape(self, axis=None, name=None, out_type=None):
+    def bounding_shape(self, axis: int | None = None, name: str | None = None,
+                       out_type: Any = None) -> _core.tensor.Tensor:
         shape = _bounding(self)
         out = _core.tensor.constant(shape, _core.tensor.int64)
         return out if axis is None else _core.tensor.constant(shape[int(axis)], _core.tensor.int64)
 
-    def with_values(self, new_values):
+    def with_values(self, new_values: TensorLike) -> RaggedTensor:
         new_values = _as_values(new_values)
         if _nrows(new_values) != _nrows(self._values):
             raise ValueError(f"with_values: new values have {_nrows(new_values)} rows, expected {_nrows(self._values)}")
         return RaggedTensor(new_values, self._row_splits, self._uniform_row_length, internal=True)
 
-    def with_flat_values(self, new_values):
+    def with_flat_values(self, new_values: TensorLike) -> RaggedTensor:
         if isinstance(self._values, RaggedTensor):
             return self.with_values(self._values.with_flat_values(new_values))
         return self.with_values(new_values)
@@ -247,7 +271,7 @@ class RaggedTensor:
             values._array if isinstance(values, StringTensor) else values.numpy()).tolist()
         return [rows[self._row_splits[i]:self._row_splits[i + 1]] for i in range(self.nrows_int())]
 
-    def numpy(self):
+    def numpy(self) -> np.ndarray:
         """TF's: the rows as one numpy array when they all have one length, else an object array of the rows."""
         values = self._values
         flat = values.numpy() if isinstance(values, RaggedTensor) else np.asarray(
@@ -262,7 +286,7 @@ class RaggedTensor:
             return out
         return np.array(rows)
 
-    def to_tensor(self, default_value=None, name=None, shape=None):
+    def to_tensor(self, default_value: TensorLike = None, name: str | None = None, shape: Any = None) -> Any:
         """The dense tensor, rows padded with `default_value` (0 / b"") to the bounding shape, or cut / padded to
         `shape` (its None entries take the bounding size)."""
         bounding = _bounding(self)
@@ -537,17 +561,31 @@ class RaggedTensorSpec:
         self._ragged_rank = int(ragged_rank)
         self._row_splits_dtype = _core.tensor.DType(row_splits_dtype)
 
-    shape = property(lambda self: self._shape)
-    dtype = property(lambda self: self._dtype)
-    ragged_rank = property(lambda self: self._ragged_rank)
-    row_splits_dtype = property(lambda self: self._row_splits_dtype)
-    value_type = property(lambda self: RaggedTensor if self._ragged_rank > 0 else _Tensor)
+    @property
+    def shape(self) -> TensorShape:
+        return self._shape
+
+    @property
+    def dtype(self) -> Any:
+        return self._dtype
+
+    @property
+    def ragged_rank(self) -> int:
+        return self._ragged_rank
+
+    @property
+    def row_splits_dtype(self) -> _core.tensor.DType:
+        return self._row_splits_dtype
+
+    @property
+    def value_type(self) -> type:
+        return RaggedTensor if self._ragged_rank > 0 else _Tensor
 
     @classmethod
-    def from_value(cls, value):
+    def from_value(cls, value: RaggedTensor) -> RaggedTensorSpec:
         return cls(value.shape, value.dtype, value.ragged_rank)
 
-    def is_compatible_with(self, other) -> bool:
+    def is_compatible_with(self, other: Any) -> bool:
         if isinstance(other, RaggedTensor):
             other = RaggedTensorSpec.from_value(other)
         return (isinstance(other, RaggedTensorSpec) and self._dtype == other._dtype and
@@ -565,7 +603,9 @@ class RaggedTensorSpec:
                 f"{self._row_splits_dtype!r})")
 
 
-def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None, row_splits_dtype=_core.tensor.int64):
+def constant(pylist: Any, dtype: Any = None, ragged_rank: int | None = None,
+             inner_shape: tuple[int, ...] | None = None, name: str | None = None,
+             row_splits_dtype: Any = _core.tensor.int64) -> RaggedTensor:
     """``tf.ragged.constant``: a RaggedTensor from a nested Python list (ragged_rank = its depth - 1 unless
     given; the dims below it must be uniform)."""
     depth = _depth(pylist)

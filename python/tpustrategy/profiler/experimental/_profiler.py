@@ -6,7 +6,7 @@ import datetime
 import os
 import socket
 import threading
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from tpustrategy import _core, errors
 from tpustrategy.experimental._step_report import estimate_step
@@ -29,7 +29,7 @@ class ProfilerOptions(NamedTuple):
 
 
 class _Session:
-    def __init__(self, logdir: str):
+    def __init__(self, logdir: str) -> None:
         self.logdir = logdir
         self.steps: list = []  # StepRecord per step, in order
         self.trace_depth = 0
@@ -101,7 +101,7 @@ class Trace:
     each outermost Trace delimits one step of the trace (named `name`, numbered `step_num`). Free when the profiler
     is not running."""
 
-    def __init__(self, name: str, **kwargs):
+    def __init__(self, name: str, **kwargs: Any) -> None:
         self.name = str(name)
         step_num = kwargs.get("step_num")
         self.step_num = -1 if step_num is None else int(step_num)
@@ -130,7 +130,7 @@ class Trace:
 class Profile:
     """tf.profiler.experimental.Profile(logdir, options=None): start() on entry, stop() on exit."""
 
-    def __init__(self, logdir: str, options: ProfilerOptions | None = None):
+    def __init__(self, logdir: str, options: ProfilerOptions | None = None) -> None:
         self.logdir = logdir
         self.options = options
         self.path: str | None = None

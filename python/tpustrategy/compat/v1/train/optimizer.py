@@ -18,6 +18,8 @@ duplicates summed, so sparse Momentum moves only the rows some replica touched.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from tpustrategy import _core, errors
 from tpustrategy.distribute import distribution_strategy_context as ds_context
@@ -31,7 +33,7 @@ from tpustrategy.ops.numpy_backed_ops import unique, unsorted_segment_sum
 from tpustrategy.variables import Variable
 
 
-def component_for(distributed, var):
+def component_for(distributed: Any, var: Any) -> Any:
     """The component of `distributed` on `var`'s replica when `var` is a component of a mirrored variable
     (an update inside ``extended.update``), else `distributed` itself."""
     owner = container(var)
@@ -74,7 +76,7 @@ class Optimizer:
 
     GATE_NONE, GATE_OP, GATE_GRAPH = 0, 1, 2
 
-    def __init__(self, use_locking, name):
+    def __init__(self, use_locking: bool, name: str) -> None:
         if not name:
             raise ValueError("Must specify the optimizer name")
         self._use_locking = bool(use_locking)
@@ -88,8 +90,9 @@ class Optimizer:
         return self._name
 
     # ---- gradients ----
-    def compute_gradients(self, loss, var_list=None, gate_gradients=GATE_OP, aggregation_method=None,
-                          colocate_gradients_with_ops=False, grad_loss=None):
+    def compute_gradients(self, loss: Callable[[], Any], var_list: Any = None, gate_gradients: int = GATE_OP,
+                          aggregation_method: Any = None, colocate_gradients_with_ops: bool = False,
+                          grad_loss: Any = None) -> list[tuple[Any, Any]]:
         """``[(gradient, variable)]`` of the callable `loss` with respect to `var_list` (default: the trainable
         variables the loss reads). A gradient is None where the loss does not depend on the variable."""
         if not callable(loss):
@@ -105,8 +108,9 @@ class Optimizer:
         grads = tape.gradient(loss_value, var_list, output_gradients=grad_loss)
         return list(zip(grads, var_list, strict=True))
 
-    def minimize(self, loss, global_step=None, var_list=None, gate_gradients=GATE_OP, aggregation_method=None,
-                 colocate_gradients_with_ops=False, name=None, grad_loss=None):
+    def minimize(self, loss: Callable[[], Any], global_step: Any = None, var_list: Any = None,
+                 gate_gradients: int = GATE_OP, aggregation_method: Any = None,
+                 colocate_gradients_with_ops: bool = False, name: str | None = None, grad_loss: Any = None) -> Any:
         """``compute_gradients`` then ``apply_gradients``; ValueError when no variable gets a gradient."""
         grads_and_vars = self.compute_gradients(loss, var_list=var_list, grad_loss=grad_loss)
         if not any(g is not None for g, _ in grads_and_vars):
@@ -114,7 +118,8 @@ class Optimizer:
                              f"gradients, between variables {[str(v) for _, v in grads_and_vars]} and loss {loss}.")
         return self.apply_gradients(grads_and_vars, global_step=global_step, name=name)
 
-    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+    def apply_gradients(self, grads_and_vars: Iterable[tuple[Any, Any]], global_step: Any = None,
+                        name: str | None = None) -> Any:
         """Applies ``(gradient, variable)`` pairs (None gradients skipped) and increments `global_step`.
 
         Returns None, or under a strategy (in replica context) the new value of `global_step` if given.
@@ -270,7 +275,7 @@ class Optimizer:
         """The names of the slots this optimizer creates (sorted)."""
         return sorted(self._slots)
 
-    def get_slot(self, var, name):
+    def get_slot(self, var: Any, name: str) -> Any:
         """The slot `name` of `var`, or None. A component of a mirrored variable (inside ``strategy.run``) gets
         its own component of the slot, as TF."""
         slot = self._slots.get(name, {}).get(id(container(var)))
