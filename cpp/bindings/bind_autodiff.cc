@@ -42,10 +42,10 @@ std::optional<Grad> from_python(py::handle g) {
 
 // A Python callable whose last reference may be dropped without the GIL (tapes outlive calls).
 std::shared_ptr<py::object> hold(py::object fn) {
-  return std::shared_ptr<py::object>(new py::object(std::move(fn)), [](py::object* p) {
+  return {new py::object(std::move(fn)), [](py::object* p) {
     py::gil_scoped_acquire gil;
     delete p;
-  });
+  }};
 }
 
 }  // namespace

@@ -55,7 +55,7 @@ Locals locals_of(const Communicator& comm, const Arrays& inputs, const char* whe
 }
 
 py::array empty_like(DType dtype, const std::vector<py::ssize_t>& shape) {
-  return py::array(numpy_dtype(dtype), shape);
+  return {numpy_dtype(dtype), shape};
 }
 
 std::vector<void*> outputs(Arrays& arrays) {

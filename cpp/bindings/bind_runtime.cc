@@ -145,7 +145,7 @@ void set_greenlet_context(py::handle greenlet, py::handle context) {
 void prepare(DriveRound& round, Py_ssize_t i) {
   round.cursor = i;
   if (round.fresh) {
-    py::object copy = py::reinterpret_steal<py::object>(PyContext_Copy(round.snapshot.ptr()));
+    auto copy = py::reinterpret_steal<py::object>(PyContext_Copy(round.snapshot.ptr()));
     if (!copy) throw py::error_already_set();
     set_greenlet_context(PyList_GET_ITEM(round.workers.ptr(), i), copy);
     round.contexts[static_cast<std::size_t>(i)]->mode_stack.push_back(
@@ -446,6 +446,7 @@ class ReplicaRendezvous {
       if (members.empty()) continue;  // a group of replicas that all run in other processes
       Communicator& comm = *comms.at(static_cast<int>(g));
       std::vector<DevicePtr> group_destinations;
+      group_destinations.reserve(members.size());
       for (int r : members) group_destinations.push_back(destinations[static_cast<std::size_t>(r)]);
       Leaves inputs(members.size());
       for (std::size_t k = 0; k < num_leaves; ++k) {
@@ -507,7 +508,7 @@ py::tuple drive(const py::list& workers, const py::list& contexts, py::list valu
                 const py::list& suspended, ReplicaRendezvous& rendezvous, const ContextPtr& driver_context,
                 const py::handle& parked, const py::handle& merged, const py::handle& done, const py::handle& failed,
                 const py::handle& driver, const py::handle& round_over) {
-  const Py_ssize_t n = static_cast<Py_ssize_t>(workers.size());
+  const auto n = static_cast<Py_ssize_t>(workers.size());
   for (const py::list* list : {&contexts, static_cast<const py::list*>(&values), &modes, &suspended}) {
     if (static_cast<Py_ssize_t>(list->size()) != n) {
       fail<InvalidArgumentError>("drive", "{} workers, but {} contexts, {} values, {} modes and {} suspended flags", n,
@@ -581,7 +582,7 @@ py::object finish_job(Py_ssize_t position, const py::handle& handed, const py::h
     call_frames::HandOver hand_over;
     return switch_into(driver, handed);
   }
-  const std::size_t i = static_cast<std::size_t>(position);
+  const auto i = static_cast<std::size_t>(position);
   unwind_context_mode(*round->contexts[i], PyList_GET_ITEM(round->modes.ptr(), position));
   if (handed.is(round->done)) {
     ++round->finished;
@@ -589,8 +590,8 @@ py::object finish_job(Py_ssize_t position, const py::handle& handed, const py::h
     if (round->fresh && next < round->n) {
       // The next replica's job starts here: its worker and this one trade places in the list.
       py::list& workers = round->workers;
-      py::object own = py::reinterpret_borrow<py::object>(PyList_GET_ITEM(workers.ptr(), position));
-      py::object other = py::reinterpret_borrow<py::object>(PyList_GET_ITEM(workers.ptr(), next));
+      auto own = py::reinterpret_borrow<py::object>(PyList_GET_ITEM(workers.ptr(), position));
+      auto other = py::reinterpret_borrow<py::object>(PyList_GET_ITEM(workers.ptr(), next));
       if (PyList_SetItem(workers.ptr(), position, other.release().ptr()) != 0 ||
           PyList_SetItem(workers.ptr(), next, own.release().ptr()) != 0) {
         throw py::error_already_set();
@@ -718,7 +719,7 @@ Args:
       []() -> ContextPtr {
         if (tl_bound_context && bound_placement() == tl_bound_context.get()) return tl_bound_context;
         // The thread's default context, owned by the thread: a non-owning handle.
-        return ContextPtr(ContextPtr(), &current_context());
+        return {ContextPtr(), &current_context()};
       },
       "This thread's current context.");
 
