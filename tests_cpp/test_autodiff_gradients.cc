@@ -125,11 +125,13 @@ TEST(ReduceGradients, MaxSharesTiesEvenlyAsTF) {
 TEST(ReduceGradients, ProdIncludingZeros) {
   expect_gradients_match([](V in) { return op::reduce(ReduceKind::kProd, in[0], std::vector<std::int64_t>{1}); },
                          {uniform({2, 3, 2}, 0.5, 1.5)});
-  expect_gradients_match([](V in) { return op::reduce(ReduceKind::kProd, in[0], std::vector<std::int64_t>{0, 2}); },
-                         {uniform({2, 3, 2}, -1.5, 1.5)});
+  expect_gradients_match(
+      [](V in) {
+        return op::reduce(ReduceKind::kProd, in[0], std::vector<std::int64_t>{0, 2});
+      },
+      {uniform({2, 3, 2}, -1.5, 1.5)});
   // One zero: only that element gets a gradient (the product of the others); two zeros: all zero.
-  expect_gradients_match([](V in) { return op::reduce(ReduceKind::kProd, in[0]); },
-                         {testing::f64({2, 0, 3, -1}, {4})});
+  expect_gradients_match([](V in) { return op::reduce(ReduceKind::kProd, in[0]); }, {testing::f64({2, 0, 3, -1}, {4})});
   expect_gradients_match([](V in) { return op::reduce(ReduceKind::kProd, in[0]); },
                          {testing::f64({2, 0, 3, 0}, {2, 2})});
 }
@@ -194,8 +196,11 @@ TEST(ShapeGradients, StridedSliceItems) {
     expect_gradients_match([items](V in) { return op::get_item(in[0], items); }, {x});
   }
   // The gradient op is itself differentiable (second order through a slice).
-  expect_gradients_match([](V in) { return op::strided_slice_grad(in[0], {4, 5}, {I::range(1, 3)}); },
-                         {uniform({2, 5}, -1, 1)});
+  expect_gradients_match(
+      [](V in) {
+        return op::strided_slice_grad(in[0], {4, 5}, {I::range(1, 3)});
+      },
+      {uniform({2, 5}, -1, 1)});
 }
 
 TEST(ShapeGradients, GatherDenseAndSparse) {
@@ -249,8 +254,12 @@ TEST(HigherOrder, SecondDerivativesMatchFiniteDifferencesOfTheFirst) {
   const std::vector<std::function<Tensor(const Tensor&)>> fns = {
       [](const Tensor& x) { return op::mul(x, op::mul(x, x)); },
       [](const Tensor& x) { return un(UnaryOp::kTanh, x); },
-      [](const Tensor& x) { return op::softmax(op::reshape(x, {2, 3}), -1); },
-      [](const Tensor& x) { return op::matmul(op::reshape(x, {2, 3}), op::reshape(x, {3, 2})); },
+      [](const Tensor& x) {
+        return op::softmax(op::reshape(x, {2, 3}), -1);
+      },
+      [](const Tensor& x) {
+        return op::matmul(op::reshape(x, {2, 3}), op::reshape(x, {3, 2}));
+      },
       [](const Tensor& x) { return op::reduce(ReduceKind::kProd, op::unary(UnaryOp::kSigmoid, x)); },
   };
   for (const auto& f : fns) {

@@ -10,10 +10,10 @@
 
 #include "bindings/bindings.h"
 #include "bindings/convert.h"
-#include "tpustrategy/core/errors.h"
 #include "tpustrategy/autodiff/dispatch.h"
 #include "tpustrategy/autodiff/gradient_registry.h"
 #include "tpustrategy/autodiff/tape_stack.h"
+#include "tpustrategy/core/errors.h"
 
 namespace tpustrategy::bindings {
 
@@ -34,8 +34,8 @@ std::optional<Grad> from_python(py::handle g) {
   if (py::hasattr(g, "indices") && py::hasattr(g, "values") && py::hasattr(g, "dense_shape")) {
     Tensor shape = to_tensor(g.attr("dense_shape"));
     auto dims = shape.to_vector<std::int64_t>();
-    return Grad(IndexedSlices{to_tensor(g.attr("values")), to_tensor(g.attr("indices")),
-                              Shape(dims.begin(), dims.end())});
+    return Grad(
+        IndexedSlices{to_tensor(g.attr("values")), to_tensor(g.attr("indices")), Shape(dims.begin(), dims.end())});
   }
   return Grad(to_tensor(g));
 }
@@ -43,9 +43,9 @@ std::optional<Grad> from_python(py::handle g) {
 // A Python callable whose last reference may be dropped without the GIL (tapes outlive calls).
 std::shared_ptr<py::object> hold(py::object fn) {
   return {new py::object(std::move(fn)), [](py::object* p) {
-    py::gil_scoped_acquire gil;
-    delete p;
-  }};
+            py::gil_scoped_acquire gil;
+            delete p;
+          }};
 }
 
 }  // namespace

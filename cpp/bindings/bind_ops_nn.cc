@@ -187,8 +187,8 @@ Raises:
   ValueError: an unknown distribution.)doc");
   m.def(
       "random_int",
-      [](const std::vector<std::int64_t>& shape, DType dtype, std::int64_t minval, std::int64_t maxval, std::uint64_t seed,
-         std::uint64_t stream) {
+      [](const std::vector<std::int64_t>& shape, DType dtype, std::int64_t minval, std::int64_t maxval,
+         std::uint64_t seed, std::uint64_t stream) {
         py::gil_scoped_release release;
         return random_int(shape, dtype, minval, maxval, seed, stream);
       },

@@ -122,8 +122,7 @@ py::object owning_tensor_of_view(const py::array& array) {
   if (!py::isinstance<Tensor>(base)) return {};
   const auto& tensor = base.cast<const Tensor&>();
   if (tensor.raw_data() != array.data() || tensor.nbytes() != array.nbytes()) return {};
-  if (!(py::detail::array_proxy(array.ptr())->flags & py::detail::npy_api::NPY_ARRAY_C_CONTIGUOUS_))
-    return {};
+  if (!(py::detail::array_proxy(array.ptr())->flags & py::detail::npy_api::NPY_ARRAY_C_CONTIGUOUS_)) return {};
   Shape shape(array.shape(), array.shape() + array.ndim());
   if (shape != tensor.shape() || dtype_from_numpy(array.dtype()) != tensor.dtype()) return {};
   return py::reinterpret_borrow<py::object>(base);

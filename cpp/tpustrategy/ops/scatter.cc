@@ -1,7 +1,7 @@
 #include "tpustrategy/ops/scatter.h"
 
-#include <cstring>
 #include <complex>
+#include <cstring>
 
 #include "tpustrategy/core/errors.h"
 #include "tpustrategy/ops/broadcast.h"
