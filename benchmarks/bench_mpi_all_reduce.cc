@@ -88,8 +88,7 @@ int main(int argc, char** argv) {
     report(rank, "MPI_Allreduce", processes, bytes, plain);
 
     const double ours = time_collective(reps, [&] {
-      comm->all_reduce(tpustrategy::DType::kFloat32, {&in, 1}, count, tpustrategy::CollectiveOp::kSum,
-                       output.data());
+      comm->all_reduce(tpustrategy::DType::kFloat32, {&in, 1}, count, tpustrategy::CollectiveOp::kSum, output.data());
     });
     report(rank, "MpiCommunicator", processes, bytes, ours);
     const float expected = static_cast<float>(processes * (processes + 1) / 2);

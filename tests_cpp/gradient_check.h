@@ -65,8 +65,7 @@ inline void expect_gradients_match(const GradTestFn& f, const std::vector<Tensor
         return weighted_sum(f(args), w);
       };
       const double numeric = (eval(h) - eval(-h)) / (2 * h);
-      EXPECT_NEAR(analytic[i], numeric, tol * std::max(1.0, std::abs(numeric)))
-          << "input " << k << " element " << i;
+      EXPECT_NEAR(analytic[i], numeric, tol * std::max(1.0, std::abs(numeric))) << "input " << k << " element " << i;
     }
   }
 }

@@ -132,11 +132,13 @@ TEST(ReduceGradients, MaxSharesTiesEvenlyAsTF) {
 TEST(ReduceGradients, ProdIncludingZeros) {
   expect_gradients_match([](V in) { return op::reduce(ReduceKind::kProd, in[0], std::vector<std::int64_t>{1}); },
                          {uniform({2, 3, 2}, 0.5, 1.5)});
-  expect_gradients_match([](V in) { return op::reduce(ReduceKind::kProd, in[0], std::vector<std::int64_t>{0, 2}); },
-                         {uniform({2, 3, 2}, -1.5, 1.5)});
+  expect_gradients_match(
+      [](V in) {
+        return op::reduce(ReduceKind::kProd, in[0], std::vector<std::int64_t>{0, 2});
+      },
+      {uniform({2, 3, 2}, -1.5, 1.5)});
   // One zero: only that element gets a gradient (the product of the others); two zeros: all zero.
-  expect_gradients_match([](V in) { return op::reduce(ReduceKind::kProd, in[0]); },
-                         {testing::f64({2, 0, 3, -1}, {4})});
+  expect_gradients_match([](V in) { return op::reduce(ReduceKind::kProd, in[0]); }, {testing::f64({2, 0, 3, -1}, {4})});
   expect_gradients_match([](V in) { return op::reduce(ReduceKind::kProd, in[0]); },
                          {testing::f64({2, 0, 3, 0}, {2, 2})});
 }
@@ -201,8 +203,11 @@ TEST(ShapeGradients, StridedSliceItems) {
     expect_gradients_match([items](V in) { return op::get_item(in[0], items); }, {x});
   }
   // The gradient op is itself differentiable (second order through a slice).
-  expect_gradients_match([](V in) { return op::strided_slice_grad(in[0], {4, 5}, {I::range(1, 3)}); },
-                         {uniform({2, 5}, -1, 1)});
+  expect_gradients_match(
+      [](V in) {
+        return op::strided_slice_grad(in[0], {4, 5}, {I::range(1, 3)});
+      },
+      {uniform({2, 5}, -1, 1)});
 }
 
 TEST(ShapeGradients, GatherDenseAndSparse) {
@@ -256,8 +261,12 @@ TEST(HigherOrder, SecondDerivativesMatchFiniteDifferencesOfTheFirst) {
   const std::vector<std::function<Tensor(const Tensor&)>> fns = {
       [](const Tensor& x) { return op::mul(x, op::mul(x, x)); },
       [](const Tensor& x) { return un(UnaryOp::kTanh, x); },
-      [](const Tensor& x) { return op::softmax(op::reshape(x, {2, 3}), -1); },
-      [](const Tensor& x) { return op::matmul(op::reshape(x, {2, 3}), op::reshape(x, {3, 2})); },
+      [](const Tensor& x) {
+        return op::softmax(op::reshape(x, {2, 3}), -1);
+      },
+      [](const Tensor& x) {
+        return op::matmul(op::reshape(x, {2, 3}), op::reshape(x, {3, 2}));
+      },
       [](const Tensor& x) { return op::reduce(ReduceKind::kProd, op::unary(UnaryOp::kSigmoid, x)); },
   };
   for (const auto& f : fns) {
@@ -382,10 +391,8 @@ TEST(BinaryGradients, SkipTheOperandTheTapeDropsButGiveTheOther) {
       y = op::add(op::binary(k, x, target), op::binary(k, target, x));
     }
     traced_ops().clear();
-    const OpTraceHook previous = set_op_trace_hook(
-        [](std::string_view op, std::span<const Tensor* const>, std::span<const Tensor>) {
-          traced_ops().emplace_back(op);
-        });
+    const OpTraceHook previous = set_op_trace_hook([](std::string_view op, std::span<const Tensor* const>,
+                                                      std::span<const Tensor>) { traced_ops().emplace_back(op); });
     auto grads = tape->gradient({y}, {x});  // the target is no source: its side is not needed
     set_op_trace_hook(previous);
     EXPECT_EQ(testing::values(to_dense(*grads[0])), expected);

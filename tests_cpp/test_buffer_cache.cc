@@ -13,8 +13,8 @@ namespace tpustrategy {
 namespace {
 
 DevicePtr make_core(std::int64_t capacity, int index = 0) {
-  return std::make_shared<Device>("/job:worker/replica:0/task:0/device:TPU:" + std::to_string(index), "TPU", 0,
-                                  index, std::array<int, 4>{0, 0, 0, index}, capacity);
+  return std::make_shared<Device>("/job:worker/replica:0/task:0/device:TPU:" + std::to_string(index), "TPU", 0, index,
+                                  std::array<int, 4>{0, 0, 0, index}, capacity);
 }
 
 // Restores the process-wide limit and empties the caches after each test.
@@ -119,9 +119,7 @@ TEST_F(BufferCacheTest, ExplicitReleaseReturnsEverythingToTheOs) {
 TEST_F(BufferCacheTest, TheLimitBoundsWhatIsCached) {
   auto core = make_core(1 << 30);
   set_buffer_cache_limit(1 << 20);
-  {
-    Buffer a(1 << 19, core), b(1 << 19, core), c(1 << 19, core);
-  }
+  { Buffer a(1 << 19, core), b(1 << 19, core), c(1 << 19, core); }
   EXPECT_LE(cached_buffer_bytes(), 1u << 20);
   EXPECT_GT(cached_buffer_bytes(), 0u);
   { Buffer big(2 << 20, core); }  // larger than the limit: never cached

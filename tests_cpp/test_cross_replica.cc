@@ -13,8 +13,8 @@ namespace tpustrategy {
 namespace {
 
 DevicePtr make_device(int index) {
-  return std::make_shared<Device>("/job:worker/replica:0/task:0/device:TPU:" + std::to_string(index), "TPU", 0,
-                                  index, std::array<int, 4>{0, 0, 0, index}, 1 << 20);
+  return std::make_shared<Device>("/job:worker/replica:0/task:0/device:TPU:" + std::to_string(index), "TPU", 0, index,
+                                  std::array<int, 4>{0, 0, 0, index}, 1 << 20);
 }
 
 TEST(CrossReplica, AllReduceSharesOneBufferAndChargesEveryDevice) {
@@ -69,8 +69,7 @@ TEST(CrossReplica, ShareAcrossChargesTheValuesOwnDeviceOnce) {
 
 TEST(CrossReplica, AllReduceRejectsMismatchesNamingTheReplica) {
   DevicePtr d0 = make_device(0);
-  std::vector<Tensor> inputs = {Tensor::from_vector<float>({1, 2}, {2}, d0),
-                                Tensor::from_vector<float>({1}, {1}, d0)};
+  std::vector<Tensor> inputs = {Tensor::from_vector<float>({1, 2}, {2}, d0), Tensor::from_vector<float>({1}, {1}, d0)};
   std::vector<DevicePtr> destinations = {d0};
   try {
     all_reduce_tensors(inputs, CollectiveOp::kSum, destinations);

@@ -24,8 +24,8 @@ namespace {
 using ::tpustrategy::testing::bounded;
 
 DevicePtr make_device(int index) {
-  return std::make_shared<Device>("/job:worker/replica:0/task:0/device:TPU:" + std::to_string(index), "TPU", 0,
-                                  index, std::array<int, 4>{0, 0, 0, index}, 1 << 20);
+  return std::make_shared<Device>("/job:worker/replica:0/task:0/device:TPU:" + std::to_string(index), "TPU", 0, index,
+                                  std::array<int, 4>{0, 0, 0, index}, 1 << 20);
 }
 
 class Counter : public CollectiveObserver {
@@ -118,8 +118,8 @@ TEST(CollectiveHook, SeesEveryCollectiveOfTheThreadRunner) {
       if (ctx.replica_id() < 2) ctx.all_reduce(x, CollectiveOp::kMax, {0, 1});  // a subgroup
     });
   });
-  const std::map<std::string, int> expected = {{"all_reduce", 2}, {"all_gather", 1},         {"reduce_scatter", 1},
-                                               {"broadcast", 1},  {"all_to_all", 1},         {"collective_permute", 1},
+  const std::map<std::string, int> expected = {{"all_reduce", 2}, {"all_gather", 1}, {"reduce_scatter", 1},
+                                               {"broadcast", 1},  {"all_to_all", 1}, {"collective_permute", 1},
                                                {"barrier", 1}};
   EXPECT_EQ(counter->counts(), expected);  // once per collective, not once per replica
   EXPECT_EQ(counter->sizes().back(), 2);   // the subgroup's communicator

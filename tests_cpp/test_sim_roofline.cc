@@ -15,7 +15,7 @@ TEST(ChipFigures, EveryGenerationIsComplete) {
   for (const ChipSpec& c : chip_specs()) {
     SCOPED_TRACE(c.name);
     EXPECT_GT(c.bf16_tflops, 0);
-    EXPECT_GE(c.int8_tops, c.bf16_tflops);  // int8 is never slower than bf16
+    EXPECT_GE(c.int8_tops, c.bf16_tflops);   // int8 is never slower than bf16
     EXPECT_EQ(c.f32_tflops, c.bf16_tflops);  // XLA's default precision: one bf16 pass
     EXPECT_GT(c.hbm_gbps, 0);
     EXPECT_EQ(c.ici_links_per_chip, 2 * c.ici_torus_dims);
@@ -118,8 +118,7 @@ TEST(Roofline, BadInputIsAValueError) {
   const ChipSpec& v4 = find_chip_spec("v4");
   EXPECT_THROW(op_time(v4, OpUnit::kMxu, -1, 0, MxuDType::kBFloat16), ValueError);
   EXPECT_THROW(op_time(v4, OpUnit::kMxu, 0, std::nan(""), MxuDType::kBFloat16), ValueError);
-  EXPECT_THROW(op_time(v4, OpUnit::kMxu, std::numeric_limits<double>::infinity(), 0, MxuDType::kBFloat16),
-               ValueError);
+  EXPECT_THROW(op_time(v4, OpUnit::kMxu, std::numeric_limits<double>::infinity(), 0, MxuDType::kBFloat16), ValueError);
   CostParams bad;
   bad.hbm_efficiency = 0;
   try {

@@ -48,11 +48,11 @@ TEST(Timeline, CollectiveStartsWhenTheLastParticipantArrives) {
 
 TEST(Timeline, CriticalPathFollowsTheLatestArrivalAcrossCollectives) {
   StepTimeline t = v5e_4();
-  t.add_op(matmul(0, 197e12 * 5e-3));                                       // 0: core 0 slow first
-  t.add_collective({"a", CollectiveKind::kAllGather, {0, 1}, 0});            // 1: waits for core 0
-  t.add_op(matmul(1, 197e12 * 1e-3));                                       // 2
-  t.add_op(matmul(2, 197e12 * 7e-3));                                       // 3: core 2 slower still
-  t.add_collective({"b", CollectiveKind::kAllGather, {1, 2}, 0});            // 4: waits for core 2
+  t.add_op(matmul(0, 197e12 * 5e-3));                              // 0: core 0 slow first
+  t.add_collective({"a", CollectiveKind::kAllGather, {0, 1}, 0});  // 1: waits for core 0
+  t.add_op(matmul(1, 197e12 * 1e-3));                              // 2
+  t.add_op(matmul(2, 197e12 * 7e-3));                              // 3: core 2 slower still
+  t.add_collective({"b", CollectiveKind::kAllGather, {1, 2}, 0});  // 4: waits for core 2
   const StepSummary s = t.summarize();
   EXPECT_DOUBLE_EQ(s.step_time, 7e-3);
   std::vector<int> path;

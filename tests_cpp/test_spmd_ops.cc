@@ -123,8 +123,10 @@ TEST_P(OpsOnMesh, CrossEntropyAndEmbeddingWithAVocabularyShardedTable) {
   const Tensor labels = Tensor::from_vector<std::int32_t>({0, 5, 31, 17, 8, 9, 30, 1}, {8});
   std::vector<float> expected;
   const Tensor lsm = log_softmax(logits, -1);
-  for (int i = 0; i < 8; ++i) expected.push_back(-lsm.to_vector<float>()[static_cast<std::size_t>(i * 32 + labels.to_vector<int>()[i])]);
-  for (const auto& s : {Sharding::iota_tiled({1, n}), Sharding::iota_tiled({n > 4 ? 4 : n, 1}), Sharding::replicated()}) {
+  for (int i = 0; i < 8; ++i)
+    expected.push_back(-lsm.to_vector<float>()[static_cast<std::size_t>(i * 32 + labels.to_vector<int>()[i])]);
+  for (const auto& s :
+       {Sharding::iota_tiled({1, n}), Sharding::iota_tiled({n > 4 ? 4 : n, 1}), Sharding::replicated()}) {
     SpmdContext ctx(cores);
     const auto loss = sparse_softmax_cross_entropy(ctx, on(logits, s), on(labels, Sharding::replicated()));
     expect_close(loss.assemble(), Tensor::from_vector(expected, {8}), 1e-5f);
@@ -137,8 +139,8 @@ TEST_P(OpsOnMesh, CrossEntropyAndEmbeddingWithAVocabularyShardedTable) {
     SpmdContext ctx(cores);
     const auto y = gather(ctx, on(table, s), on(ids, Sharding::replicated()));
     expect_sharded_equal(y, tpustrategy::gather(table, ids, 0));
-    EXPECT_EQ(kinds(ctx.record()), s == Sharding::iota_tiled({n, 1}) ? std::vector<std::string>{"all-reduce"}
-                                                                       : std::vector<std::string>{});
+    EXPECT_EQ(kinds(ctx.record()),
+              s == Sharding::iota_tiled({n, 1}) ? std::vector<std::string>{"all-reduce"} : std::vector<std::string>{});
   }
 }
 
@@ -147,7 +149,8 @@ TEST_P(OpsOnMesh, GradientsEqualTheUnpartitionedOnes) {
   const Tensor x = random_tensor({16, 32}, 11), w1 = random_tensor({32, 16}, 12), w2 = random_tensor({16, 8}, 13);
   // Megatron-style MLP: x replicated, w1 column-split, w2 row-split; loss = sum(relu(x w1) w2).
   SpmdContext ctx(cores);
-  const auto sx = on(x, Sharding::replicated()), s1 = on(w1, Sharding::iota_tiled({1, n})), s2 = on(w2, Sharding::iota_tiled({n, 1}));
+  const auto sx = on(x, Sharding::replicated()), s1 = on(w1, Sharding::iota_tiled({1, n})),
+             s2 = on(w2, Sharding::iota_tiled({n, 1}));
   const auto h = matmul(ctx, sx, s1);
   const auto r = unary(ctx, UnaryOp::kRelu, h);
   const auto y = matmul(ctx, r, s2);
@@ -172,12 +175,15 @@ TEST_P(OpsOnMesh, GradientsEqualTheUnpartitionedOnes) {
   EXPECT_EQ(g2.db->sharding(), s2.sharding());
   const auto [da, db] = binary_grad(ctx, BinaryOp::kMultiply, h, h, dh);
   expect_close(da.assemble(), multiply(dhr, hr));
-  const auto dmean = reduce_grad(ctx, ReduceKind::kMean, sx, {1}, on(ones({16}), Sharding::iota_tiled({n > 4 ? 4 : n})));
+  const auto dmean =
+      reduce_grad(ctx, ReduceKind::kMean, sx, {1}, on(ones({16}), Sharding::iota_tiled({n > 4 ? 4 : n})));
   expect_close(dmean.assemble(), fill({16, 32}, Tensor::scalar<float>(1.0f / 32)));
   const Tensor labels = Tensor::from_vector<std::int32_t>({0, 5, 31, 17, 8, 9, 30, 1, 2, 3, 4, 5, 6, 7, 8, 9}, {16});
-  const auto dl = sparse_softmax_cross_entropy_grad(ctx, on(x, Sharding::iota_tiled({1, n})), on(labels, Sharding::replicated()),
-                                                    on(ones({16}), Sharding::replicated()));
-  const Tensor expect_dl = subtract(tpustrategy::softmax(x, -1), one_hot(labels, 32, Tensor::scalar<float>(1), Tensor::scalar<float>(0), -1));
+  const auto dl =
+      sparse_softmax_cross_entropy_grad(ctx, on(x, Sharding::iota_tiled({1, n})), on(labels, Sharding::replicated()),
+                                        on(ones({16}), Sharding::replicated()));
+  const Tensor expect_dl = subtract(tpustrategy::softmax(x, -1),
+                                    one_hot(labels, 32, Tensor::scalar<float>(1), Tensor::scalar<float>(0), -1));
   expect_close(dl.assemble(), expect_dl, 1e-5f);
 }
 
@@ -201,16 +207,30 @@ TEST(DotRules, EachRuleInsertsXlasCollectives) {
       // rhs columns tiled, lhs replicated: local, columns tiled
       {Sharding::replicated(), Sharding::iota_tiled({1, 8}), std::nullopt, {}, Sharding::iota_tiled({1, 8})},
       // contracting tiled on both: local + all-reduce
-      {Sharding::iota_tiled({1, 8}), Sharding::iota_tiled({8, 1}), std::nullopt, {"all-reduce"}, Sharding::replicated()},
+      {Sharding::iota_tiled({1, 8}),
+       Sharding::iota_tiled({8, 1}),
+       std::nullopt,
+       {"all-reduce"},
+       Sharding::replicated()},
       // ... with a row-tiled output: reduce-scatter
-      {Sharding::iota_tiled({1, 8}), Sharding::iota_tiled({8, 1}), Sharding::iota_tiled({8, 1}), {"reduce-scatter"},
+      {Sharding::iota_tiled({1, 8}),
+       Sharding::iota_tiled({8, 1}),
+       Sharding::iota_tiled({8, 1}),
+       {"reduce-scatter"},
        Sharding::iota_tiled({8, 1})},
       // contracting tiled on lhs only: rhs sliced locally, all-reduce
       {Sharding::iota_tiled({1, 8}), Sharding::replicated(), std::nullopt, {"all-reduce"}, Sharding::replicated()},
       // lhs rows and rhs columns tiled: all-gather of the rhs
-      {Sharding::iota_tiled({8, 1}), Sharding::iota_tiled({1, 8}), std::nullopt, {"all-gather"}, Sharding::iota_tiled({8, 1})},
+      {Sharding::iota_tiled({8, 1}),
+       Sharding::iota_tiled({1, 8}),
+       std::nullopt,
+       {"all-gather"},
+       Sharding::iota_tiled({8, 1})},
       // 2-D: lhs [2 rows, 4 contracting], rhs replicated: slice, all-reduce over the groups of 4
-      {Sharding::iota_tiled({2, 4}), Sharding::replicated(), std::nullopt, {"all-reduce"},
+      {Sharding::iota_tiled({2, 4}),
+       Sharding::replicated(),
+       std::nullopt,
+       {"all-reduce"},
        Sharding::iota_tiled({2, 1, 4}, true)},
   };
   for (const auto& c : cases) {

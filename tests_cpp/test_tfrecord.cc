@@ -2,10 +2,10 @@
 // every corruption or truncation into DataLossError.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <atomic>
 #include <random>
 #include <thread>
 #include <vector>
@@ -89,7 +89,8 @@ TEST(TFRecord, ReaderAndWriterAreSafeAcrossThreads) {
     std::vector<std::thread> threads;
     for (int t = 0; t < kThreads; ++t) {
       threads.emplace_back([&writer, t] {
-        for (int i = 0; i < kRecords / kThreads; ++i) writer.write(std::string(16 + (i % 50), static_cast<char>('a' + t)));
+        for (int i = 0; i < kRecords / kThreads; ++i)
+          writer.write(std::string(16 + (i % 50), static_cast<char>('a' + t)));
       });
     }
     for (auto& th : threads) th.join();

@@ -250,8 +250,11 @@ TEST(Topology, MissingDevicesAndLookups) {
 // stacked every replica on one core. Two devices at one position are not a slice: rejected, from both
 // constructors, naming the position and both devices.
 TEST(Topology, DuplicateCoordinatesAreRejected) {
-  expect_value_error([] { Topology({1, 1, 1, 2}, {{{0, 0, 0, 0}, {0, 0, 0, 0}}}); },
-                     "lists position [0 0 0 0] twice: task 0 device 0 and task 0 device 1");
+  expect_value_error(
+      [] {
+        Topology({1, 1, 1, 2}, {{{0, 0, 0, 0}, {0, 0, 0, 0}}});
+      },
+      "lists position [0 0 0 0] twice: task 0 device 0 and task 0 device 1");
   detail::TopologyProto proto{{1, 1, 1, 2}, 2, 1, {0, 0, 0, 1, 0, 0, 0, 1}};
   expect_value_error([&] { Topology{detail::serialize_topology_proto(proto)}; },
                      "lists position [0 0 0 1] twice: task 0 device 0 and task 1 device 0");
@@ -262,8 +265,11 @@ TEST(Topology, HugeDeviceCountsAreRejectedWithoutOverflow) {
   const std::int32_t big = std::numeric_limits<std::int32_t>::max();
   detail::TopologyProto proto{{1, 1, 1, 1}, big, big, {0, 0, 0, 0}};
   expect_value_error([&] { Topology{detail::serialize_topology_proto(proto)}; }, "must have shape num_tasks");
-  expect_value_error([&] { Topology({1, 1, 1, 1}, {big, big, 4}, {0, 0, 0, 0}); },
-                     "has 4 values but shape (2147483647, 2147483647, 4) needs 18446744056529682436");
+  expect_value_error(
+      [&] {
+        Topology({1, 1, 1, 1}, {big, big, 4}, {0, 0, 0, 0});
+      },
+      "has 4 values but shape (2147483647, 2147483647, 4) needs 18446744056529682436");
 }
 
 TEST(DeviceNames, WithAndWithoutJob) {

@@ -7,10 +7,11 @@ cd "$(dirname "$0")/.."
 
 PYTHON="${PYTHON:-python3}"
 # clang + libclang-rt-14-dev (libFuzzer, its sanitizer runtimes) and zlib for the fuzz stage of tools/test.sh;
-# Open MPI for the multi-process Communicator; clang-tidy 14 for the lint stage (pinned: its findings are the
-# lint stage's contract, and a newer clang-tidy earlier on the PATH brings checks the code was never held to).
+# Open MPI for the multi-process Communicator; clang-tidy 14 and clang-format 14 for the lint stage (pinned: their
+# output is the lint stage's contract, and a newer version earlier on the PATH brings checks / layout changes the
+# code was never held to).
 APT_PACKAGES=(libeigen3-dev libfmt-dev libgtest-dev g++ ccache libopenblas-dev clang libclang-rt-14-dev zlib1g-dev
-              libopenmpi-dev openmpi-bin clang-tidy-14)
+              libopenmpi-dev openmpi-bin clang-tidy-14 clang-format-14)
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do

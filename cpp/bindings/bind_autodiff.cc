@@ -10,11 +10,11 @@
 
 #include "bindings/bindings.h"
 #include "bindings/convert.h"
-#include "tpustrategy/core/errors.h"
 #include "tpustrategy/autodiff/dispatch.h"
 #include "tpustrategy/autodiff/gradient_registry.h"
 #include "tpustrategy/autodiff/static_shapes.h"
 #include "tpustrategy/autodiff/tape_stack.h"
+#include "tpustrategy/core/errors.h"
 
 namespace tpustrategy::bindings {
 
@@ -35,18 +35,18 @@ std::optional<Grad> from_python(py::handle g) {
   if (py::hasattr(g, "indices") && py::hasattr(g, "values") && py::hasattr(g, "dense_shape")) {
     Tensor shape = to_tensor(g.attr("dense_shape"));
     auto dims = shape.to_vector<std::int64_t>();
-    return Grad(IndexedSlices{to_tensor(g.attr("values")), to_tensor(g.attr("indices")),
-                              Shape(dims.begin(), dims.end())});
+    return Grad(
+        IndexedSlices{to_tensor(g.attr("values")), to_tensor(g.attr("indices")), Shape(dims.begin(), dims.end())});
   }
   return Grad(to_tensor(g));
 }
 
 // A Python callable whose last reference may be dropped without the GIL (tapes outlive calls).
 std::shared_ptr<py::object> hold(py::object fn) {
-  return std::shared_ptr<py::object>(new py::object(std::move(fn)), [](py::object* p) {
-    py::gil_scoped_acquire gil;
-    delete p;
-  });
+  return {new py::object(std::move(fn)), [](py::object* p) {
+            py::gil_scoped_acquire gil;
+            delete p;
+          }};
 }
 
 // TF's static shapes while a Dataset function's element_spec is found (autodiff/static_shapes.h).

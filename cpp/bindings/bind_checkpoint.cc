@@ -15,7 +15,7 @@ using checkpoint::BundleWriter;
 void init_checkpoint(py::module_& m) {
   m.def(
       "write_file_atomically",
-      [](const std::string& path, py::bytes data) {
+      [](const std::string& path, const py::bytes& data) {
         std::string_view view = data;
         py::gil_scoped_release release;
         checkpoint::write_file_atomically(path, view, "write_file_atomically");
@@ -36,7 +36,7 @@ Args:
       .def(
           "add",
           [](BundleWriter& self, const std::string& key, int dtype, const std::vector<std::int64_t>& shape,
-             py::bytes data) {
+             const py::bytes& data) {
             std::string_view view = data;
             py::gil_scoped_release release;
             self.add(key, dtype, shape, view);

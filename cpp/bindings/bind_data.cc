@@ -141,7 +141,7 @@ Returns:
 void bind_tfrecord(py::module_& m) {
   m.def(
       "crc32c",
-      [](py::bytes data, std::uint32_t crc) {
+      [](const py::bytes& data, std::uint32_t crc) {
         std::string_view view = data;
         return data::crc32c(view, crc);
       },
@@ -156,7 +156,7 @@ Args:
   crc: the CRC32C to mask.)doc");
   m.def(
       "tfrecord_encode",
-      [](py::bytes record) {
+      [](const py::bytes& record) {
         std::string_view view = record;
         std::string framed;
         {
@@ -171,7 +171,7 @@ Args:
   record: the record's bytes.)doc");
   m.def(
       "tfrecord_parse",
-      [](py::bytes contents, const std::string& name) {
+      [](const py::bytes& contents, const std::string& name) {
         std::string_view view = contents;
         std::vector<std::string> records;
         {
@@ -228,7 +228,7 @@ Raises:
   NotFoundError: the directory is missing.)doc")
       .def(
           "write",
-          [](TFRecordWriter& self, py::bytes record) {
+          [](TFRecordWriter& self, const py::bytes& record) {
             std::string_view view = record;
             py::gil_scoped_release release;
             self.write(view);

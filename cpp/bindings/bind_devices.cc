@@ -19,16 +19,17 @@ void init_devices(py::module_& m) {
       .def_property_readonly("index", &Device::index)
       .def_property_readonly("host_index", &Device::host_index)
       .def_property_readonly("coordinates", &Device::coordinates)
-      .def("memory_info",
-           [](const Device& d) {
-             auto info = d.memory_info();
-             py::dict out;
-             out["current"] = info.current;
-             out["peak"] = info.peak;
-             out["limit"] = info.capacity;
-             return out;
-           },
-           "{'current': bytes in use, 'peak': the most since the last reset, 'limit': the capacity}.")
+      .def(
+          "memory_info",
+          [](const Device& d) {
+            auto info = d.memory_info();
+            py::dict out;
+            out["current"] = info.current;
+            out["peak"] = info.peak;
+            out["limit"] = info.capacity;
+            return out;
+          },
+          "{'current': bytes in use, 'peak': the most since the last reset, 'limit': the capacity}.")
       .def("reset_memory_stats", &Device::reset_peak, "Sets the peak to the current usage.")
       .def("set_memory_limit", &Device::set_capacity, py::arg("bytes"), R"doc(Sets the device's memory capacity.
 
@@ -92,7 +93,8 @@ Raises:
   m.def("cached_memory_bytes", &cached_buffer_bytes, "Host bytes held by the tensor-buffer caches.");
   m.def("buffer_cache_limit", &buffer_cache_limit, "The most host bytes the tensor-buffer caches keep together.");
   m.def(
-      "set_buffer_cache_limit", [](std::int64_t bytes) {
+      "set_buffer_cache_limit",
+      [](std::int64_t bytes) {
         if (bytes < 0) throw py::value_error(fmt::format("set_buffer_cache_limit: negative limit {}", bytes));
         set_buffer_cache_limit(static_cast<std::size_t>(bytes));
       },
@@ -117,7 +119,9 @@ Args:
 
 Raises:
   ValueError: count < 1.)doc");
-  m.def("job", [] { return DeviceRegistry::global().job(); }, "The job in the slice's devices' names (localhost, worker).");
+  m.def(
+      "job", [] { return DeviceRegistry::global().job(); },
+      "The job in the slice's devices' names (localhost, worker).");
   m.def(
       "set_job", [](const std::string& job) { DeviceRegistry::global().set_job(job); }, py::arg("job"),
       R"doc(Renames every device into `job`; only while no replica runs.

@@ -201,7 +201,7 @@ Raises:
   ValueError: an invalid kind.)doc");
   m.def(
       "example_parse",
-      [](py::bytes serialized) {
+      [](const py::bytes& serialized) {
         std::string_view view = serialized;
         data::Example example;
         {
@@ -241,7 +241,7 @@ Returns:
   The SequenceExample proto's bytes.)doc");
   m.def(
       "sequence_example_parse",
-      [](py::bytes serialized) {
+      [](const py::bytes& serialized) {
         std::string_view view = serialized;
         data::SequenceExample example;
         {

@@ -54,9 +54,7 @@ Locals locals_of(const Communicator& comm, const Arrays& inputs, const char* whe
   return l;
 }
 
-py::array empty_like(DType dtype, const std::vector<py::ssize_t>& shape) {
-  return py::array(numpy_dtype(dtype), shape);
-}
+py::array empty_like(DType dtype, const std::vector<py::ssize_t>& shape) { return {numpy_dtype(dtype), shape}; }
 
 std::vector<void*> outputs(Arrays& arrays) {
   std::vector<void*> p;
@@ -85,13 +83,12 @@ void init_mpi(py::module_& m) {
         "TPUSTRATEGY_MPI_TIMEOUT_SECONDS, or 60 (ValueError for a value that is not a positive number).");
 
   py::class_<Communicator, std::shared_ptr<Communicator>>(m, "Communicator",
-                                                           "A group of participants (see collectives/communicator.h).")
+                                                          "A group of participants (see collectives/communicator.h).")
       .def_property_readonly("backend", [](const Communicator& c) { return std::string(c.backend()); })
       .def_property_readonly("size", &Communicator::size)
-      .def_property_readonly("local_ranks",
-                             [](const Communicator& c) {
-                               return std::vector<int>(c.local_ranks().begin(), c.local_ranks().end());
-                             })
+      .def_property_readonly(
+          "local_ranks",
+          [](const Communicator& c) { return std::vector<int>(c.local_ranks().begin(), c.local_ranks().end()); })
       .def_property_readonly("process_index", &Communicator::process_index)
       .def_property_readonly("process_count", &Communicator::process_count)
       .def(

@@ -47,6 +47,11 @@ auto nogil_above(std::int64_t elements, Fn&& fn) {
   return fn();
 }
 
+// op::binary(kind, a, b), with the GIL released when the larger operand is big enough to pay for it.
+Tensor binary_maybe_nogil(BinaryOp kind, const Tensor& a, const Tensor& b) {
+  return nogil_above(std::max(a.num_elements(), b.num_elements()), [&] { return op::binary(kind, a, b); });
+}
+
 bool is_tensor_like(py::handle v) { return py::isinstance<Tensor>(v) || py::hasattr(v, "_as_tensor"); }
 
 Tensor as_tensor(py::handle v, std::optional<DType> hint = std::nullopt) {
@@ -88,7 +93,7 @@ std::int64_t index_value(py::handle v, const char* what) {
                     "tensors are valid indices, got {}",
                     std::string(py::repr(v)));
   }
-  py::object owned = py::reinterpret_steal<py::object>(index);
+  auto owned = py::reinterpret_steal<py::object>(index);
   int overflow = 0;
   long long value = PyLong_AsLongLongAndOverflow(index, &overflow);
   if (overflow > 0) return LLONG_MAX;
@@ -108,7 +113,7 @@ IndexItem index_item(py::handle key) {
     return IndexItem::range(b, e, s);
   }
   if (py::isinstance<Tensor>(key)) {
-    const Tensor& t = key.cast<const Tensor&>();
+    const auto& t = key.cast<const Tensor&>();
     if (t.rank() != 0 || !is_index_dtype(t.dtype())) {
       fail<TypeError>("__getitem__", "a tensor index must be a scalar int32/int64 tensor, got a {} tensor of shape {}",
                       dtype_name(t.dtype()), shape_to_string(t.shape()));
@@ -183,7 +188,7 @@ void def_binary_operator(py::class_<Tensor>& cls, const char* name, BinaryOp kin
   cls.def(name, [kind, reflected](py::handle self, py::handle other) -> py::object {
     if (!is_operand(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
     auto [a, b] = reflected ? operands(other, self) : operands(self, other);
-    return py::cast(nogil_above(std::max(a.num_elements(), b.num_elements()), [&] { return op::binary(kind, a, b); }));
+    return py::cast(binary_maybe_nogil(kind, a, b));
   });
 }
 
@@ -191,7 +196,8 @@ void def_matmul_operator(py::class_<Tensor>& cls, const char* name, bool reflect
   cls.def(name, [reflected](py::handle self, py::handle other) -> py::object {
     if (!is_operand(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
     auto [a, b] = reflected ? operands(other, self) : operands(self, other);
-    return py::cast(nogil([&] { return op::matmul(a, b); }));
+    // An init-capture: clang before 16 cannot capture a structured binding.
+    return py::cast(nogil([&a = a, &b = b] { return op::matmul(a, b); }));
   });
 }
 
@@ -205,7 +211,7 @@ void def_equality_operator(py::class_<Tensor>& cls, const char* name, BinaryOp k
     if (!is_operand(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
     try {
       auto [a, b] = operands(self, other);
-      return py::cast(nogil([&] { return op::binary(kind, a, b); }));
+      return py::cast(nogil([&a = a, &b = b, kind] { return op::binary(kind, a, b); }));
     } catch (const InvalidArgumentError&) {
       return py::bool_(unequal);
     } catch (const TypeError&) {
@@ -307,7 +313,7 @@ Raises:
 }  // namespace
 
 // 3-D convolution and pooling (bind_ops_nn3d.cc); declared here, not in bindings.h, to keep that header stable.
-void init_ops_nn3d(py::module_& ops);
+void init_ops_nn3d(py::module_& m);
 
 void init_ops(py::module_& m) {
   const std::pair<const char*, UnaryOp> unary_ops[] = {
@@ -318,10 +324,11 @@ void init_ops(py::module_& m) {
       {"sigmoid", UnaryOp::kSigmoid},   {"relu", UnaryOp::kRelu},
       {"floor", UnaryOp::kFloor},       {"ceil", UnaryOp::kCeil},
       {"sign", UnaryOp::kSign},         {"logical_not", UnaryOp::kLogicalNot}};
+  // Loop bindings reach the lambdas through init-captures: clang before 16 cannot capture a structured binding.
   for (const auto& [name, kind] : unary_ops) {
     m.def(
         name,
-        [kind](py::handle x, py::handle) {
+        [kind = kind](py::handle x, py::handle) {
           Tensor t = as_tensor(x);
           return nogil_above(t.num_elements(), [&] { return op::unary(kind, t); });
         },
@@ -347,9 +354,9 @@ void init_ops(py::module_& m) {
   for (const auto& [name, kind] : binary_ops) {
     m.def(
         name,
-        [kind](py::handle x, py::handle y, py::handle) {
+        [kind = kind](py::handle x, py::handle y, py::handle) {
           auto [a, b] = operands(x, y);
-          return nogil_above(std::max(a.num_elements(), b.num_elements()), [&] { return op::binary(kind, a, b); });
+          return binary_maybe_nogil(kind, a, b);
         },
         py::arg("x"), py::arg("y"), py::kw_only(), py::arg("name") = py::none(), kBinaryDoc);
   }
@@ -378,7 +385,7 @@ Returns:
   for (const auto& [name, kind] : reductions) {
     m.def(
         name,
-        [kind](py::handle x, Axes axis, bool keepdims) {
+        [kind = kind](py::handle x, Axes axis, bool keepdims) {
           Tensor t = as_tensor(x);
           return nogil([&] { return op::reduce(kind, t, axis, keepdims); });
         },
@@ -402,7 +409,7 @@ Raises:
   for (const auto& [name, what, fn] : arg_extrema) {
     m.def(
         name,
-        [fn](py::handle x, std::int64_t axis, DType output_type) {
+        [fn = fn](py::handle x, std::int64_t axis, DType output_type) {
           Tensor t = as_tensor(x);
           return nogil([&] { return fn(t, axis, output_type); });
         },
@@ -414,7 +421,7 @@ Raises:
       "matmul",
       [](py::handle a, py::handle b, bool transpose_a, bool transpose_b) {
         auto [x, y] = operands(a, b);
-        return nogil([&] { return op::matmul(x, y, transpose_a, transpose_b); });
+        return nogil([&x = x, &y = y, transpose_a, transpose_b] { return op::matmul(x, y, transpose_a, transpose_b); });
       },
       py::arg("a"), py::arg("b"), py::kw_only(), py::arg("transpose_a") = false, py::arg("transpose_b") = false,
       R"doc(Matrix product of the last two axes, batch axes broadcast (tf.linalg.matmul).
@@ -746,7 +753,7 @@ Returns:
         if (x.is_none() && y.is_none()) return nogil([&] { return op::where(c); });
         if (x.is_none() || y.is_none()) fail<ValueError>("where", "x and y must both be given, or neither");
         auto [a, b] = operands(x, y);
-        return nogil([&] { return op::where(c, a, b); });
+        return nogil([&c, &a = a, &b = b] { return op::where(c, a, b); });
       },
       py::arg("condition"), py::arg("x") = py::none(), py::arg("y") = py::none(),
       R"doc(Selects x where condition else y, broadcasting (tf.where).

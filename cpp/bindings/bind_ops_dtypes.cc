@@ -44,10 +44,11 @@ Raises:
   TypeError: the parts differ in dtype or are not float32 / float64.)doc");
   const std::pair<const char*, Tensor (*)(const Tensor&)> parts[] = {
       {"real", &op::real_part}, {"imag", &op::imag_part}, {"conj", &op::conj}, {"angle", &angle}, {"invert", &invert}};
+  // Loop bindings reach the lambdas through init-captures: clang before 16 cannot capture a structured binding.
   for (const auto& [name, fn] : parts) {
     m.def(
         name,
-        [fn](py::handle x, py::handle) {
+        [fn = fn](py::handle x, py::handle) {
           Tensor t = tensor_of(x);
           return nogil([&] { return fn(t); });
         },
@@ -66,7 +67,7 @@ Args:
   for (const auto& [name, kind] : bitwise_ops) {
     m.def(
         name,
-        [kind](py::handle x, py::handle y, py::handle) {
+        [kind = kind](py::handle x, py::handle y, py::handle) {
           Tensor a = tensor_of(x);
           Tensor b = like(y, a);
           return nogil([&] { return bitwise(kind, a, b); });

@@ -97,7 +97,7 @@ void init_ops_nn(py::module_& m) {
       "DepthwiseConv2dNative", "Depthwise 2-D convolution over NHWC (tf.nn.depthwise_conv2d_native).");
   m.def(
       "conv2d_backprop_input",
-      [](std::vector<std::int64_t> input_sizes, py::handle f, py::handle dy, Pair strides, Pair dilations,
+      [](const std::vector<std::int64_t>& input_sizes, py::handle f, py::handle dy, Pair strides, Pair dilations,
          const std::string& padding, Quad explicit_paddings) {
         Tensor filter = to_tensor(f), grad = to_tensor(dy);
         py::gil_scoped_release release;
@@ -167,7 +167,7 @@ Raises:
   InvalidArgumentError: a scalar input, k < 0, or k > the last dimension.)doc");
   m.def(
       "random_float",
-      [](std::vector<std::int64_t> shape, DType dtype, const std::string& dist, std::uint64_t seed,
+      [](const std::vector<std::int64_t>& shape, DType dtype, const std::string& dist, std::uint64_t seed,
          std::uint64_t stream) {
         const RandomDistribution d = distribution(dist);
         py::gil_scoped_release release;
@@ -187,8 +187,8 @@ Raises:
   ValueError: an unknown distribution.)doc");
   m.def(
       "random_int",
-      [](std::vector<std::int64_t> shape, DType dtype, std::int64_t minval, std::int64_t maxval, std::uint64_t seed,
-         std::uint64_t stream) {
+      [](const std::vector<std::int64_t>& shape, DType dtype, std::int64_t minval, std::int64_t maxval,
+         std::uint64_t seed, std::uint64_t stream) {
         py::gil_scoped_release release;
         return random_int(shape, dtype, minval, maxval, seed, stream);
       },
@@ -219,7 +219,7 @@ Returns:
   (key: two uint32, counter: four uint32).)doc");
   m.def(
       "philox_random_float",
-      [](std::vector<std::int64_t> shape, DType dtype, const std::string& dist, std::array<std::uint32_t, 2> key,
+      [](const std::vector<std::int64_t>& shape, DType dtype, const std::string& dist, std::array<std::uint32_t, 2> key,
          std::array<std::uint32_t, 4> counter) {
         const RandomDistribution d = distribution(dist);
         py::gil_scoped_release release;
@@ -239,7 +239,7 @@ Raises:
   ValueError: an unknown distribution.)doc");
   m.def(
       "philox_random_int",
-      [](std::vector<std::int64_t> shape, DType dtype, std::int64_t minval, std::int64_t maxval,
+      [](const std::vector<std::int64_t>& shape, DType dtype, std::int64_t minval, std::int64_t maxval,
          std::array<std::uint32_t, 2> key, std::array<std::uint32_t, 4> counter) {
         py::gil_scoped_release release;
         return tf_philox_random_int(shape, dtype, minval, maxval, PhiloxKeyCounter{key, counter});
@@ -256,7 +256,7 @@ Args:
   counter: TF's Philox counter (four uint32).)doc");
   m.def(
       "philox_random_full_int",
-      [](std::vector<std::int64_t> shape, DType dtype, std::array<std::uint32_t, 2> key,
+      [](const std::vector<std::int64_t>& shape, DType dtype, std::array<std::uint32_t, 2> key,
          std::array<std::uint32_t, 4> counter) {
         py::gil_scoped_release release;
         return tf_philox_random_full_int(shape, dtype, PhiloxKeyCounter{key, counter});

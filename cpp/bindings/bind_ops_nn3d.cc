@@ -52,7 +52,7 @@ Raises:
     an unknown padding string.)doc");
   m.def(
       "conv3d_backprop_input",
-      [](std::vector<std::int64_t> input_sizes, py::handle f, py::handle dy, Dims3 strides, Dims3 dilations,
+      [](const std::vector<std::int64_t>& input_sizes, py::handle f, py::handle dy, Dims3 strides, Dims3 dilations,
          const std::string& padding) {
         Tensor filter = to_tensor(f), grad = to_tensor(dy);
         py::gil_scoped_release release;

@@ -82,7 +82,8 @@ PyObject* frame_ptr(const std::shared_ptr<void>& frame) { return static_cast<py:
 void pop_mode(py::handle frame) {
   std::vector<std::shared_ptr<void>>& stack = current_context().mode_stack;
   if (stack.empty() || frame_ptr(stack.back()) != frame.ptr()) {
-    fail<RuntimeError>("pop_mode", "tf.distribute scopes were exited out of order (a scope or context exited "
+    fail<RuntimeError>("pop_mode",
+                       "tf.distribute scopes were exited out of order (a scope or context exited "
                        "while a scope entered after it is still active)");
   }
   stack.pop_back();
@@ -145,7 +146,7 @@ void set_greenlet_context(py::handle greenlet, py::handle context) {
 void prepare(DriveRound& round, Py_ssize_t i) {
   round.cursor = i;
   if (round.fresh) {
-    py::object copy = py::reinterpret_steal<py::object>(PyContext_Copy(round.snapshot.ptr()));
+    auto copy = py::reinterpret_steal<py::object>(PyContext_Copy(round.snapshot.ptr()));
     if (!copy) throw py::error_already_set();
     set_greenlet_context(PyList_GET_ITEM(round.workers.ptr(), i), copy);
     round.contexts[static_cast<std::size_t>(i)]->mode_stack.push_back(
@@ -194,7 +195,8 @@ class ReplicaRendezvous {
         group_size_(comm_->size()),
         ids_(check_local_ranks(*comm_, num_replicas)),
         sequence_(static_cast<std::size_t>(num_replicas), 0),
-        rendezvous_(num_replicas, [this](std::span<const Contribution> c) { return run(c); }, "replicas", ids_) {}
+        rendezvous_(
+            num_replicas, [this](std::span<const Contribution> c) { return run(c); }, "replicas", ids_) {}
 
   // Global replica ids of the positions.
   const std::vector<int>& replica_ids() const { return ids_; }
@@ -203,8 +205,8 @@ class ReplicaRendezvous {
   int num_replicas() const { return num_replicas_; }
 
   bool arrive(int replica, const std::string& kind_name, Leaves leaves, const std::string& op, std::int64_t axis,
-              const std::string& structure, bool ragged, std::vector<std::vector<int>> groups,
-              std::int64_t split_axis, std::vector<std::pair<int, int>> pairs) {
+              const std::string& structure, bool ragged, std::vector<std::vector<int>> groups, std::int64_t split_axis,
+              std::vector<std::pair<int, int>> pairs) {
     CollectiveDesc desc;
     desc.kind = kind_from_name(kind_name);
     check_groups(kind_name, groups);
@@ -291,8 +293,8 @@ class ReplicaRendezvous {
     if (!accepted || (op == "MEAN" && !floating)) return py::none();
     Leaves leaves;
     leaves.push_back(std::move(tensor));
-    py::object out = park(replica, "all_reduce", std::move(leaves), op, 0, "", true, std::move(devices), driver,
-                          parked, {}, 0, {});
+    py::object out =
+        park(replica, "all_reduce", std::move(leaves), op, 0, "", true, std::move(devices), driver, parked, {}, 0, {});
     if (!PyList_Check(out.ptr()) || PyList_GET_SIZE(out.ptr()) != 1) {
       fail<InternalError>("ReplicaRendezvous::park_all_reduce", "replica {} was resumed with {} instead of its result",
                           replica, py::repr(out).cast<std::string>());
@@ -336,9 +338,11 @@ class ReplicaRendezvous {
     std::vector<bool> seen(static_cast<std::size_t>(group_size_), false);
     for (const auto& group : groups) {
       if (group.size() != groups.front().size() || group.empty()) {
-        fail<InvalidArgumentError>(where.c_str(), "group_assignment must have groups of one non-zero size; group [{}] "
-                                   "has {} replicas but group [{}] has {}", fmt::join(group, ", "), group.size(),
-                                   fmt::join(groups.front(), ", "), groups.front().size());
+        fail<InvalidArgumentError>(where.c_str(),
+                                   "group_assignment must have groups of one non-zero size; group [{}] "
+                                   "has {} replicas but group [{}] has {}",
+                                   fmt::join(group, ", "), group.size(), fmt::join(groups.front(), ", "),
+                                   groups.front().size());
       }
       for (int r : group) {
         if (r < 0 || r >= group_size_) {
@@ -353,8 +357,10 @@ class ReplicaRendezvous {
     }
     for (int r = 0; r < group_size_; ++r) {
       if (!seen[static_cast<std::size_t>(r)]) {
-        fail<InvalidArgumentError>(where.c_str(), "group_assignment leaves out replica {}; it must partition the {} "
-                                   "replicas", r, group_size_);
+        fail<InvalidArgumentError>(where.c_str(),
+                                   "group_assignment leaves out replica {}; it must partition the {} "
+                                   "replicas",
+                                   r, group_size_);
       }
     }
   }
@@ -386,8 +392,10 @@ class ReplicaRendezvous {
   static std::vector<int> check_local_ranks(const Communicator& comm, int n) {
     std::span<const int> local = comm.local_ranks();
     if (static_cast<int>(local.size()) != n) {
-      fail<InvalidArgumentError>("ReplicaRendezvous", "{} replicas run here, but the communicator hosts {} of its {} "
-                                 "participants in this process", n, local.size(), comm.size());
+      fail<InvalidArgumentError>("ReplicaRendezvous",
+                                 "{} replicas run here, but the communicator hosts {} of its {} "
+                                 "participants in this process",
+                                 n, local.size(), comm.size());
     }
     return {local.begin(), local.end()};
   }
@@ -446,6 +454,7 @@ class ReplicaRendezvous {
       if (members.empty()) continue;  // a group of replicas that all run in other processes
       Communicator& comm = *comms.at(static_cast<int>(g));
       std::vector<DevicePtr> group_destinations;
+      group_destinations.reserve(members.size());
       for (int r : members) group_destinations.push_back(destinations[static_cast<std::size_t>(r)]);
       Leaves inputs(members.size());
       for (std::size_t k = 0; k < num_leaves; ++k) {
@@ -483,7 +492,7 @@ class ReplicaRendezvous {
 
   const int num_replicas_;
   std::shared_ptr<Communicator> comm_;
-  const int group_size_;     // replicas in every process
+  const int group_size_;        // replicas in every process
   const std::vector<int> ids_;  // replica id of each position
   std::vector<std::int64_t> sequence_;
   std::vector<DevicePtr> destinations_;  // set for the duration of complete()
@@ -507,7 +516,7 @@ py::tuple drive(const py::list& workers, const py::list& contexts, py::list valu
                 const py::list& suspended, ReplicaRendezvous& rendezvous, const ContextPtr& driver_context,
                 const py::handle& parked, const py::handle& merged, const py::handle& done, const py::handle& failed,
                 const py::handle& driver, const py::handle& round_over) {
-  const Py_ssize_t n = static_cast<Py_ssize_t>(workers.size());
+  const auto n = static_cast<Py_ssize_t>(workers.size());
   for (const py::list* list : {&contexts, static_cast<const py::list*>(&values), &modes, &suspended}) {
     if (static_cast<Py_ssize_t>(list->size()) != n) {
       fail<InvalidArgumentError>("drive", "{} workers, but {} contexts, {} values, {} modes and {} suspended flags", n,
@@ -581,7 +590,7 @@ py::object finish_job(Py_ssize_t position, const py::handle& handed, const py::h
     call_frames::HandOver hand_over;
     return switch_into(driver, handed);
   }
-  const std::size_t i = static_cast<std::size_t>(position);
+  const auto i = static_cast<std::size_t>(position);
   unwind_context_mode(*round->contexts[i], PyList_GET_ITEM(round->modes.ptr(), position));
   if (handed.is(round->done)) {
     ++round->finished;
@@ -589,8 +598,8 @@ py::object finish_job(Py_ssize_t position, const py::handle& handed, const py::h
     if (round->fresh && next < round->n) {
       // The next replica's job starts here: its worker and this one trade places in the list.
       py::list& workers = round->workers;
-      py::object own = py::reinterpret_borrow<py::object>(PyList_GET_ITEM(workers.ptr(), position));
-      py::object other = py::reinterpret_borrow<py::object>(PyList_GET_ITEM(workers.ptr(), next));
+      auto own = py::reinterpret_borrow<py::object>(PyList_GET_ITEM(workers.ptr(), position));
+      auto other = py::reinterpret_borrow<py::object>(PyList_GET_ITEM(workers.ptr(), next));
       if (PyList_SetItem(workers.ptr(), position, other.release().ptr()) != 0 ||
           PyList_SetItem(workers.ptr(), next, own.release().ptr()) != 0) {
         throw py::error_already_set();
@@ -718,7 +727,7 @@ Args:
       []() -> ContextPtr {
         if (tl_bound_context && bound_placement() == tl_bound_context.get()) return tl_bound_context;
         // The thread's default context, owned by the thread: a non-owning handle.
-        return ContextPtr(ContextPtr(), &current_context());
+        return {ContextPtr(), &current_context()};
       },
       "This thread's current context.");
 
@@ -784,8 +793,8 @@ Args:
 
 Returns:
   What this replica is resumed with: its results.)doc")
-      .def("park_all_reduce", &ReplicaRendezvous::park_all_reduce, py::arg("replica"), py::arg("op"),
-           py::arg("tensor"), py::arg("devices").none(true), py::arg("driver"), py::arg("parked"),
+      .def("park_all_reduce", &ReplicaRendezvous::park_all_reduce, py::arg("replica"), py::arg("op"), py::arg("tensor"),
+           py::arg("devices").none(true), py::arg("driver"), py::arg("parked"),
            R"doc(
 park() for an all_reduce of one tensor.
 

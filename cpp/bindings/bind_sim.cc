@@ -34,7 +34,7 @@ calibrated on the scaling book's v5e measurements (see cpp/tpustrategy/sim/cost_
                        double op_overhead_us, double mxu_efficiency, double hbm_efficiency, double pcie_efficiency,
                        double dcn_efficiency) {
              CostParams p{ici_efficiency, hop_latency_factor, collective_overhead_us, op_overhead_us,
-                          mxu_efficiency, hbm_efficiency,  pcie_efficiency,        dcn_efficiency};
+                          mxu_efficiency, hbm_efficiency,     pcie_efficiency,        dcn_efficiency};
              validate(p);
              return p;
            }),
@@ -66,9 +66,10 @@ Raises:
       .def_readonly("pcie_efficiency", &CostParams::pcie_efficiency)
       .def_readonly("dcn_efficiency", &CostParams::dcn_efficiency)
       .def("__repr__", [](const CostParams& p) {
-        return fmt::format("CostParams(ici_efficiency={}, hop_latency_factor={}, collective_overhead_us={}, "
-                           "op_overhead_us={})",
-                           p.ici_efficiency, p.hop_latency_factor, p.collective_overhead_us, p.op_overhead_us);
+        return fmt::format(
+            "CostParams(ici_efficiency={}, hop_latency_factor={}, collective_overhead_us={}, "
+            "op_overhead_us={})",
+            p.ici_efficiency, p.hop_latency_factor, p.collective_overhead_us, p.op_overhead_us);
       });
 
   py::class_<RingAxis>(m, "RingAxis", "One torus axis a collective's group spans.")
@@ -156,22 +157,24 @@ Args:
 
 Returns:
   CollectiveCost.)doc");
-  m.def("latency_bound_threshold_bytes",
-        [](const std::string& generation, const CostParams& params) {
-          return latency_bound_threshold_bytes(find_chip_spec(generation), params);
-        },
-        py::arg("generation"), py::kw_only(), py::arg("params") = CostParams::calibrated(),
-        R"doc(Per-hop message size in bytes below which an ICI hop is latency-bound.
+  m.def(
+      "latency_bound_threshold_bytes",
+      [](const std::string& generation, const CostParams& params) {
+        return latency_bound_threshold_bytes(find_chip_spec(generation), params);
+      },
+      py::arg("generation"), py::kw_only(), py::arg("params") = CostParams::calibrated(),
+      R"doc(Per-hop message size in bytes below which an ICI hop is latency-bound.
 
 Args:
   generation: the chip generation, e.g. "v5e".
   params: CostParams.)doc");
-  m.def("bus_bandwidth",
-        [](const std::string& kind, double bytes, int group_size, double seconds) {
-          return bus_bandwidth(collective_kind_from_name(kind), bytes, group_size, seconds);
-        },
-        py::arg("kind"), py::arg("bytes"), py::arg("group_size"), py::arg("seconds"),
-        R"doc(algbw and busbw as nccl-tests reports them.
+  m.def(
+      "bus_bandwidth",
+      [](const std::string& kind, double bytes, int group_size, double seconds) {
+        return bus_bandwidth(collective_kind_from_name(kind), bytes, group_size, seconds);
+      },
+      py::arg("kind"), py::arg("bytes"), py::arg("group_size"), py::arg("seconds"),
+      R"doc(algbw and busbw as nccl-tests reports them.
 
 Args:
   kind: the collective, e.g. "all_reduce".
@@ -181,35 +184,38 @@ Args:
 
 Returns:
   BusBandwidth.)doc");
-  m.def("host_transfer_time",
-        [](const std::string& generation, double bytes, const CostParams& params) {
-          return host_transfer_time(find_chip_spec(generation), bytes, params);
-        },
-        py::arg("generation"), py::arg("bytes"), py::kw_only(), py::arg("params") = CostParams::calibrated(),
-        R"doc(Seconds to move `bytes` between host and one chip over PCIe.
+  m.def(
+      "host_transfer_time",
+      [](const std::string& generation, double bytes, const CostParams& params) {
+        return host_transfer_time(find_chip_spec(generation), bytes, params);
+      },
+      py::arg("generation"), py::arg("bytes"), py::kw_only(), py::arg("params") = CostParams::calibrated(),
+      R"doc(Seconds to move `bytes` between host and one chip over PCIe.
 
 Args:
   generation: the chip generation.
   bytes: the bytes moved.
   params: CostParams.)doc");
-  m.def("dcn_all_reduce_time",
-        [](const std::string& generation, double bytes_per_chip, int num_slices, const CostParams& params) {
-          return dcn_all_reduce_time(find_chip_spec(generation), bytes_per_chip, num_slices, params);
-        },
-        py::arg("generation"), py::arg("bytes_per_chip"), py::arg("num_slices"), py::kw_only(),
-        py::arg("params") = CostParams::calibrated(),
-        R"doc(Seconds for an all-reduce across slices over DCN, each chip exchanging its own share.
+  m.def(
+      "dcn_all_reduce_time",
+      [](const std::string& generation, double bytes_per_chip, int num_slices, const CostParams& params) {
+        return dcn_all_reduce_time(find_chip_spec(generation), bytes_per_chip, num_slices, params);
+      },
+      py::arg("generation"), py::arg("bytes_per_chip"), py::arg("num_slices"), py::kw_only(),
+      py::arg("params") = CostParams::calibrated(),
+      R"doc(Seconds for an all-reduce across slices over DCN, each chip exchanging its own share.
 
 Args:
   generation: the chip generation.
   bytes_per_chip: each chip's share of the buffer.
   num_slices: the slices taking part.
   params: CostParams.)doc");
-  m.def("slice_axes",
-        [](const std::string& slice, const std::string& axes) {
-          return axes_by_name(geometry_of(find_slice_preset(slice)), axes);
-        },
-        py::arg("slice"), py::arg("axes"), R"doc(RingAxis list for whole axes of a preset.
+  m.def(
+      "slice_axes",
+      [](const std::string& slice, const std::string& axes) {
+        return axes_by_name(geometry_of(find_slice_preset(slice)), axes);
+      },
+      py::arg("slice"), py::arg("axes"), R"doc(RingAxis list for whole axes of a preset.
 
 Args:
   slice: the preset's name.
@@ -217,26 +223,29 @@ Args:
 
 Raises:
   ValueError: an unknown slice or axis letter.)doc");
-  m.def("group_axes",
-        [](const std::string& slice, const std::vector<Coordinate>& members) {
-          const SliceGeometry g = geometry_of(find_slice_preset(slice));
-          py::gil_scoped_release release;
-          return group_axes(g, members);
-        },
-        py::arg("slice"), py::arg("members"), R"doc(RingAxis list of the box a group's members span.
+  m.def(
+      "group_axes",
+      [](const std::string& slice, const std::vector<Coordinate>& members) {
+        const SliceGeometry g = geometry_of(find_slice_preset(slice));
+        py::gil_scoped_release release;
+        return group_axes(g, members);
+      },
+      py::arg("slice"), py::arg("members"), R"doc(RingAxis list of the box a group's members span.
 
 Args:
   slice: the preset's name.
   members: the members' [x, y, z, core] coordinates.)doc");
-  m.def("aggregate_ici_bandwidth",
-        [](const std::string& slice) { return aggregate_ici_bandwidth(geometry_of(find_slice_preset(slice))); },
-        py::arg("slice"), R"doc(Sum over chips of their ICI links' one-way rate, bytes/s (the 'all-reduce bandwidth').
+  m.def(
+      "aggregate_ici_bandwidth",
+      [](const std::string& slice) { return aggregate_ici_bandwidth(geometry_of(find_slice_preset(slice))); },
+      py::arg("slice"), R"doc(Sum over chips of their ICI links' one-way rate, bytes/s (the 'all-reduce bandwidth').
 
 Args:
   slice: the preset's name.)doc");
-  m.def("bisection_bandwidth",
-        [](const std::string& slice) { return bisection_bandwidth(geometry_of(find_slice_preset(slice))); },
-        py::arg("slice"), R"doc(One-way bytes/s across the narrowest cut of the slice in half.
+  m.def(
+      "bisection_bandwidth",
+      [](const std::string& slice) { return bisection_bandwidth(geometry_of(find_slice_preset(slice))); },
+      py::arg("slice"), R"doc(One-way bytes/s across the narrowest cut of the slice in half.
 
 Args:
   slice: the preset's name.)doc");
@@ -246,9 +255,8 @@ void bind_timeline(py::module_& m) {
   py::class_<CriticalStep>(m, "CriticalStep", "One record on a step's critical path and the core it ran on.")
       .def_readonly("record", &CriticalStep::record)
       .def_readonly("core", &CriticalStep::core)
-      .def("__repr__", [](const CriticalStep& s) {
-        return fmt::format("CriticalStep(record={}, core={})", s.record, s.core);
-      });
+      .def("__repr__",
+           [](const CriticalStep& s) { return fmt::format("CriticalStep(record={}, core={})", s.record, s.core); });
   py::class_<StepSummary>(m, "StepSummary", "Step time, per-core shares, MXU utilisation and critical path.")
       .def_readonly("step_time", &StepSummary::step_time)
       .def_readonly("compute", &StepSummary::compute)
@@ -355,8 +363,7 @@ Args:
 
 Args:
   record: a record index.)doc")
-      .def("summarize", &StepTimeline::summarize, py::call_guard<py::gil_scoped_release>(),
-           "The step's StepSummary.");
+      .def("summarize", &StepTimeline::summarize, py::call_guard<py::gil_scoped_release>(), "The step's StepSummary.");
 }
 
 }  // namespace

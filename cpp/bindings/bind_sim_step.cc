@@ -116,6 +116,7 @@ Args:
           [](StepRecord& r, const std::string& kind, const std::vector<std::pair<int, int>>& group, std::int64_t count,
              py::handle dtype) {
             std::vector<CoreSlot> slots;
+            slots.reserve(group.size());
             for (const auto& p : group) slots.push_back(slot_from(p));
             const DType d = dtype.is_none() ? DType::kFloat32 : dtype_from_py(dtype).value_or(DType::kFloat32);
             const CoreSlot reporter = slots.empty() ? CoreSlot{} : slots.back();

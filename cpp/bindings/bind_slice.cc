@@ -43,8 +43,9 @@ void init_slice(py::module_& m) {
       .def_property_readonly("chip", [](const SlicePreset& p) { return chip_spec(p); })
       .def_readonly("twisted", &SlicePreset::twisted)
       .def_property_readonly("num_chips", [](const SlicePreset& p) { return num_chips(p); })
-      .def_property_readonly("wraparound", [](const SlicePreset& p) { return wraparound_axes(p); },
-                             "Per chip axis [x, y, z]: whether the ring closes through a wraparound link.")
+      .def_property_readonly(
+          "wraparound", [](const SlicePreset& p) { return wraparound_axes(p); },
+          "Per chip axis [x, y, z]: whether the ring closes through a wraparound link.")
       .def("__repr__", [](const SlicePreset& p) { return fmt::format("<SlicePreset {}>", p.name); });
 
   m.def("slice_presets", &slice_presets, "Every named slice the simulator knows, as SlicePreset values.");

@@ -71,14 +71,15 @@ Raises:
       .def_property_readonly("tile_assignment_dims",
                              [](const Sharding& s) { return to_tuple(s.tile_assignment_dims()); })
       .def_property_readonly("tile_assignment_devices", &Sharding::tile_assignment_devices)
-      .def_property_readonly("tile_assignment",
-                             [](const Sharding& s) -> py::object {
-                               if (!s.is_tiled()) return py::none();
-                               py::array_t<std::int64_t> grid(s.tile_assignment_devices().size());
-                               auto out = grid.mutable_unchecked<1>();
-                               for (py::ssize_t i = 0; i < out.shape(0); ++i) out(i) = s.tile_assignment_devices()[i];
-                               return grid.attr("reshape")(to_tuple(s.tile_assignment_dims()));
-                             })
+      .def_property_readonly(
+          "tile_assignment",
+          [](const Sharding& s) -> py::object {
+            if (!s.is_tiled()) return py::none();
+            py::array_t<std::int64_t> grid(static_cast<py::ssize_t>(s.tile_assignment_devices().size()));
+            auto out = grid.mutable_unchecked<1>();
+            for (py::ssize_t i = 0; i < out.shape(0); ++i) out(i) = s.tile_assignment_devices()[i];
+            return grid.attr("reshape")(to_tuple(s.tile_assignment_dims()));
+          })
       .def_property_readonly("tiled_rank", &Sharding::tiled_rank)
       .def_property_readonly("num_tiles", &Sharding::num_tiles)
       .def_property_readonly("replication_factor", &Sharding::replication_factor)
@@ -172,7 +173,7 @@ Args:
             return py::make_tuple(s.kind_name(), s.min_num_devices(), s.tile_assignment_dims(),
                                   s.tile_assignment_devices());
           },
-          [](py::tuple state) {
+          [](const py::tuple& state) {
             const auto kind = state[0].cast<std::string>();
             if (kind == "replicated") return Sharding::replicated();
             if (kind == "maximal") return Sharding::maximal(state[1].cast<int>() - 1);

@@ -28,19 +28,21 @@ namespace tpustrategy::bindings {
 
 namespace {
 
+using spmd::ContextPtr;
 using spmd::ShardedTensor;
 using spmd::Sharding;
-using spmd::ContextPtr;
 using spmd::SpmdContext;
 using spmd::SpmdEntry;
 using spmd::SpmdRecord;
 
 UnaryOp unary_op(const std::string& name) {
   static const std::map<std::string, UnaryOp> ops = {
-      {"negative", UnaryOp::kNegative}, {"abs", UnaryOp::kAbs},   {"square", UnaryOp::kSquare},
-      {"exp", UnaryOp::kExp},           {"log", UnaryOp::kLog},   {"sqrt", UnaryOp::kSqrt},
-      {"rsqrt", UnaryOp::kRsqrt},       {"tanh", UnaryOp::kTanh}, {"sigmoid", UnaryOp::kSigmoid},
-      {"relu", UnaryOp::kRelu},         {"floor", UnaryOp::kFloor}, {"ceil", UnaryOp::kCeil},
+      {"negative", UnaryOp::kNegative}, {"abs", UnaryOp::kAbs},
+      {"square", UnaryOp::kSquare},     {"exp", UnaryOp::kExp},
+      {"log", UnaryOp::kLog},           {"sqrt", UnaryOp::kSqrt},
+      {"rsqrt", UnaryOp::kRsqrt},       {"tanh", UnaryOp::kTanh},
+      {"sigmoid", UnaryOp::kSigmoid},   {"relu", UnaryOp::kRelu},
+      {"floor", UnaryOp::kFloor},       {"ceil", UnaryOp::kCeil},
       {"sign", UnaryOp::kSign},         {"logical_not", UnaryOp::kLogicalNot}};
   auto it = ops.find(name);
   if (it == ops.end()) fail<ValueError>("spmd.unary", "no partitioned unary op '{}'", name);
@@ -48,13 +50,23 @@ UnaryOp unary_op(const std::string& name) {
 }
 
 BinaryOp binary_op(const std::string& name) {
-  static const std::map<std::string, BinaryOp> ops = {
-      {"add", BinaryOp::kAdd},         {"subtract", BinaryOp::kSubtract},   {"multiply", BinaryOp::kMultiply},
-      {"divide", BinaryOp::kDivide},   {"floordiv", BinaryOp::kFloorDiv},   {"floormod", BinaryOp::kFloorMod},
-      {"pow", BinaryOp::kPow},         {"maximum", BinaryOp::kMaximum},     {"minimum", BinaryOp::kMinimum},
-      {"equal", BinaryOp::kEqual},     {"not_equal", BinaryOp::kNotEqual},  {"less", BinaryOp::kLess},
-      {"less_equal", BinaryOp::kLessEqual}, {"greater", BinaryOp::kGreater}, {"greater_equal", BinaryOp::kGreaterEqual},
-      {"logical_and", BinaryOp::kLogicalAnd}, {"logical_or", BinaryOp::kLogicalOr}};
+  static const std::map<std::string, BinaryOp> ops = {{"add", BinaryOp::kAdd},
+                                                      {"subtract", BinaryOp::kSubtract},
+                                                      {"multiply", BinaryOp::kMultiply},
+                                                      {"divide", BinaryOp::kDivide},
+                                                      {"floordiv", BinaryOp::kFloorDiv},
+                                                      {"floormod", BinaryOp::kFloorMod},
+                                                      {"pow", BinaryOp::kPow},
+                                                      {"maximum", BinaryOp::kMaximum},
+                                                      {"minimum", BinaryOp::kMinimum},
+                                                      {"equal", BinaryOp::kEqual},
+                                                      {"not_equal", BinaryOp::kNotEqual},
+                                                      {"less", BinaryOp::kLess},
+                                                      {"less_equal", BinaryOp::kLessEqual},
+                                                      {"greater", BinaryOp::kGreater},
+                                                      {"greater_equal", BinaryOp::kGreaterEqual},
+                                                      {"logical_and", BinaryOp::kLogicalAnd},
+                                                      {"logical_or", BinaryOp::kLogicalOr}};
   auto it = ops.find(name);
   if (it == ops.end()) fail<ValueError>("spmd.binary", "no partitioned binary op '{}'", name);
   return it->second;
@@ -83,8 +95,8 @@ Args:
 
 ReduceKind reduce_kind(const std::string& name) {
   static const std::map<std::string, ReduceKind> kinds = {
-      {"sum", ReduceKind::kSum}, {"mean", ReduceKind::kMean}, {"max", ReduceKind::kMax}, {"min", ReduceKind::kMin},
-      {"prod", ReduceKind::kProd}, {"any", ReduceKind::kAny}, {"all", ReduceKind::kAll}};
+      {"sum", ReduceKind::kSum},   {"mean", ReduceKind::kMean}, {"max", ReduceKind::kMax}, {"min", ReduceKind::kMin},
+      {"prod", ReduceKind::kProd}, {"any", ReduceKind::kAny},   {"all", ReduceKind::kAll}};
   auto it = kinds.find(name);
   if (it == kinds.end()) fail<ValueError>("spmd.reduce", "no partitioned reduction '{}'", name);
   return it->second;
@@ -320,8 +332,9 @@ Args:
     const bool depthwise = std::string_view(name) == "depthwise_conv2d";
     m.def(
         name,
-        [depthwise](const ContextPtr& c, const ShardedTensor& x, const ShardedTensor& filter, const std::string& padding,
-                    std::array<std::int64_t, 2> strides, std::array<std::int64_t, 2> dilations, Pads pads) {
+        [depthwise](const ContextPtr& c, const ShardedTensor& x, const ShardedTensor& filter,
+                    const std::string& padding, std::array<std::int64_t, 2> strides,
+                    std::array<std::int64_t, 2> dilations, Pads pads) {
           const spmd::ConvWindow window{padding, strides, dilations, pads};
           return nogil([&] {
             return depthwise ? spmd::taped::depthwise_conv2d(c, x, filter, window)

@@ -15,8 +15,8 @@ void init_summary(py::module_& m) {
   m.def(
       "encode_summary_event",
       [](double wall_time, std::int64_t step, const std::string& tag, int dtype, std::vector<std::int64_t> shape,
-         py::bytes content, std::vector<std::string> strings, const std::string& plugin_name,
-         py::bytes plugin_content) {
+         const py::bytes& content, std::vector<std::string> strings, const std::string& plugin_name,
+         const py::bytes& plugin_content) {
         SummaryTensor tensor{dtype, std::move(shape), std::string(content), std::move(strings)};
         std::string plugin = plugin_content;
         std::string event;
@@ -56,7 +56,7 @@ Raises:
   FailedPreconditionError: `path` is a directory.)doc")
       .def(
           "write_event",
-          [](EventFileWriter& self, py::bytes event) {
+          [](EventFileWriter& self, const py::bytes& event) {
             std::string_view view = event;
             py::gil_scoped_release release;
             self.write_event(view);

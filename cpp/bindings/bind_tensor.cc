@@ -64,7 +64,7 @@ py::object dtype_limit(DType d, bool max) {
 // TF's numpy text: repr of the array, the Python value for scalars, a leading
 // newline when the text spans several lines.
 std::string numpy_text(py::handle self, bool is_repr) {
-  const Tensor& tensor = self.cast<const Tensor&>();
+  const auto& tensor = self.cast<const Tensor&>();
   py::array view = tensor_to_numpy_view(tensor, self);
   std::string text;
   if (tensor.rank() == 0) {
@@ -155,7 +155,7 @@ alive; np.array(t) copies. Its bytes count against its device's memory.)doc")
       .def(
           "numpy",
           [](py::handle self) -> py::object {
-            const Tensor& t = self.cast<const Tensor&>();
+            const auto& t = self.cast<const Tensor&>();
             py::array view = tensor_to_numpy_view(t, self);
             if (t.rank() == 0) return view[py::tuple()];
             return std::move(view);
@@ -163,7 +163,7 @@ alive; np.array(t) copies. Its bytes count against its device's memory.)doc")
           "Returns the value as numpy: a read-only view sharing the tensor's memory (a numpy scalar for rank 0).")
       .def(
           "__array__",
-          [](py::handle self, py::object dtype, py::object copy) -> py::object {
+          [](py::handle self, const py::object& dtype, const py::object& copy) -> py::object {
             py::array view = tensor_to_numpy_view(self.cast<const Tensor&>(), self);
             bool must_copy = !copy.is_none() && copy.cast<bool>();
             if (!dtype.is_none()) return view.attr("astype")(dtype, py::arg("copy") = must_copy);
@@ -187,13 +187,13 @@ Returns:
       })
       .def("__repr__",
            [](py::handle self) {
-             const Tensor& t = self.cast<const Tensor&>();
+             const auto& t = self.cast<const Tensor&>();
              return fmt::format("<tf.Tensor: shape={}, dtype={}, numpy={}>", shape_to_string(t.shape()),
                                 dtype_name(t.dtype()), numpy_text(self, true));
            })
       .def("__str__",
            [](py::handle self) {
-             const Tensor& t = self.cast<const Tensor&>();
+             const auto& t = self.cast<const Tensor&>();
              return fmt::format("tf.Tensor({}, shape={}, dtype={})", numpy_text(self, false),
                                 shape_to_string(t.shape()), dtype_name(t.dtype()));
            })
@@ -205,10 +205,10 @@ Returns:
       .def("__deepcopy__", [](py::handle self, py::handle) { return py::reinterpret_borrow<py::object>(self); })
       .def(py::pickle(
           [](py::handle self) {
-            const Tensor& t = self.cast<const Tensor&>();
+            const auto& t = self.cast<const Tensor&>();
             return py::make_tuple(py::array(tensor_to_numpy_view(t, self).attr("copy")()), t.dtype());
           },
-          [](py::tuple state) { return to_tensor(state[0], state[1].cast<DType>()); }));
+          [](const py::tuple& state) { return to_tensor(state[0], state[1].cast<DType>()); }));
 
   m.def(
       "convert_to_tensor",

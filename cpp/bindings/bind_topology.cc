@@ -157,8 +157,8 @@ Raises:
   ValueError: a malformed array, or coordinates without a device or used twice.)doc")
       .def_static(
           "build",
-          [](const Topology& topology, std::optional<std::vector<std::int64_t>> computation_shape,
-             std::optional<std::vector<std::int64_t>> computation_stride, std::int64_t num_replicas,
+          [](const Topology& topology, const std::optional<std::vector<std::int64_t>>& computation_shape,
+             const std::optional<std::vector<std::int64_t>>& computation_stride, std::int64_t num_replicas,
              DeviceOrderMode mode) {
             py::gil_scoped_release release;  // large slices loop over thousands of cores
             return DeviceAssignment::build(topology, computation_shape, computation_stride, num_replicas, mode);

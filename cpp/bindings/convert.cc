@@ -26,7 +26,7 @@ std::string short_repr(py::handle value) {
 Tensor python_scalar_to_tensor(py::handle value, std::optional<DType> requested) {
   if (py::isinstance<py::bool_>(value)) {
     DType dtype = requested.value_or(DType::kBool);
-    bool v = value.cast<bool>();
+    auto v = value.cast<bool>();
     return dispatch_any_dtype(dtype, [&](auto tag) { return Tensor::scalar(static_cast<decltype(tag)>(v ? 1 : 0)); });
   }
   if (py::isinstance<py::int_>(value)) {
@@ -57,7 +57,7 @@ Tensor python_scalar_to_tensor(py::handle value, std::optional<DType> requested)
     });
   }
   if (py::isinstance<py::float_>(value)) {
-    double v = value.cast<double>();
+    auto v = value.cast<double>();
     DType dtype = requested.value_or(DType::kFloat32);
     if (!is_floating(dtype) && !is_complex(dtype)) {  // TF: a Python float converts to complex too
       if (std::isnan(v) || std::trunc(v) != v || dtype == DType::kBool)
@@ -97,7 +97,7 @@ Tensor numpy_to_tensor(const py::array& array, DType dtype) {
   if (tensor.nbytes() > 0) {
     const void* src = contiguous.data();
     void* dst = tensor.mutable_raw_data();
-    std::size_t n = static_cast<std::size_t>(tensor.nbytes());
+    auto n = static_cast<std::size_t>(tensor.nbytes());
     py::gil_scoped_release release;
     std::memcpy(dst, src, n);
   }
@@ -106,7 +106,7 @@ Tensor numpy_to_tensor(const py::array& array, DType dtype) {
 
 // The Python Tensor whose buffer a read-only numpy view covers exactly, if any.
 py::object owning_tensor_of_view(const py::array& array) {
-  if (array.writeable() || !array.base()) return py::object();
+  if (array.writeable() || !array.base()) return {};
   py::handle base = array.base();
   // numpy reaches tensors through the buffer protocol (base: a memoryview) or __array__.
   for (int depth = 0; depth < 4 && !py::isinstance<Tensor>(base); ++depth) {
@@ -117,15 +117,14 @@ py::object owning_tensor_of_view(const py::array& array) {
     } else {
       break;
     }
-    if (!base) return py::object();
+    if (!base) return {};
   }
-  if (!py::isinstance<Tensor>(base)) return py::object();
-  const Tensor& tensor = base.cast<const Tensor&>();
-  if (tensor.raw_data() != array.data() || tensor.nbytes() != array.nbytes()) return py::object();
-  if (!(py::detail::array_proxy(array.ptr())->flags & py::detail::npy_api::NPY_ARRAY_C_CONTIGUOUS_))
-    return py::object();
+  if (!py::isinstance<Tensor>(base)) return {};
+  const auto& tensor = base.cast<const Tensor&>();
+  if (tensor.raw_data() != array.data() || tensor.nbytes() != array.nbytes()) return {};
+  if (!(py::detail::array_proxy(array.ptr())->flags & py::detail::npy_api::NPY_ARRAY_C_CONTIGUOUS_)) return {};
   Shape shape(array.shape(), array.shape() + array.ndim());
-  if (shape != tensor.shape() || dtype_from_numpy(array.dtype()) != tensor.dtype()) return py::object();
+  if (shape != tensor.shape() || dtype_from_numpy(array.dtype()) != tensor.dtype()) return {};
   return py::reinterpret_borrow<py::object>(base);
 }
 
@@ -230,7 +229,7 @@ Tensor to_tensor(py::handle value, std::optional<DType> dtype, Conversion mode) 
     py::object converted = value.attr("_as_tensor")();
     if (!py::isinstance<Tensor>(converted))
       fail<TypeError>("convert_to_tensor", "{}._as_tensor() did not return a Tensor", type_name(value));
-    const Tensor& tensor = converted.cast<const Tensor&>();
+    const auto& tensor = converted.cast<const Tensor&>();
     return cast_tensor_for(tensor, dtype.value_or(tensor.dtype()), mode);
   }
   // numpy scalars first: np.float64 subclasses Python float but keeps its dtype, as in TF.
@@ -239,9 +238,9 @@ Tensor to_tensor(py::handle value, std::optional<DType> dtype, Conversion mode) 
                     py::isinstance<py::float_>(value) || PyComplex_Check(value.ptr())))
     return python_scalar_to_tensor(value, dtype);
   if (is_numpy) {
-    py::array array = py::reinterpret_borrow<py::array>(numpy_module().attr("asarray")(value));
+    auto array = py::reinterpret_borrow<py::array>(numpy_module().attr("asarray")(value));
     if (py::object owner = owning_tensor_of_view(array)) {
-      const Tensor& tensor = owner.cast<const Tensor&>();
+      const auto& tensor = owner.cast<const Tensor&>();
       return cast_tensor_for(tensor, dtype.value_or(tensor.dtype()), mode);
     }
     if (dtype && is_complex(*dtype) && py::str(array.dtype().attr("kind")).cast<std::string>() == "c")
@@ -280,10 +279,8 @@ Tensor to_tensor(py::handle value, std::optional<DType> dtype, Conversion mode) 
       inferred = fits ? DType::kInt32 : DType::kInt64;
     } else if (kind == "b") {
       inferred = DType::kBool;
-    } else if (kind == "c") {
-      inferred = dtype_from_numpy(array.dtype());  // complex64 or complex128, as numpy holds it
     } else {
-      inferred = dtype_from_numpy(array.dtype());
+      inferred = dtype_from_numpy(array.dtype());  // complex ("c"): complex64 or complex128, as numpy holds it
     }
     if (array.size() == 0 && kind == "f") inferred = DType::kFloat32;
     if (!dtype) inferred = tensor_leaf_dtype(value).value_or(inferred);
@@ -306,7 +303,7 @@ py::object to_tensor_object(py::handle value, std::optional<DType> dtype, Conver
   if (py::isinstance<Tensor>(value) && (!dtype || value.cast<const Tensor&>().dtype() == *dtype))
     return py::reinterpret_borrow<py::object>(value);
   if (py::isinstance<py::array>(value)) {
-    py::array array = py::reinterpret_borrow<py::array>(value);
+    auto array = py::reinterpret_borrow<py::array>(value);
     py::object owner = owning_tensor_of_view(array);
     if (owner && (!dtype || owner.cast<const Tensor&>().dtype() == *dtype)) return owner;
   }
@@ -316,6 +313,7 @@ py::object to_tensor_object(py::handle value, std::optional<DType> dtype, Conver
 py::array tensor_to_numpy_view(const Tensor& tensor, py::handle owner) {
   std::vector<py::ssize_t> shape(tensor.shape().begin(), tensor.shape().end());
   std::vector<py::ssize_t> strides;
+  strides.reserve(tensor.shape().size());
   auto row = row_major_strides(tensor.shape());
   for (auto s : row)
     strides.push_back(static_cast<py::ssize_t>(s * static_cast<std::int64_t>(dtype_size(tensor.dtype()))));

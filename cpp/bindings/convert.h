@@ -27,8 +27,7 @@ enum class Conversion {
 // Any supported Python value → Tensor placed on the current device. Objects with
 // an `_as_tensor()` method (variables, ...) are read through it. Never copies a Tensor,
 // and returns the owning Tensor of a read-only numpy view of one (zero-copy round trip).
-Tensor to_tensor(py::handle value, std::optional<DType> dtype = std::nullopt,
-                 Conversion mode = Conversion::kConvert);
+Tensor to_tensor(py::handle value, std::optional<DType> dtype = std::nullopt, Conversion mode = Conversion::kConvert);
 
 // Like to_tensor, but returns the existing Python object when no conversion is
 // needed (a Tensor, or a read-only numpy view of one), so identity is kept as in TF.

@@ -48,7 +48,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::int64_t per_task = topology.num_tpus_per_task();
     const std::int64_t listed = static_cast<std::int64_t>(proto.device_coordinates.size()) / Topology::kMeshRank;
     for (std::int64_t flat = 0; flat < listed; ++flat) {
-      const Coordinate c = topology.device_coordinate(static_cast<int>(flat / per_task), static_cast<int>(flat % per_task));
+      const Coordinate c =
+          topology.device_coordinate(static_cast<int>(flat / per_task), static_cast<int>(flat % per_task));
       check(seen.insert(c).second);
     }
   } catch (const ValueError&) {

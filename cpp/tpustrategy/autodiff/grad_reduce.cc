@@ -75,9 +75,8 @@ Grads prod_grad(const OpCall& c, const Tensor& g) {
 }  // namespace
 
 void register_reduce_gradients(GradRegistry& r) {
-  r.emplace_back("Sum", [](const OpCall& c, const std::vector<Tensor>& g) -> Grads {
-    return {Grad(broadcast_back(c, g[0]))};
-  });
+  r.emplace_back(
+      "Sum", [](const OpCall& c, const std::vector<Tensor>& g) -> Grads { return {Grad(broadcast_back(c, g[0]))}; });
   r.emplace_back("Mean", [](const OpCall& c, const std::vector<Tensor>& g) -> Grads {
     std::int64_t count = 1;
     for (std::int64_t a : reduced_axes(c)) count *= c.inputs[0].shape()[a];

@@ -125,9 +125,8 @@ void register_shape_gradients(GradRegistry& r) {
     Tensor keep = op::reshape(op::binary(BinaryOp::kGreaterEqual, ids, op::zeros_like(ids)), mask_shape);
     return {Grad(op::where(keep, picked, op::zeros_like(picked))), std::nullopt};
   });
-  r.emplace_back("Fill", [](const OpCall&, const std::vector<Tensor>& g) -> Grads {
-    return {Grad(op::reduce_sum(g[0]))};
-  });
+  r.emplace_back("Fill",
+                 [](const OpCall&, const std::vector<Tensor>& g) -> Grads { return {Grad(op::reduce_sum(g[0]))}; });
 }
 
 }  // namespace tpustrategy::detail

@@ -81,8 +81,9 @@ Tensor reduce(ReduceKind kind, const Tensor& x, const Axes& axes, bool keepdims)
   trace_op(kReduceNames[static_cast<int>(kind)], {&x}, out);
   infer_static({&x}, out, [&] { static_shapes::reduce(x, axes, keepdims, out); });
   if (!recording() || !tracked({&x})) return out;
-  return record1(kReduceNames[static_cast<int>(kind)], {x}, std::move(out),
-                 [&] { return OpAttrs{{"axes", axes}, {"keepdims", keepdims}}; });
+  return record1(kReduceNames[static_cast<int>(kind)], {x}, std::move(out), [&] {
+    return OpAttrs{{"axes", axes}, {"keepdims", keepdims}};
+  });
 }
 
 Tensor argmax(const Tensor& x, std::int64_t axis, DType output_type) {
@@ -104,8 +105,9 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
   trace_op("BatchMatMulV2", {&a, &b}, out);
   infer_static({&a, &b}, out, [&] { static_shapes::matmul(a, b, transpose_a, transpose_b, out); });
   if (!recording() || !tracked({&a, &b})) return out;
-  return record1("BatchMatMulV2", {a, b}, std::move(out),
-                 [&] { return OpAttrs{{"adj_x", transpose_a}, {"adj_y", transpose_b}}; });
+  return record1("BatchMatMulV2", {a, b}, std::move(out), [&] {
+    return OpAttrs{{"adj_x", transpose_a}, {"adj_y", transpose_b}};
+  });
 }
 
 Tensor reshape(const Tensor& x, const std::vector<std::int64_t>& shape) {
@@ -241,8 +243,8 @@ Tensor strided_slice_grad(const Tensor& updates, const Shape& shape, const std::
     fail<InvalidArgumentError>("StridedSliceGrad", "updates of shape {} for a slice of shape {}",
                                shape_to_string(updates.shape()), shape_to_string(plan.out_shape));
   }
-  Tensor out = plan.empty ? Tensor::zeros(updates.dtype(), shape)
-                          : strided_scatter(updates, shape, plan.strides, plan.base);
+  Tensor out =
+      plan.empty ? Tensor::zeros(updates.dtype(), shape) : strided_scatter(updates, shape, plan.strides, plan.base);
   trace_op("StridedSliceGrad", {&updates}, out);
   if (!recording()) return out;
   return record1("StridedSliceGrad", {updates}, std::move(out), [&] { return OpAttrs{{"items", items}}; });

@@ -57,9 +57,7 @@ StaticShape without_axis(const StaticShape& s, std::int64_t axis) {
   return out;
 }
 
-StaticShape all_sizes_unknown(const Tensor& out) {
-  return {true, std::vector<std::int64_t>(out.shape().size(), -1)};
-}
+StaticShape all_sizes_unknown(const Tensor& out) { return {true, std::vector<std::int64_t>(out.shape().size(), -1)}; }
 
 // `x`'s static shape with each known size d of axis i made resize(i, d) (Pad, Tile); an unknown rank gives the
 // output's rank with every size unknown.
@@ -219,7 +217,8 @@ void concat(std::span<const Tensor> values, std::int64_t axis, const Tensor& out
     total += s.dims[at];
   }
   dims[at] = all_known ? total : -1;
-  const bool some_rank = std::any_of(values.begin(), values.end(), [](const Tensor& v) { return static_of(v).rank_known; });
+  const bool some_rank =
+      std::any_of(values.begin(), values.end(), [](const Tensor& v) { return static_of(v).rank_known; });
   set(out, some_rank ? StaticShape{true, std::move(dims)} : StaticShape::unknown());
 }
 

@@ -87,8 +87,7 @@ void notify_collective_observers(const CollectiveEvent& event) {
 
 std::span<const int> observed_collective_members() { return tl_members; }
 
-ObservedMembersScope::ObservedMembersScope(std::span<const int> members)
-    : saved_(std::exchange(tl_members, members)) {}
+ObservedMembersScope::ObservedMembersScope(std::span<const int> members) : saved_(std::exchange(tl_members, members)) {}
 
 ObservedMembersScope::~ObservedMembersScope() { tl_members = saved_; }
 

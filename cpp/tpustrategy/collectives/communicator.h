@@ -48,11 +48,10 @@ class Communicator {
 
   // output = op over every participant's input (count elements each). One output for all local
   // participants: a mirrored result is stored once. output may alias local_inputs[0].
-  virtual void all_reduce(DType dtype, std::span<const void* const> local_inputs, std::int64_t count,
-                          CollectiveOp op, void* output) = 0;
-  // output = the inputs of ranks 0 .. size-1 concatenated (size * count elements), shared.
-  virtual void all_gather(DType dtype, std::span<const void* const> local_inputs, std::int64_t count,
+  virtual void all_reduce(DType dtype, std::span<const void* const> local_inputs, std::int64_t count, CollectiveOp op,
                           void* output) = 0;
+  // output = the inputs of ranks 0 .. size-1 concatenated (size * count elements), shared.
+  virtual void all_gather(DType dtype, std::span<const void* const> local_inputs, std::int64_t count, void* output) = 0;
   // With c = count / size: local participant j (rank r) gets op over ranks of input[r*c : (r+1)*c].
   virtual void reduce_scatter(DType dtype, std::span<const void* const> local_inputs, std::int64_t count,
                               CollectiveOp op, std::span<void* const> local_outputs) = 0;
@@ -66,8 +65,7 @@ class Communicator {
   // For each (source, target) pair of group ranks: target's output = source's input; outputs no pair
   // targets are zero-filled (XLA CollectivePermute).
   virtual void collective_permute(DType dtype, std::span<const void* const> local_inputs, std::int64_t count,
-                                  std::span<const std::pair<int, int>> pairs,
-                                  std::span<void* const> local_outputs) = 0;
+                                  std::span<const std::pair<int, int>> pairs, std::span<void* const> local_outputs) = 0;
   // Returns when every process of the group has called it (in process: at once).
   virtual void barrier() = 0;
   // Front ends call this once per synchronisation point, before its data calls, when the group spans

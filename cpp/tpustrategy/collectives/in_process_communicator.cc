@@ -74,8 +74,8 @@ class InProcessCommunicator final : public Communicator {
  private:
   void check_participants(const char* op, const char* what, std::size_t n) const {
     if (n != ranks_.size()) {
-      fail<InvalidArgumentError>(op, "the in-process group has {} participants but {} {} were passed", ranks_.size(),
-                                 n, what);
+      fail<InvalidArgumentError>(op, "the in-process group has {} participants but {} {} were passed", ranks_.size(), n,
+                                 what);
     }
   }
 
@@ -86,8 +86,7 @@ class InProcessCommunicator final : public Communicator {
 
 std::shared_ptr<Communicator> make_in_process_communicator(int size) {
   if (size < 1) {
-    fail<InvalidArgumentError>("make_in_process_communicator", "a group needs at least one participant, got {}",
-                               size);
+    fail<InvalidArgumentError>("make_in_process_communicator", "a group needs at least one participant, got {}", size);
   }
   return observed(std::make_shared<InProcessCommunicator>(size));
 }

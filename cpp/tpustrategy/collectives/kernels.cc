@@ -20,15 +20,15 @@ namespace {
 // Reductions work in blocks of 16 KiB of accumulator: the unit split over the pool, and, for groups
 // larger than 8, the L1-resident partial sum that later inputs fold into, so each input byte is read
 // from memory once and each output byte written once, whatever n is.
-constexpr std::int64_t kBlockBytes = 16 * 1024;
+constexpr std::int64_t kBlockBytes = std::int64_t{16} * 1024;
 // Below this payload per buffer a pool hand-off costs more than the work: run on the caller.
-constexpr std::int64_t kInlineBytes = 64 * 1024;
+constexpr std::int64_t kInlineBytes = std::int64_t{64} * 1024;
 // A reduced output at least this large is written with non-temporal stores: it cannot stay in cache
 // next to its n inputs anyway, and bypassing the cache saves the read of each output line that a
 // normal store triggers (10 -> 9 buffer passes for 8 inputs).
 constexpr std::int64_t kStreamingStoreBytes = 4 << 20;
 // Copies are split into pieces of this size so that the pool can balance uneven copy lists.
-constexpr std::int64_t kCopyPieceBytes = 256 * 1024;
+constexpr std::int64_t kCopyPieceBytes = std::int64_t{256} * 1024;
 
 // Copies bytes to dst with non-temporal stores where the CPU has them. Call store_fence() before the
 // data is handed to another thread.
@@ -372,7 +372,7 @@ void all_to_all(DType dtype, std::span<const void* const> inputs, std::int64_t c
   check_inputs(kWhere, inputs, count);
   check_outputs(kWhere, outputs, inputs.size(), count);
   check_divisible(kWhere, count, inputs.size());
-  const std::int64_t n = static_cast<std::int64_t>(inputs.size());
+  const auto n = static_cast<std::int64_t>(inputs.size());
   const std::int64_t chunk = count / n * static_cast<std::int64_t>(dtype_size(dtype));
   std::vector<CopyTask> tasks;
   for (std::int64_t i = 0; i < n; ++i) {
@@ -402,6 +402,7 @@ void collective_permute(DType dtype, std::span<const void* const> inputs, std::i
   }
   const std::int64_t bytes = count * static_cast<std::int64_t>(dtype_size(dtype));
   std::vector<CopyTask> tasks;
+  tasks.reserve(static_cast<std::size_t>(n));
   for (int t = 0; t < n; ++t) {
     tasks.push_back({source_of[t] >= 0 ? as_bytes(inputs[source_of[t]]) : nullptr, as_bytes(outputs[t]), bytes});
   }

@@ -49,8 +49,7 @@ std::pair<int, int> color_and_key(std::span<const int> mesh_shape, std::span<con
 
 }  // namespace
 
-std::map<int, std::shared_ptr<Communicator>> split_mesh_axes(const Communicator& comm,
-                                                             std::span<const int> mesh_shape,
+std::map<int, std::shared_ptr<Communicator>> split_mesh_axes(const Communicator& comm, std::span<const int> mesh_shape,
                                                              std::span<const bool> remain_dims) {
   check_mesh(mesh_shape, remain_dims);
   std::int64_t positions = 1;

@@ -18,8 +18,7 @@ namespace tpustrategy {
 
 // Subgroups by colour, those holding at least one local rank. Throws InvalidArgumentError naming the
 // value when the mesh's size is not comm.size(), a dimension is < 1, or the spans' lengths differ.
-std::map<int, std::shared_ptr<Communicator>> split_mesh_axes(const Communicator& comm,
-                                                             std::span<const int> mesh_shape,
+std::map<int, std::shared_ptr<Communicator>> split_mesh_axes(const Communicator& comm, std::span<const int> mesh_shape,
                                                              std::span<const bool> remain_dims);
 
 // The colour (key of split_mesh_axes' result) of the subgroup that holds group rank `rank`.

@@ -77,8 +77,8 @@ class ObservingCommunicator : public Base, public NotifiesObservers {
     auto groups = inner_->split(color_of_rank, key_of_rank);
     for (auto& [color, group] : groups) {
       const int group_size = group->size();
-      group = observe_subgroup(std::move(group),
-                               subgroup_members(members_, color_of_rank, key_of_rank, color, group_size));
+      group =
+          observe_subgroup(std::move(group), subgroup_members(members_, color_of_rank, key_of_rank, color, group_size));
     }
     return groups;
   }
@@ -101,8 +101,8 @@ class ObservingCommunicator : public Base, public NotifiesObservers {
   void notify(CollectiveKind kind, DType dtype, std::int64_t count, std::size_t num_local,
               CollectiveOp op = CollectiveOp::kSum, int root = -1) const {
     if (!collective_observers_registered()) return;
-    const CollectiveEvent event{kind,         inner_->backend(), dtype, count, op, inner_->size(),
-                                static_cast<int>(num_local), root};
+    const CollectiveEvent event{kind,           inner_->backend(),           dtype, count, op,
+                                inner_->size(), static_cast<int>(num_local), root};
     const ObservedMembersScope scope(members_);
     notify_collective_observers(event);
   }

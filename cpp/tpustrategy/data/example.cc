@@ -155,7 +155,8 @@ void parse_map_entry(std::string_view bytes, OnEntry&& on_entry) {
   std::string_view key, value;
   while (!r.done()) {
     auto [field, type] = r.tag();
-    if ((field == 1 || field == 2) && type != kLengthDelimited) throw wire::WireError("map entry field has a wrong wire type");
+    if ((field == 1 || field == 2) && type != kLengthDelimited)
+      throw wire::WireError("map entry field has a wrong wire type");
     if (field == 1) {
       key = r.bytes();
     } else if (field == 2) {
@@ -272,7 +273,8 @@ SequenceExample parse_sequence_example_proto(std::string_view bytes) {
     wire::Reader r(bytes);
     while (!r.done()) {
       auto [field, type] = r.tag();
-      if ((field == 1 || field == 2) && type != kLengthDelimited) throw wire::WireError("field is not length-delimited");
+      if ((field == 1 || field == 2) && type != kLengthDelimited)
+        throw wire::WireError("field is not length-delimited");
       if (field == 1) {
         parse_features(r.bytes(), example.context);
       } else if (field == 2) {

@@ -47,8 +47,10 @@ void check_same_dtype_and_shape(const char* where, std::span<const Tensor> input
   check_not_empty(where, inputs);
   for (std::size_t i = 1; i < inputs.size(); ++i) {
     if (inputs[i].dtype() != inputs[0].dtype() || inputs[i].shape() != inputs[0].shape()) {
-      fail<InvalidArgumentError>(where, "replica {} has {} but replica 0 has {}; every replica must contribute "
-                                 "the same dtype and shape", i, describe(inputs[i]), describe(inputs[0]));
+      fail<InvalidArgumentError>(where,
+                                 "replica {} has {} but replica 0 has {}; every replica must contribute "
+                                 "the same dtype and shape",
+                                 i, describe(inputs[i]), describe(inputs[0]));
     }
   }
 }
@@ -119,8 +121,10 @@ std::vector<Tensor> all_gather_tensors(Communicator& comm, std::span<const Tenso
   check_group("all_gather", comm, inputs);
   const Tensor& first = inputs[0];
   if (first.rank() == 0) {
-    fail<InvalidArgumentError>("all_gather", "cannot gather rank-0 (scalar) values along axis {}; "
-                               "expand them to rank 1 first (e.g. tf.expand_dims)", axis);
+    fail<InvalidArgumentError>("all_gather",
+                               "cannot gather rank-0 (scalar) values along axis {}; "
+                               "expand them to rank 1 first (e.g. tf.expand_dims)",
+                               axis);
   }
   const int a = normalize_axis(axis, first.rank(), "all_gather");
   Shape out_shape = first.shape();
@@ -131,8 +135,10 @@ std::vector<Tensor> all_gather_tensors(Communicator& comm, std::span<const Tenso
     bool compatible = t.dtype() == first.dtype() && t.rank() == first.rank();
     for (int d = 0; compatible && d < first.rank(); ++d) compatible = d == a || t.shape()[d] == first.shape()[d];
     if (!compatible) {
-      fail<InvalidArgumentError>("all_gather", "replica {} has {} but replica 0 has {}; only the size along "
-                                 "axis {} may differ", i, describe(t), describe(first), a);
+      fail<InvalidArgumentError>("all_gather",
+                                 "replica {} has {} but replica 0 has {}; only the size along "
+                                 "axis {} may differ",
+                                 i, describe(t), describe(first), a);
     }
     out_shape[a] += t.shape()[a];
     max_along_axis = std::max(max_along_axis, t.shape()[a]);
@@ -143,9 +149,10 @@ std::vector<Tensor> all_gather_tensors(Communicator& comm, std::span<const Tenso
   if (participants != inputs.size()) {
     for (std::size_t i = 0; i < inputs.size(); ++i) {
       if (inputs[i].shape()[a] != first.shape()[a]) {
-        fail<InvalidArgumentError>("all_gather", "across processes every replica's size along axis {} must be "
-                                   "equal; local replica {} has {} but local replica 0 has {}", a, i,
-                                   describe(inputs[i]), describe(first));
+        fail<InvalidArgumentError>("all_gather",
+                                   "across processes every replica's size along axis {} must be "
+                                   "equal; local replica {} has {} but local replica 0 has {}",
+                                   a, i, describe(inputs[i]), describe(first));
       }
     }
     out_shape[a] = first.shape()[a] * comm.size();
@@ -161,8 +168,8 @@ std::vector<Tensor> all_gather_tensors(Communicator& comm, std::span<const Tenso
   // The Communicator gathers equal-sized buffers (as TF's collective all_gather, inputs of different
   // sizes along the axis are padded to the largest), participant-major; the result is then assembled
   // along the axis. Gathering along axis 0 of equal sizes lands in the result directly.
-  const bool uniform = std::all_of(inputs.begin(), inputs.end(),
-                                   [&](const Tensor& t) { return t.shape()[a] == max_along_axis; });
+  const bool uniform =
+      std::all_of(inputs.begin(), inputs.end(), [&](const Tensor& t) { return t.shape()[a] == max_along_axis; });
   const std::int64_t padded_bytes = outer * max_along_axis * inner;
   if (uniform && outer == 1) {
     std::vector<const void*> pointers = input_pointers(inputs);

@@ -60,8 +60,8 @@ GemmLayout layout(std::int64_t m, std::int64_t n, std::int64_t k, bool ta, bool 
 }
 
 template <typename T, typename Fn>
-bool call_gemm(Fn gemm, const T* a, const T* b, T* c, std::int64_t m, std::int64_t n, std::int64_t k, bool ta,
-               bool tb, std::int64_t r0, std::int64_t rows) {
+bool call_gemm(Fn gemm, const T* a, const T* b, T* c, std::int64_t m, std::int64_t n, std::int64_t k, bool ta, bool tb,
+               std::int64_t r0, std::int64_t rows) {
   if (gemm == nullptr || !fits_blasint(m, n, k)) return false;
   const GemmLayout l = layout(m, n, k, ta, tb, r0);
   gemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, static_cast<blasint>(rows),

@@ -1,8 +1,8 @@
 #include "tpustrategy/ops/creation.h"
 
 #include <algorithm>
-#include <complex>
 #include <cmath>
+#include <complex>
 #include <type_traits>
 
 #include "tpustrategy/core/errors.h"

@@ -80,9 +80,9 @@ GemmPlan plan_gemm(const Shape& sa, const Shape& sb, const Shape& out_shape, std
   const std::int64_t rows_for_grain = (kMatmulGrainFlops + row_flops - 1) / row_flops;
   const std::int64_t rows_for_split = (m + 2 * threads - 1) / (2 * threads);
   const std::int64_t rows_per_thread = (m + threads - 1) / threads;
-  plan.rows_per_task = std::clamp<std::int64_t>(
-      std::max({rows_for_grain, rows_for_split, std::min(kMinTaskRows, rows_per_thread)}), 1,
-      std::max<std::int64_t>(m, 1));
+  plan.rows_per_task =
+      std::clamp<std::int64_t>(std::max({rows_for_grain, rows_for_split, std::min(kMinTaskRows, rows_per_thread)}), 1,
+                               std::max<std::int64_t>(m, 1));
   plan.tasks_per_batch = (m + plan.rows_per_task - 1) / plan.rows_per_task;
   plan.grain = std::max<std::int64_t>(1, kMatmulGrainFlops / (plan.rows_per_task * row_flops));
   return plan;
@@ -120,7 +120,7 @@ void matmul_narrow_float_tasks(const GemmPlan& p, const N* pa, const N* pb, N* p
                                const DevicePtr& device) {
   const std::int64_t m = p.m, n = p.n, k = p.k;
   parallel_for(p.nb * p.tasks_per_batch, p.grain, [&](std::int64_t begin, std::int64_t end) {
-    Tensor a_wide, b_wide;  // this chunk's widened operands (buffer cache; on the output's device)
+    Tensor a_wide, b_wide;              // this chunk's widened operands (buffer cache; on the output's device)
     std::int64_t a_of = -1, b_of = -1;  // which operand matrix they hold
     for (std::int64_t t = begin; t < end; ++t) {
       const std::int64_t bi = t / p.tasks_per_batch, r0 = (t % p.tasks_per_batch) * p.rows_per_task;
@@ -146,13 +146,14 @@ void matmul_narrow_float_tasks(const GemmPlan& p, const N* pa, const N* pb, N* p
                     r0, rows);
       }
       // The expression cast() rounds with: the same bits.
-      detail::VecMap<N>(po + bi * m * n + r0 * n, rows * n) = detail::ConstVecMap<float>(c_rows, rows * n).template cast<N>();
+      detail::VecMap<N>(po + bi * m * n + r0 * n, rows * n) =
+          detail::ConstVecMap<float>(c_rows, rows * n).template cast<N>();
     }
   });
 }
 
-Tensor matmul_narrow_float(const Tensor& a, const Tensor& b, bool ta, bool tb, const Shape& out_shape,
-                           std::int64_t m, std::int64_t n, std::int64_t k) {
+Tensor matmul_narrow_float(const Tensor& a, const Tensor& b, bool ta, bool tb, const Shape& out_shape, std::int64_t m,
+                           std::int64_t n, std::int64_t k) {
   Tensor out = Tensor::empty(a.dtype(), out_shape);
   if (out.num_elements() == 0) return out;
   const Tensor product = Tensor::empty(DType::kFloat32, out_shape, out.device());  // before rounding
@@ -213,8 +214,8 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
       using C = decltype(tag);
       for (std::int64_t bi = 0; bi < plan.nb; ++bi) {
         detail::gemm_complex<C>(detail::data_of<C>(a) + plan.off_a[bi] * m * k,
-                                detail::data_of<C>(b) + plan.off_b[bi] * k * n, detail::out_data_of<C>(out) + bi * m * n,
-                                m, n, k, transpose_a, transpose_b);
+                                detail::data_of<C>(b) + plan.off_b[bi] * k * n,
+                                detail::out_data_of<C>(out) + bi * m * n, m, n, k, transpose_a, transpose_b);
       }
     };
     if (a.dtype() == DType::kComplex64) {

@@ -10,16 +10,16 @@
 
 namespace tpustrategy {
 
-std::array<std::uint32_t, 4> philox4x32(std::array<std::uint32_t, 4> ctr, std::array<std::uint32_t, 2> key) {
+std::array<std::uint32_t, 4> philox4x32(std::array<std::uint32_t, 4> counter, std::array<std::uint32_t, 2> key) {
   constexpr std::uint32_t kM0 = 0xD2511F53u, kM1 = 0xCD9E8D57u, kW0 = 0x9E3779B9u, kW1 = 0xBB67AE85u;
   for (int round = 0; round < 10; ++round) {
-    const std::uint64_t p0 = std::uint64_t{kM0} * ctr[0], p1 = std::uint64_t{kM1} * ctr[2];
+    const std::uint64_t p0 = std::uint64_t{kM0} * counter[0], p1 = std::uint64_t{kM1} * counter[2];
     const auto hi0 = static_cast<std::uint32_t>(p0 >> 32), lo0 = static_cast<std::uint32_t>(p0);
     const auto hi1 = static_cast<std::uint32_t>(p1 >> 32), lo1 = static_cast<std::uint32_t>(p1);
-    ctr = {hi1 ^ ctr[1] ^ key[0], lo1, hi0 ^ ctr[3] ^ key[1], lo0};
+    counter = {hi1 ^ counter[1] ^ key[0], lo1, hi0 ^ counter[3] ^ key[1], lo0};
     key = {key[0] + kW0, key[1] + kW1};
   }
-  return ctr;
+  return counter;
 }
 
 namespace {

@@ -1,7 +1,7 @@
 #include "tpustrategy/ops/scatter.h"
 
-#include <cstring>
 #include <complex>
+#include <cstring>
 
 #include "tpustrategy/core/errors.h"
 #include "tpustrategy/ops/broadcast.h"
@@ -59,12 +59,12 @@ Tensor strided_scatter(const Tensor& updates, const Shape& shape, const std::vec
 
 Tensor pad(const Tensor& x, const std::vector<std::int64_t>& paddings) {
   detail::check_valid(x, "Pad");
-  const int rank = x.rank();
-  if (static_cast<int>(paddings.size()) != 2 * rank) {
+  const auto rank = static_cast<std::size_t>(x.rank());
+  if (paddings.size() != 2 * rank) {
     fail<InvalidArgumentError>("Pad", "paddings must be the matrix [{}, 2], got {} values", rank, paddings.size());
   }
   Shape out_shape = x.shape();
-  for (int d = 0; d < rank; ++d) {
+  for (std::size_t d = 0; d < rank; ++d) {
     const std::int64_t before = paddings[2 * d], after = paddings[2 * d + 1];
     if (before < 0 || after < 0 || before > (std::int64_t{1} << 48) || after > (std::int64_t{1} << 48)) {
       fail<InvalidArgumentError>("Pad", "Paddings must be non-negative: {} {}", before, after);
@@ -74,7 +74,7 @@ Tensor pad(const Tensor& x, const std::vector<std::int64_t>& paddings) {
   check_output_shape(out_shape, "Pad");
   const auto out_strides = row_major_strides(out_shape);
   std::int64_t base = 0;
-  for (int d = 0; d < rank; ++d) base += paddings[2 * d] * out_strides[d];
+  for (std::size_t d = 0; d < rank; ++d) base += paddings[2 * d] * out_strides[d];
   return strided_scatter(x, out_shape, out_strides, base);
 }
 

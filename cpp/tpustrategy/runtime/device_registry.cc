@@ -117,8 +117,8 @@ DeviceRegistry& DeviceRegistry::global() {
   return registry;
 }
 
-void DeviceRegistry::set_devices(std::vector<DevicePtr> tpu_devices, std::vector<DevicePtr> host_cpus,
-                                 std::string job, DevicePtr client_cpu) {
+void DeviceRegistry::set_devices(std::vector<DevicePtr> tpu_devices, std::vector<DevicePtr> host_cpus, std::string job,
+                                 DevicePtr client_cpu) {
   std::lock_guard lock(mutex_);
   job_ = std::move(job);
   tpus_ = std::move(tpu_devices);

@@ -184,9 +184,8 @@ std::shared_ptr<Rendezvous::Generation> Rendezvous::join_locked(const char* wher
   if (cancel_error_) cancel_error_.raise();
   std::shared_ptr<Generation> gen = current_;
   if (gen->present[participant]) {
-    StoredError error(
-        StoredError::Kind::kFailedPrecondition,
-        fmt::format("[{}] {}: {} arrived twice at generation {}", where, name_, who(participant), gen->index));
+    StoredError error(StoredError::Kind::kFailedPrecondition, fmt::format("[{}] {}: {} arrived twice at generation {}",
+                                                                          where, name_, who(participant), gen->index));
     if (!gen->error) fail_locked(*gen, error);
     error.raise();
   }
@@ -199,9 +198,9 @@ std::shared_ptr<Rendezvous::Generation> Rendezvous::join_locked(const char* wher
   };
   if (gen->error) throw_gen_error();
   if (departed_[participant]) {
-    fail_locked(
-        *gen, StoredError(StoredError::Kind::kFailedPrecondition,
-                          fmt::format("[{}] {}: {} arrived after it finished", where, name_, who(participant))));
+    fail_locked(*gen,
+                StoredError(StoredError::Kind::kFailedPrecondition,
+                            fmt::format("[{}] {}: {} arrived after it finished", where, name_, who(participant))));
     throw_gen_error();
   }
   if (gen->first < 0) {
@@ -219,17 +218,17 @@ std::shared_ptr<Rendezvous::Generation> Rendezvous::join_locked(const char* wher
       const bool merge =
           contribution.desc.kind != expected.kind &&
           (contribution.desc.kind == CollectiveKind::kMergeCall || expected.kind == CollectiveKind::kMergeCall);
-      const auto kind = merge                       ? StoredError::Kind::kRuntimeError
+      const auto kind = merge                      ? StoredError::Kind::kRuntimeError
                         : differing == "structure" ? StoredError::Kind::kValueError
                                                    : StoredError::Kind::kInvalidArgument;
       // TF's collectives call a shape difference "Shape mismatch"; programs and TF's tests match on it.
       const char* what = differing == "shape" ? "Shape mismatch in the collective" : "collective mismatch";
-      fail_locked(*gen, StoredError(kind, fmt::format("[{}] {}: {}: {} issued {} but {} issued {} "
-                                                      "(differing: {}); {} waiting. Every replica must make the "
-                                                      "same collectives, in the same order, on the same group",
-                                                      where, name_, what, who(participant),
-                                                      contribution.desc.to_string(), who(gen->first),
-                                                      expected.to_string(), differing, who(parked))));
+      fail_locked(*gen,
+                  StoredError(kind, fmt::format("[{}] {}: {}: {} issued {} but {} issued {} "
+                                                "(differing: {}); {} waiting. Every replica must make the "
+                                                "same collectives, in the same order, on the same group",
+                                                where, name_, what, who(participant), contribution.desc.to_string(),
+                                                who(gen->first), expected.to_string(), differing, who(parked))));
       throw_gen_error();
     }
   }
@@ -258,12 +257,10 @@ void Rendezvous::fail_if_departed_locked(Generation& gen) {
   if (missing.empty()) return;
   // Replicas that made different numbers of merge_calls: TF's RuntimeError.
   const bool merge = gen.contributions[gen.first].desc.kind == CollectiveKind::kMergeCall;
-  fail_locked(
-      gen, StoredError(
-               merge ? StoredError::Kind::kRuntimeError : StoredError::Kind::kFailedPrecondition,
-               fmt::format("[Rendezvous] {}: {} finished without joining {} that {} {} waiting for", name_, who(missing),
-                           gen.contributions[gen.first].desc.to_string(), who(parked),
-                           parked.size() == 1 ? "is" : "are")));
+  fail_locked(gen, StoredError(merge ? StoredError::Kind::kRuntimeError : StoredError::Kind::kFailedPrecondition,
+                               fmt::format("[Rendezvous] {}: {} finished without joining {} that {} {} waiting for",
+                                           name_, who(missing), gen.contributions[gen.first].desc.to_string(),
+                                           who(parked), parked.size() == 1 ? "is" : "are")));
 }
 
 void Rendezvous::advance_if_drained_locked() {

@@ -156,7 +156,7 @@ class Rendezvous {
   StoredError cancel_error_;
   std::vector<bool> departed_;
   int num_departed_ = 0;  // none: an arrival skips the O(n) scan for departures
-  int blocked_ = 0;  // threads inside arrive_and_wait
+  int blocked_ = 0;       // threads inside arrive_and_wait
 };
 
 }  // namespace tpustrategy

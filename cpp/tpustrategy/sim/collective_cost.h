@@ -54,15 +54,14 @@ struct CollectiveCost {
   double bandwidth_seconds = 0;
   double latency_seconds = 0;
   double overhead_seconds = 0;
-  int hops = 0;                // ICI hops along the longest path
+  int hops = 0;  // ICI hops along the longest path
   int group_size = 1;
   bool latency_bound = false;  // the hop latencies outweigh the data movement
 };
 
 // bytes < 0 / not finite, an axis size < 1 or stride < 1 -> ValueError naming the value.
 CollectiveCost collective_time(const ChipSpec& chip, CollectiveKind kind, double bytes,
-                               const std::vector<RingAxis>& axes,
-                               const CostParams& params = CostParams::calibrated());
+                               const std::vector<RingAxis>& axes, const CostParams& params = CostParams::calibrated());
 
 double latency_bound_threshold_bytes(const ChipSpec& chip, const CostParams& params = CostParams::calibrated());
 

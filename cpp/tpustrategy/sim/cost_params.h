@@ -17,8 +17,8 @@
 namespace tpustrategy::sim {
 
 struct CostParams {
-  double ici_efficiency = 0.75;        // achieved / nominal one-way ICI link bandwidth
-  double hop_latency_factor = 1.2;     // calibrated per-hop cost / the chip's nominal hop latency
+  double ici_efficiency = 0.75;         // achieved / nominal one-way ICI link bandwidth
+  double hop_latency_factor = 1.2;      // calibrated per-hop cost / the chip's nominal hop latency
   double collective_overhead_us = 2.0;  // launch and synchronisation of one collective
   double op_overhead_us = 1.0;          // per op (an assumption of the order of a TPU kernel launch, not calibrated)
   double mxu_efficiency = 1.0;          // achieved / peak MXU FLOP/s

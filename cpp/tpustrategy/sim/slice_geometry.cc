@@ -9,8 +9,8 @@ namespace tpustrategy::sim {
 
 SliceGeometry geometry_of(const ChipSpec& chip, const std::array<std::int32_t, 3>& chip_mesh) {
   for (int i = 0; i < 3; ++i)
-    if (chip_mesh[i] < 1) fail<ValueError>("geometry_of", "chip mesh sizes must be >= 1, got {} on axis {}",
-                                           chip_mesh[i], "xyz"[i]);
+    if (chip_mesh[i] < 1)
+      fail<ValueError>("geometry_of", "chip mesh sizes must be >= 1, got {} on axis {}", chip_mesh[i], "xyz"[i]);
   return {&chip, chip_mesh, chip.cores_per_chip, wraparound_axes(chip, chip_mesh)};
 }
 
@@ -22,8 +22,10 @@ std::vector<RingAxis> axes_by_name(const SliceGeometry& g, std::string_view axes
   for (char letter : axes) {
     const auto position = std::string_view("xyzc").find(letter);
     if (position == std::string_view::npos || seen.find(letter) != std::string::npos)
-      fail<ValueError>("axes_by_name", "axes must be distinct letters of 'xyzc' (chip axes x, y, z; c = the cores "
-                                       "of a chip), got '{}'", axes);
+      fail<ValueError>("axes_by_name",
+                       "axes must be distinct letters of 'xyzc' (chip axes x, y, z; c = the cores "
+                       "of a chip), got '{}'",
+                       axes);
     seen.push_back(letter);
     if (letter == 'c') {
       result.push_back({g.cores_per_chip, false, 1, true});
@@ -44,8 +46,8 @@ std::vector<RingAxis> group_axes(const SliceGeometry& g, const std::vector<Coord
   for (const Coordinate& c : members) {
     for (int i = 0; i < 4; ++i) {
       if (c[i] < 0 || c[i] >= mesh[i])
-        fail<ValueError>(kWhere, "member [{}, {}, {}, {}] is outside the mesh [{}, {}, {}, {}]", c[0], c[1], c[2],
-                         c[3], mesh[0], mesh[1], mesh[2], mesh[3]);
+        fail<ValueError>(kWhere, "member [{}, {}, {}, {}] is outside the mesh [{}, {}, {}, {}]", c[0], c[1], c[2], c[3],
+                         mesh[0], mesh[1], mesh[2], mesh[3]);
       lo[i] = std::min(lo[i], c[i]);
       hi[i] = std::max(hi[i], c[i]);
     }
@@ -69,8 +71,10 @@ std::vector<RingAxis> group_axes(const SliceGeometry& g, const std::vector<Coord
     for (int k = 2; k < size; ++k) even = even && positions[k] - positions[k - 1] == stride;
     box *= size;
     const bool whole_axis = size == mesh[i] && stride == 1;
-    if (i == 3) axes.push_back({size, false, 1, true});
-    else axes.push_back({size, whole_axis && g.wraparound[i], stride, false});
+    if (i == 3)
+      axes.push_back({size, false, 1, true});
+    else
+      axes.push_back({size, whole_axis && g.wraparound[i], stride, false});
   }
   if (box != static_cast<std::int64_t>(members.size())) {
     if (box < static_cast<std::int64_t>(members.size()))

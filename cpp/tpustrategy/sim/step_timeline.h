@@ -46,14 +46,14 @@ struct CriticalStep {
 };
 
 struct StepSummary {
-  double step_time = 0;                 // seconds, the last core's finish
-  std::vector<double> compute;          // per core: time in ops
-  std::vector<double> communication;    // per core: time in collectives (from their start to their end)
-  std::vector<double> idle;             // per core: waiting for others, and the tail after its last record
-  double compute_share = 0;             // sum(compute) / (cores x step_time)
+  double step_time = 0;               // seconds, the last core's finish
+  std::vector<double> compute;        // per core: time in ops
+  std::vector<double> communication;  // per core: time in collectives (from their start to their end)
+  std::vector<double> idle;           // per core: waiting for others, and the tail after its last record
+  double compute_share = 0;           // sum(compute) / (cores x step_time)
   double communication_share = 0;
   double idle_share = 0;
-  double mxu_utilization = 0;           // MXU FLOPs done / (cores x peak bf16 x step_time)
+  double mxu_utilization = 0;               // MXU FLOPs done / (cores x peak bf16 x step_time)
   std::vector<CriticalStep> critical_path;  // first to last
   double critical_compute = 0;              // time of the path in ops
   double critical_communication = 0;        // and in collectives
@@ -81,18 +81,18 @@ class StepTimeline {
  private:
   struct Record {
     bool collective = false;
-    int core = 0;             // op: its core; collective: the last to arrive
+    int core = 0;  // op: its core; collective: the last to arrive
     double start = 0, end = 0;
     double mxu_flops = 0;
-    std::vector<int> group;   // collective members
+    std::vector<int> group;     // collective members
     std::vector<int> previous;  // per member (or the op's core): the record it ran before this one, -1 = none
   };
 
   SliceGeometry geometry_;
   std::vector<Coordinate> coordinates_;
   CostParams params_;
-  std::vector<double> clock_;       // per core: when it is free
-  std::vector<int> last_record_;    // per core: its latest record, -1 = none
+  std::vector<double> clock_;     // per core: when it is free
+  std::vector<int> last_record_;  // per core: its latest record, -1 = none
   std::vector<double> compute_, communication_;
   std::vector<Record> records_;
 };

@@ -39,7 +39,10 @@ std::vector<Tensor> aligned_operand(SpmdContext& ctx, const ShardedTensor& x, co
   bool in_place = !x.sharding().is_maximal();
   for (int k = 0; in_place && k < ctx.num_cores(); ++k) {
     if (!out_sharding.holds_data(k)) continue;
-    if (!x.sharding().holds_data(k)) { in_place = false; break; }
+    if (!x.sharding().holds_data(k)) {
+      in_place = false;
+      break;
+    }
     const auto have = tile_bounds_for_device(x.shape(), x.sharding(), k);
     const auto need = needed(k);
     for (std::size_t d = 0; d < x.shape().size(); ++d)
@@ -52,7 +55,8 @@ std::vector<Tensor> aligned_operand(SpmdContext& ctx, const ShardedTensor& x, co
     const auto need = needed(k);
     const auto have = tile_bounds_for_device(x.shape(), source.sharding(), k);
     std::vector<std::int64_t> from(x.shape().size());
-    for (std::size_t d = 0; d < from.size(); ++d) from[d] = need.limit[d] > need.offset[d] ? need.offset[d] - have.offset[d] : 0;
+    for (std::size_t d = 0; d < from.size(); ++d)
+      from[d] = need.limit[d] > need.offset[d] ? need.offset[d] - have.offset[d] : 0;
     const Shape extent = need.extent();
     if (extent == source.shards()[k].shape()) return source.shards()[k];
     return box(source.shards()[k], from, extent, ctx.device(k));

@@ -39,19 +39,27 @@ CollectiveOp combine_op(ReduceKind kind) {
 
 const char* reduce_name(ReduceKind kind) {
   switch (kind) {
-    case ReduceKind::kSum: return "reduce_sum";
-    case ReduceKind::kMean: return "reduce_mean";
-    case ReduceKind::kMax: return "reduce_max";
-    case ReduceKind::kMin: return "reduce_min";
-    case ReduceKind::kProd: return "reduce_prod";
-    case ReduceKind::kAny: return "reduce_any";
-    case ReduceKind::kAll: return "reduce_all";
+    case ReduceKind::kSum:
+      return "reduce_sum";
+    case ReduceKind::kMean:
+      return "reduce_mean";
+    case ReduceKind::kMax:
+      return "reduce_max";
+    case ReduceKind::kMin:
+      return "reduce_min";
+    case ReduceKind::kProd:
+      return "reduce_prod";
+    case ReduceKind::kAny:
+      return "reduce_any";
+    case ReduceKind::kAll:
+      return "reduce_all";
   }
   return "reduce";
 }
 
 std::int64_t normalize_axis(std::int64_t axis, int rank, const char* where) {
-  if (axis < -rank || axis >= rank) fail<InvalidArgumentError>(where, "axis {} is out of range for rank {}", axis, rank);
+  if (axis < -rank || axis >= rank)
+    fail<InvalidArgumentError>(where, "axis {} is out of range for rank {}", axis, rank);
   return axis < 0 ? axis + rank : axis;
 }
 
@@ -80,23 +88,25 @@ ShardedTensor reduce(SpmdContext& ctx, ReduceKind kind, const ShardedTensor& x, 
   Shape out_shape;
   for (int d = 0; d < rank; ++d) {
     const bool reduced = std::find(axes.begin(), axes.end(), d) != axes.end();
-    if (!reduced) out_shape.push_back(x.shape()[d]);
-    else if (keepdims) out_shape.push_back(1);
+    if (!reduced)
+      out_shape.push_back(x.shape()[d]);
+    else if (keepdims)
+      out_shape.push_back(1);
   }
   const ReduceKind local_kind = kind == ReduceKind::kMean && !tiled_axes.empty() ? ReduceKind::kSum : kind;
-  auto partials = per_core(ctx, in.sharding(), [&](int k) {
-    return tpustrategy::reduce(local_kind, in.shards()[k], axes, keepdims);
-  });
+  auto partials = per_core(ctx, in.sharding(),
+                           [&](int k) { return tpustrategy::reduce(local_kind, in.shards()[k], axes, keepdims); });
   // Local results on every holder of the input; the output keeps them where out_sharding places data.
   std::vector<Tensor> local(partials.size());
   for (int k = 0; k < ctx.num_cores(); ++k)
     if (out_sharding.holds_data(k)) local[k] = partials[k];
-  ShardedTensor partial_result(out_shape, local_kind == kind ? partials[groups[0][0]].dtype() : x.dtype(),
-                               out_sharding, ctx.devices(), local);
+  ShardedTensor partial_result(out_shape, local_kind == kind ? partials[groups[0][0]].dtype() : x.dtype(), out_sharding,
+                               ctx.devices(), local);
   std::vector<std::int64_t> flops = shard_elements(in);
   record_op(ctx, reduce_name(local_kind),
-            tiled_axes.empty() ? "reduction over untiled axes: local"
-                               : fmt::format("reduction over tiled axes [{}]: local partial result", fmt::join(tiled_axes, ",")),
+            tiled_axes.empty()
+                ? "reduction over untiled axes: local"
+                : fmt::format("reduction over tiled axes [{}]: local partial result", fmt::join(tiled_axes, ",")),
             partial_result, flops, local_bytes({&in}, partial_result));
   if (tiled_axes.empty()) return partial_result;
   // One all-reduce per tiled reduced axis, the minor axis first (XLA's order), each over the groups of cores
@@ -163,7 +173,8 @@ ShardedTensor softmax(SpmdContext& ctx, const ShardedTensor& logits, std::int64_
 ShardedTensor sparse_softmax_cross_entropy(SpmdContext& ctx, const ShardedTensor& logits_in,
                                            const ShardedTensor& labels_in) {
   if (logits_in.shape().size() != 2 || labels_in.shape().size() != 1 || labels_in.shape()[0] != logits_in.shape()[0]) {
-    fail<InvalidArgumentError>("spmd::sparse_softmax_cross_entropy", "logits must be [batch, classes] and labels [batch], got {} and {}",
+    fail<InvalidArgumentError>("spmd::sparse_softmax_cross_entropy",
+                               "logits must be [batch, classes] and labels [batch], got {} and {}",
                                shape_to_string(logits_in.shape()), shape_to_string(labels_in.shape()));
   }
   const int cores = ctx.num_cores();
@@ -172,7 +183,8 @@ ShardedTensor sparse_softmax_cross_entropy(SpmdContext& ctx, const ShardedTensor
                                    : logits_in;
   const TileGrid grid = TileGrid::from(logits.sharding(), 2, cores);
   const Sharding row_sharding = remove_dim(merge_into_replication(grid, 1), 1).to_sharding(cores);
-  const ShardedTensor labels = reshard(ctx, labels_in, row_sharding, "cross-entropy labels to the logits' batch tiling");
+  const ShardedTensor labels =
+      reshard(ctx, labels_in, row_sharding, "cross-entropy labels to the logits' batch tiling");
   const bool tiled = grid.dims[1] > 1;
   const auto groups = tiled ? groups_along(grid, 1) : std::vector<std::vector<int>>{};
   const Shape out_shape{logits.shape()[0]};
@@ -182,14 +194,17 @@ ShardedTensor sparse_softmax_cross_entropy(SpmdContext& ctx, const ShardedTensor
       if (row_sharding.holds_data(k)) held[k] = shards[k];
     return ShardedTensor(out_shape, logits.dtype(), row_sharding, ctx.devices(), std::move(held));
   };
-  auto maxes = per_core(ctx, logits.sharding(), [&](int k) { return tpustrategy::reduce(ReduceKind::kMax, logits.shards()[k], std::vector<std::int64_t>{1}); });
+  auto maxes = per_core(ctx, logits.sharding(), [&](int k) {
+    return tpustrategy::reduce(ReduceKind::kMax, logits.shards()[k], std::vector<std::int64_t>{1});
+  });
   if (tiled) {
     maxes = all_reduce_groups(ctx, maxes, groups, CollectiveOp::kMax);
     record_all_reduce(ctx, make(maxes), maxes[groups[0][0]].shape(), groups, CollectiveOp::kMax,
                       "cross-entropy over tiled classes: all-reduce of the local maxima");
   }
   auto sums = per_core(ctx, logits.sharding(), [&](int k) {
-    return tpustrategy::reduce(ReduceKind::kSum, exp(subtract(logits.shards()[k], expand_dims(maxes[k], 1))), std::vector<std::int64_t>{1});
+    return tpustrategy::reduce(ReduceKind::kSum, exp(subtract(logits.shards()[k], expand_dims(maxes[k], 1))),
+                               std::vector<std::int64_t>{1});
   });
   auto picked = per_core(ctx, logits.sharding(), [&](int k) {
     const auto offset = tile_offset_for_device(logits.shape(), logits.sharding(), k)[1];
@@ -211,8 +226,9 @@ ShardedTensor sparse_softmax_cross_entropy(SpmdContext& ctx, const ShardedTensor
   ShardedTensor result = make(loss);
   auto flops = shard_elements(logits);
   for (auto& f : flops) f *= 6;
-  record_op(ctx, "sparse_softmax_cross_entropy", tiled ? "classes tiled: local partials combined by all-reduces" : "classes untiled: local",
-            result, flops, local_bytes({&logits}, result));
+  record_op(ctx, "sparse_softmax_cross_entropy",
+            tiled ? "classes tiled: local partials combined by all-reduces" : "classes untiled: local", result, flops,
+            local_bytes({&logits}, result));
   return result;
 }
 

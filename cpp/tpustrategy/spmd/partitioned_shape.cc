@@ -40,20 +40,25 @@ ShardedTensor transpose(SpmdContext& ctx, const ShardedTensor& x_in, std::vector
   std::sort(sorted.begin(), sorted.end());
   std::vector<std::int64_t> iota(static_cast<std::size_t>(rank));
   std::iota(iota.begin(), iota.end(), 0);
-  if (sorted != iota) fail<InvalidArgumentError>("spmd::transpose", "perm [{}] is not a permutation of rank {}", fmt::join(perm, ","), rank);
-  const Sharding out = transpose_grid(TileGrid::from(x.sharding(), rank, ctx.num_cores()), perm).to_sharding(ctx.num_cores());
+  if (sorted != iota)
+    fail<InvalidArgumentError>("spmd::transpose", "perm [{}] is not a permutation of rank {}", fmt::join(perm, ","),
+                               rank);
+  const Sharding out =
+      transpose_grid(TileGrid::from(x.sharding(), rank, ctx.num_cores()), perm).to_sharding(ctx.num_cores());
   Shape shape(static_cast<std::size_t>(rank));
   for (int i = 0; i < rank; ++i) shape[i] = x.shape()[perm[i]];
   auto shards = per_core(ctx, out, [&](int k) { return tpustrategy::transpose(x.shards()[k], perm); });
   ShardedTensor result(shape, x.dtype(), out, ctx.devices(), std::move(shards));
-  record_op(ctx, "transpose", "local: the tile grid is transposed with the tensor", result, {}, local_bytes({&x}, result));
+  record_op(ctx, "transpose", "local: the tile grid is transposed with the tensor", result, {},
+            local_bytes({&x}, result));
   return result;
 }
 
 ShardedTensor reshape(SpmdContext& ctx, const ShardedTensor& x_in, const Shape& shape) {
   ShardedTensor x = replicated_if_maximal(ctx, x_in, "reshape of a maximal operand");
   if (num_elements(shape) != num_elements(x.shape())) {
-    fail<InvalidArgumentError>("spmd::reshape", "Input to reshape is a tensor with {} values, but the requested shape has {}",
+    fail<InvalidArgumentError>("spmd::reshape",
+                               "Input to reshape is a tensor with {} values, but the requested shape has {}",
                                num_elements(x.shape()), num_elements(shape));
   }
   const int rank = rank_of(x), cores = ctx.num_cores();
@@ -70,9 +75,12 @@ ShardedTensor reshape(SpmdContext& ctx, const ShardedTensor& x_in, const Shape& 
     const std::size_t i0 = i, o0 = o;
     std::int64_t pi = i < x.shape().size() ? x.shape()[i++] : 1, po = o < shape.size() ? shape[o++] : 1;
     while (pi != po) {
-      if (pi < po && i < x.shape().size()) pi *= x.shape()[i++];
-      else if (o < shape.size()) po *= shape[o++];
-      else break;
+      if (pi < po && i < x.shape().size())
+        pi *= x.shape()[i++];
+      else if (o < shape.size())
+        po *= shape[o++];
+      else
+        break;
     }
     for (std::size_t d = i0; d < i; ++d) {
       if (grid.dims[d] == 1) continue;
@@ -90,8 +98,10 @@ ShardedTensor reshape(SpmdContext& ctx, const ShardedTensor& x_in, const Shape& 
   for (auto [d, od] : mapping) {
     const bool split = shape[od] < x.shape()[d];  // input dim split into (shape[od], ...)
     const bool merged_exact = shape[od] >= x.shape()[d];
-    if ((split && shape[od] % grid.dims[d] == 0) || merged_exact) kept.emplace_back(d, od);
-    else to_gather.push_back(d);
+    if ((split && shape[od] % grid.dims[d] == 0) || merged_exact)
+      kept.emplace_back(d, od);
+    else
+      to_gather.push_back(d);
   }
   std::sort(to_gather.begin(), to_gather.end());
   if (!to_gather.empty()) {
@@ -129,7 +139,8 @@ ShardedTensor concat(SpmdContext& ctx, const std::vector<ShardedTensor>& values,
   if (values.empty()) fail<InvalidArgumentError>("spmd::concat", "needs at least one tensor");
   const int rank = rank_of(values[0]);
   if (axis < 0) axis += rank;
-  if (axis < 0 || axis >= rank) fail<InvalidArgumentError>("spmd::concat", "axis {} is out of range for rank {}", axis, rank);
+  if (axis < 0 || axis >= rank)
+    fail<InvalidArgumentError>("spmd::concat", "axis {} is out of range for rank {}", axis, rank);
   ShardedTensor first = replicated_if_maximal(ctx, values[0], "concat of a maximal operand");
   first = all_gather_dim(ctx, first, static_cast<int>(axis), "concat along a tiled axis");
   std::vector<ShardedTensor> parts{first};
@@ -158,7 +169,8 @@ ShardedTensor slice(SpmdContext& ctx, const ShardedTensor& x_in, const std::vect
   ShardedTensor x = replicated_if_maximal(ctx, x_in, "slice of a maximal operand");
   const int rank = rank_of(x);
   if (static_cast<int>(begin.size()) != rank || static_cast<int>(size.size()) != rank) {
-    fail<InvalidArgumentError>("spmd::slice", "begin and size need {} entries, got {} and {}", rank, begin.size(), size.size());
+    fail<InvalidArgumentError>("spmd::slice", "begin and size need {} entries, got {} and {}", rank, begin.size(),
+                               size.size());
   }
   Shape shape(static_cast<std::size_t>(rank));
   std::vector<int> sliced;
@@ -183,7 +195,9 @@ ShardedTensor slice(SpmdContext& ctx, const ShardedTensor& x_in, const std::vect
   // Untiled axes were the sliced ones, so the same grid fits the result (ceil tiles of the same dims).
   if (!divides_evenly(shape, x.sharding()) || !divides_evenly(x.shape(), x.sharding())) {
     bool same = true;
-    for (int d = 0; d < rank; ++d) same = same && (shape[d] == x.shape()[d] || !x.sharding().is_tiled() || x.sharding().tile_assignment_dims()[d] == 1);
+    for (int d = 0; d < rank; ++d)
+      same =
+          same && (shape[d] == x.shape()[d] || !x.sharding().is_tiled() || x.sharding().tile_assignment_dims()[d] == 1);
     if (!same) fail<InvalidArgumentError>("spmd::slice", "uneven tiling of a sliced tensor");
   }
   ShardedTensor result(shape, x.dtype(), x.sharding(), ctx.devices(), std::move(shards));
@@ -193,7 +207,9 @@ ShardedTensor slice(SpmdContext& ctx, const ShardedTensor& x_in, const std::vect
 
 ShardedTensor gather(SpmdContext& ctx, const ShardedTensor& table_in, const ShardedTensor& ids_in) {
   const ShardedTensor table = replicated_if_maximal(ctx, table_in, "gather from a maximal table");
-  if (table.shape().size() != 2) fail<InvalidArgumentError>("spmd::gather", "the table must be [vocab, dim], got {}", shape_to_string(table.shape()));
+  if (table.shape().size() != 2)
+    fail<InvalidArgumentError>("spmd::gather", "the table must be [vocab, dim], got {}",
+                               shape_to_string(table.shape()));
   const int cores = ctx.num_cores();
   const int id_rank = rank_of(ids_in);
   const TileGrid tg = TileGrid::from(table.sharding(), 2, cores);
@@ -210,11 +226,13 @@ ShardedTensor gather(SpmdContext& ctx, const ShardedTensor& table_in, const Shar
     if (!vocab_tiled) return tpustrategy::gather(local_table, ids.shards()[k], 0);
     const auto offset = tile_offset_for_device(table.shape(), table.sharding(), k)[0];
     const Tensor local_ids = subtract(ids.shards()[k], cast(Tensor::scalar<std::int64_t>(offset), ids.dtype()));
-    const Tensor in_range = logical_and(greater_equal(local_ids, cast(Tensor::scalar<std::int64_t>(0), ids.dtype())),
-                                        less(local_ids, cast(Tensor::scalar<std::int64_t>(local_table.shape()[0]), ids.dtype())));
+    const Tensor in_range =
+        logical_and(greater_equal(local_ids, cast(Tensor::scalar<std::int64_t>(0), ids.dtype())),
+                    less(local_ids, cast(Tensor::scalar<std::int64_t>(local_table.shape()[0]), ids.dtype())));
     const Tensor safe = multiply(local_ids, cast(in_range, ids.dtype()));
-    const Tensor rows = local_table.shape()[0] == 0 ? Tensor::zeros(table.dtype(), tile_bounds_for_device(out_shape, out, k).extent())
-                                                    : tpustrategy::gather(local_table, safe, 0);
+    const Tensor rows = local_table.shape()[0] == 0
+                            ? Tensor::zeros(table.dtype(), tile_bounds_for_device(out_shape, out, k).extent())
+                            : tpustrategy::gather(local_table, safe, 0);
     return multiply(rows, cast(expand_dims(in_range, -1), table.dtype()));
   });
   std::vector<std::int64_t> bytes(static_cast<std::size_t>(cores), 0);
@@ -224,8 +242,10 @@ ShardedTensor gather(SpmdContext& ctx, const ShardedTensor& table_in, const Shar
     if (partials[k].valid()) bytes[k] = 2 * partials[k].nbytes();
   }
   ShardedTensor partial(out_shape, table.dtype(), out, ctx.devices(), local);
-  record_op(ctx, "gather", vocab_tiled ? "vocabulary-parallel: each core looks up the ids in its vocabulary range, masked"
-                                       : "local lookup (vocabulary untiled)", partial, {}, bytes);
+  record_op(ctx, "gather",
+            vocab_tiled ? "vocabulary-parallel: each core looks up the ids in its vocabulary range, masked"
+                        : "local lookup (vocabulary untiled)",
+            partial, {}, bytes);
   if (!vocab_tiled) return partial;
   const auto groups = groups_along(tg, 0);
   auto reduced = all_reduce_groups(ctx, partials, groups, CollectiveOp::kSum);

@@ -11,13 +11,20 @@ namespace {
 
 std::string shape_text(DType dtype, const Shape& shape) {
   std::string type = std::string(dtype_name(dtype));
-  if (type == "float32") type = "f32";
-  else if (type == "float64") type = "f64";
-  else if (type == "int32") type = "s32";
-  else if (type == "int64") type = "s64";
-  else if (type == "bfloat16") type = "bf16";
-  else if (type == "float16") type = "f16";
-  else if (type == "bool") type = "pred";
+  if (type == "float32")
+    type = "f32";
+  else if (type == "float64")
+    type = "f64";
+  else if (type == "int32")
+    type = "s32";
+  else if (type == "int64")
+    type = "s64";
+  else if (type == "bfloat16")
+    type = "bf16";
+  else if (type == "float16")
+    type = "f16";
+  else if (type == "bool")
+    type = "pred";
   return fmt::format("{}[{}]", type, fmt::join(shape, ","));
 }
 
@@ -65,8 +72,8 @@ std::int64_t SpmdRecord::collective_bytes(int core) const {
 }
 
 std::string SpmdRecord::to_text() const {
-  std::string out = fmt::format("SPMD step: {} logical cores, {} entries ({} collectives)\n", num_cores,
-                                entries.size(), collectives().size());
+  std::string out = fmt::format("SPMD step: {} logical cores, {} entries ({} collectives)\n", num_cores, entries.size(),
+                                collectives().size());
   int index = 0;
   for (const auto& e : entries) {
     if (e.kind == SpmdEntryKind::kNote) {

@@ -27,6 +27,8 @@ constexpr std::int64_t kGB = 1000LL * 1000 * 1000;
 // runs f32 operands through the MXU as one bf16 pass, so the f32 rate equals the bf16 rate (HIGHEST precision is
 // not modelled). v5e/v6e HBM is quoted as "16 GB"/"32 GB"; we keep binary units as the existing accounting does.
 const std::vector<ChipSpec>& chip_specs() {
+  // A table read by column (the header comment names them); clang-format would put one figure per line.
+  // clang-format off
   static const std::vector<ChipSpec> specs = {
       // name  dev TC  bf16   f32    int8    HBM         HBM GB/s dims links link  hop  PCIe  DCN   host pod max
       {"v2", 2, 2, 45.0, 45.0, 45.0, 16 * kGiB, 700.0, 2, 4, 62.0, 1.0, 16.0, 6.25, 4, {16, 16, 1}, {16, 16, 1},
@@ -42,6 +44,7 @@ const std::vector<ChipSpec>& chip_specs() {
       {"v6e", 1, 1, 918.0, 918.0, 1836.0, 32 * kGiB, 1638.0, 2, 4, 100.0, 1.0, 32.0, 12.5, 8, {16, 16, 1},
        {16, 16, 1}, WraparoundRule::kAxisOf16},
   };
+  // clang-format on
   return specs;
 }
 

@@ -27,17 +27,17 @@ enum class WraparoundRule : int {
 };
 
 struct ChipSpec {
-  std::string name;          // generation: "v2", "v3", "v4", "v5e", "v5p", "v6e"
-  int cores_per_chip;        // TF TPU devices per chip (v4/v5p megacore: one device per chip)
-  int tensorcores_per_chip;  // physical TensorCores (what v2/v3/v4/v5p slice names count)
-  double bf16_tflops;        // peak bf16 MXU TFLOP/s per chip
-  double f32_tflops;         // f32 matmuls as TPUs run them by default (one bf16 pass, f32 accumulation)
-  double int8_tops;          // peak int8 MXU TOP/s per chip (the bf16 rate where the chip has no faster int8 path)
-  std::int64_t hbm_bytes;    // HBM capacity per chip
-  double hbm_gbps;           // HBM bandwidth per chip, GB/s
-  int ici_torus_dims;        // 2 (2D torus) or 3 (3D torus)
-  int ici_links_per_chip;    // ICI ports of one chip
-  double ici_link_gbps;      // one-way bandwidth of one ICI link, GB/s (bidirectional is twice)
+  std::string name;           // generation: "v2", "v3", "v4", "v5e", "v5p", "v6e"
+  int cores_per_chip;         // TF TPU devices per chip (v4/v5p megacore: one device per chip)
+  int tensorcores_per_chip;   // physical TensorCores (what v2/v3/v4/v5p slice names count)
+  double bf16_tflops;         // peak bf16 MXU TFLOP/s per chip
+  double f32_tflops;          // f32 matmuls as TPUs run them by default (one bf16 pass, f32 accumulation)
+  double int8_tops;           // peak int8 MXU TOP/s per chip (the bf16 rate where the chip has no faster int8 path)
+  std::int64_t hbm_bytes;     // HBM capacity per chip
+  double hbm_gbps;            // HBM bandwidth per chip, GB/s
+  int ici_torus_dims;         // 2 (2D torus) or 3 (3D torus)
+  int ici_links_per_chip;     // ICI ports of one chip
+  double ici_link_gbps;       // one-way bandwidth of one ICI link, GB/s (bidirectional is twice)
   double ici_hop_latency_us;  // fixed cost of one ICI hop
   double pcie_gbps;           // host <-> chip, per chip, one way
   double dcn_gbps;            // data-centre network share of one chip, one way

@@ -16,10 +16,14 @@ SlicePreset make_preset(const std::string& generation, std::array<std::int32_t, 
   const bool counts_chips = chip.tensorcores_per_chip == 1;
   std::array<std::int32_t, 3> host = {2, 2, 1};
   if (chip.chips_per_host == 8) {
-    if (chips == 1) host = {1, 1, 1};
-    else if (chips <= 4) host = {mesh[0], mesh[1], 1};
-    else if (mesh[0] == 2 && mesh[1] == 4) host = {2, 4, 1};
-    else host = {4, 2, 1};
+    if (chips == 1)
+      host = {1, 1, 1};
+    else if (chips <= 4)
+      host = {mesh[0], mesh[1], 1};
+    else if (mesh[0] == 2 && mesh[1] == 4)
+      host = {2, 4, 1};
+    else
+      host = {4, 2, 1};
   }
   const int chips_per_host = host[0] * host[1] * host[2];
   SlicePreset preset{fmt::format("{}-{}", generation, counts_chips ? chips : chips * chip.tensorcores_per_chip),
@@ -48,8 +52,8 @@ std::vector<SlicePreset> build_presets() {
       {"v5e-16", "v5e", {4, 4, 1, 1}, 2, 8, {4, 2, 1}},     {"v5p-8", "v5p", {2, 2, 1, 1}, 1, 4, {2, 2, 1}},
   };
   // v4 up to its 4096-chip pod; v5p up to its largest slice and the whole 8960-chip pod (cloud docs shape tables).
-  for (auto mesh : std::vector<std::array<std::int32_t, 3>>{
-           {4, 4, 8}, {4, 8, 8}, {8, 8, 8}, {8, 8, 16}, {8, 16, 16}, {16, 16, 16}})
+  for (auto mesh :
+       std::vector<std::array<std::int32_t, 3>>{{4, 4, 8}, {4, 8, 8}, {8, 8, 8}, {8, 8, 16}, {8, 16, 16}, {16, 16, 16}})
     presets.push_back(make_preset("v4", mesh));
   for (auto mesh : std::vector<std::array<std::int32_t, 3>>{{2, 2, 2},
                                                             {2, 2, 4},

@@ -101,19 +101,16 @@ class MpiCommunicatorImpl final : public MpiCommunicator {
   int world_rank_of_process(int process_index) const override {
     const auto& world = group_->layout().world_rank;
     if (process_index < 0 || process_index >= static_cast<int>(world.size())) {
-      fail<ValueError>("MpiCommunicator::world_rank_of_process", "process index {} is not in [0, {})",
-                       process_index, world.size());
+      fail<ValueError>("MpiCommunicator::world_rank_of_process", "process index {} is not in [0, {})", process_index,
+                       world.size());
     }
     return world[process_index];
   }
-  bool abort(int rank, std::string_view message) noexcept override {
-    return group_->abort(rank, std::string(message));
-  }
+  bool abort(int rank, std::string_view message) noexcept override { return group_->abort(rank, std::string(message)); }
 
   void all_reduce(DType dtype, std::span<const void* const> local_inputs, std::int64_t count, CollectiveOp op,
                   void* output) override;
-  void all_gather(DType dtype, std::span<const void* const> local_inputs, std::int64_t count,
-                  void* output) override;
+  void all_gather(DType dtype, std::span<const void* const> local_inputs, std::int64_t count, void* output) override;
   void reduce_scatter(DType dtype, std::span<const void* const> local_inputs, std::int64_t count, CollectiveOp op,
                       std::span<void* const> local_outputs) override;
   void broadcast(DType dtype, std::span<const void* const> local_inputs, std::int64_t count, int root,
@@ -121,8 +118,7 @@ class MpiCommunicatorImpl final : public MpiCommunicator {
   void all_to_all(DType dtype, std::span<const void* const> local_inputs, std::int64_t count,
                   std::span<void* const> local_outputs) override;
   void collective_permute(DType dtype, std::span<const void* const> local_inputs, std::int64_t count,
-                          std::span<const std::pair<int, int>> pairs,
-                          std::span<void* const> local_outputs) override;
+                          std::span<const std::pair<int, int>> pairs, std::span<void* const> local_outputs) override;
   void barrier() override {
     group_->handshake("MpiCommunicator::barrier", CollectiveDescriptor{CollectiveKind::kBarrier});
   }
@@ -195,8 +191,7 @@ class MpiCommunicatorImpl final : public MpiCommunicator {
 void MpiCommunicatorImpl::all_reduce(DType dtype, std::span<const void* const> local_inputs, std::int64_t count,
                                      CollectiveOp op, void* output) {
   constexpr const char* where = "MpiCommunicator::all_reduce";
-  open(where,
-       {CollectiveKind::kAllReduce, static_cast<std::int32_t>(dtype), count, static_cast<std::int32_t>(op)},
+  open(where, {CollectiveKind::kAllReduce, static_cast<std::int32_t>(dtype), count, static_cast<std::int32_t>(op)},
        [&] {
          check_locals(where, dtype, local_inputs.size(), count, local_inputs);
          if (count > 0 && output == nullptr) fail<InvalidArgumentError>(where, "the output buffer is null");
@@ -286,8 +281,7 @@ void MpiCommunicatorImpl::all_gather(DType dtype, std::span<const void* const> l
 void MpiCommunicatorImpl::reduce_scatter(DType dtype, std::span<const void* const> local_inputs, std::int64_t count,
                                          CollectiveOp op, std::span<void* const> local_outputs) {
   constexpr const char* where = "MpiCommunicator::reduce_scatter";
-  open(where,
-       {CollectiveKind::kReduceScatter, static_cast<std::int32_t>(dtype), count, static_cast<std::int32_t>(op)},
+  open(where, {CollectiveKind::kReduceScatter, static_cast<std::int32_t>(dtype), count, static_cast<std::int32_t>(op)},
        [&] {
          check_locals(where, dtype, local_inputs.size(), count, local_inputs);
          check_locals(where, dtype, local_outputs.size(), count / std::max(1, size()),
@@ -440,8 +434,8 @@ void MpiCommunicatorImpl::all_to_all(DType dtype, std::span<const void* const> l
   }
 }
 
-void MpiCommunicatorImpl::collective_permute(DType dtype, std::span<const void* const> local_inputs,
-                                             std::int64_t count, std::span<const std::pair<int, int>> pairs,
+void MpiCommunicatorImpl::collective_permute(DType dtype, std::span<const void* const> local_inputs, std::int64_t count,
+                                             std::span<const std::pair<int, int>> pairs,
                                              std::span<void* const> local_outputs) {
   constexpr const char* where = "MpiCommunicator::collective_permute";
   std::vector<int> flat;
@@ -541,8 +535,8 @@ std::shared_ptr<MpiCommunicator> make_mpi_communicator(int local_size) {
   detail::check_mpi(where, MPI_Allgather(&local_size, 1, MPI_INT, sizes.data(), 1, MPI_INT, MPI_COMM_WORLD));
   for (int p = 0; p < world_size; ++p) {
     if (sizes[p] < 1) {
-      fail<InvalidArgumentError>(where, "process {} asked to host {} participants; each process hosts at least one",
-                                 p, sizes[p]);
+      fail<InvalidArgumentError>(where, "process {} asked to host {} participants; each process hosts at least one", p,
+                                 sizes[p]);
     }
   }
   std::vector<int> owner, world(world_size);

@@ -24,8 +24,7 @@ enum class MpiWaitMode { kHeader, kData };
 
 // Polls `requests` until every one completes (true) or `deadline` passes (false). Completed requests
 // become MPI_REQUEST_NULL, so after a false return the non-null ones are those still pending.
-bool mpi_wait_all(const char* where, std::span<MPI_Request> requests, MpiClock::time_point deadline,
-                  MpiWaitMode mode);
+bool mpi_wait_all(const char* where, std::span<MPI_Request> requests, MpiClock::time_point deadline, MpiWaitMode mode);
 
 // A contiguous MPI datatype of one element of `dtype` (for data that is moved, not reduced).
 MPI_Datatype mpi_element_type(DType dtype);

@@ -108,8 +108,7 @@ void check_mpi(const char* where, int code) {
   fail<InternalError>(where, "MPI error {}: {}", code, std::string(text, static_cast<std::size_t>(length)));
 }
 
-bool mpi_wait_all(const char* where, std::span<MPI_Request> requests, MpiClock::time_point deadline,
-                  MpiWaitMode mode) {
+bool mpi_wait_all(const char* where, std::span<MPI_Request> requests, MpiClock::time_point deadline, MpiWaitMode mode) {
   for (long polls = 0;; ++polls) {
     bool pending = false;
     for (MPI_Request& request : requests) {
@@ -172,7 +171,7 @@ MpiReduction mpi_reduction(DType dtype, CollectiveOp op) {
     // The narrow and unsigned integers: SUM / PROD in the unsigned type of the width (wraps, as the
     // in-process kernel), MAX / MIN in the dtype's own signedness.
     case DType::kUInt8:
-      return {MPI_UINT8_T, (is_max || is_min) ? (is_max ? MPI_MAX : MPI_MIN)
+      return {MPI_UINT8_T, (is_max || is_min)          ? (is_max ? MPI_MAX : MPI_MIN)
                            : op == CollectiveOp::kProd ? MPI_PROD
                                                        : sum_8};
     case DType::kInt8:
@@ -182,7 +181,7 @@ MpiReduction mpi_reduction(DType dtype, CollectiveOp op) {
       return (is_max || is_min) ? MpiReduction{MPI_INT16_T, is_max ? MPI_MAX : MPI_MIN}
                                 : MpiReduction{MPI_UINT16_T, op == CollectiveOp::kProd ? MPI_PROD : sum_16};
     case DType::kUInt16:
-      return {MPI_UINT16_T, (is_max || is_min) ? (is_max ? MPI_MAX : MPI_MIN)
+      return {MPI_UINT16_T, (is_max || is_min)          ? (is_max ? MPI_MAX : MPI_MIN)
                             : op == CollectiveOp::kProd ? MPI_PROD
                                                         : sum_16};
     case DType::kUInt32:

@@ -17,9 +17,7 @@ class ObservedMpiCommunicator final : public ObservingCommunicator<MpiCommunicat
   bool abort(int rank, std::string_view message) noexcept override { return inner()->abort(rank, message); }
   double timeout_seconds() const override { return inner()->timeout_seconds(); }
   void set_timeout_seconds(double seconds) override { inner()->set_timeout_seconds(seconds); }
-  int world_rank_of_process(int process_index) const override {
-    return inner()->world_rank_of_process(process_index);
-  }
+  int world_rank_of_process(int process_index) const override { return inner()->world_rank_of_process(process_index); }
 
  protected:
   // MPI subgroups are observed with members 0 .. size-1 of the subgroup.

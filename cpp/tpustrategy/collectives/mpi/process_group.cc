@@ -240,8 +240,7 @@ void ProcessGroup::open(const char* where, const CollectiveDescriptor& what,
                      collective_kind_name(what.kind), fmt::join(parts, "; "));
   }
   if (signature != nullptr && only_shapes) {
-    fail<InvalidArgumentError>(where, "Shape mismatch in the collective across processes: {}",
-                               fmt::join(parts, "; "));
+    fail<InvalidArgumentError>(where, "Shape mismatch in the collective across processes: {}", fmt::join(parts, "; "));
   }
   fail<InvalidArgumentError>(where, "processes called different collectives: {}", fmt::join(parts, "; "));
 }

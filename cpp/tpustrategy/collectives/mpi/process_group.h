@@ -39,11 +39,11 @@ struct CollectiveDescriptor {
 };
 
 struct ProcessLayout {
-  std::vector<int> owner;                       // group rank -> process index
-  std::vector<std::vector<int>> ranks_of;       // process index -> its ranks, ascending
-  std::vector<int> world_rank;                  // process index -> MPI_COMM_WORLD rank
-  int self = 0;                                 // this process's index
-  bool in_order = true;                         // ranks_of concatenated is 0 .. size-1
+  std::vector<int> owner;                  // group rank -> process index
+  std::vector<std::vector<int>> ranks_of;  // process index -> its ranks, ascending
+  std::vector<int> world_rank;             // process index -> MPI_COMM_WORLD rank
+  int self = 0;                            // this process's index
+  bool in_order = true;                    // ranks_of concatenated is 0 .. size-1
   int size() const { return static_cast<int>(owner.size()); }
   int process_count() const { return static_cast<int>(ranks_of.size()); }
   // "process 1 (MPI rank 1, ranks 2-3)"; `participant` names the ranks ("replica": "replicas 2-3").
