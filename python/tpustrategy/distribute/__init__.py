@@ -18,6 +18,8 @@ from tpustrategy.distribute.distribute_options import (
     RunOptions,
     ValueContext,
 )
+from tpustrategy.distribute.distributed_interfaces import DistributedDatasetInterface as DistributedDataset
+from tpustrategy.distribute.distributed_interfaces import DistributedIteratorInterface as DistributedIterator
 from tpustrategy.distribute.distributed_variables import DistributedVariable, MirroredVariable, SyncOnReadVariable
 from tpustrategy.distribute.distribution_strategy_context import (
     experimental_set_strategy,
@@ -38,6 +40,8 @@ __all__ = [
     "HierarchicalCopyAllReduce",
     "NcclAllReduce",
     "ReductionToOneDevice",
+    "DistributedDataset",
+    "DistributedIterator",
     "DistributedValues",
     "DistributedVariable",
     "InputContext",

@@ -27,6 +27,7 @@ from tpustrategy.distribute import distribution_strategy_context as ds_context
 from tpustrategy.distribute import input_pipeline
 from tpustrategy.distribute import values as values_lib
 from tpustrategy.distribute.distribute_options import InputContext, InputOptions, InputReplicationMode
+from tpustrategy.distribute.distributed_interfaces import DistributedDatasetInterface, DistributedIteratorInterface
 from tpustrategy.framework import device_scope
 from tpustrategy.framework.tensor_shape import TensorShape
 
@@ -66,7 +67,7 @@ def _relax_batch_dim(spec: Spec) -> Spec:
     return _structure.with_shape(spec, [None, *shape.as_list()[1:]])
 
 
-class _DistributedDatasetBase:
+class _DistributedDatasetBase(DistributedDatasetInterface):
     """What both distributed datasets share: pipelines, the replica layout and the partial-batch rule."""
 
     def __init__(self, strategy: StrategyBase, workers: input_pipeline.InputWorkers, pipelines: list[Any],
@@ -185,7 +186,7 @@ def _call_dataset_fn(dataset_fn: Callable[[InputContext], Dataset], context: Inp
     return dataset
 
 
-class DistributedIterator:
+class DistributedIterator(DistributedIteratorInterface):
     """Steps through a distributed dataset: ``get_next``, ``get_next_as_optional``, ``next(it)``."""
 
     def __init__(self, distributed_dataset: _DistributedDatasetBase) -> None:
@@ -281,7 +282,7 @@ def _zeros_like_spec(spec: Spec) -> Leaf:
     return _core.tensor.constant(np.zeros(dims, dtype=spec.dtype.as_numpy_dtype), spec.dtype)
 
 
-class DistributedIteratorV1:
+class DistributedIteratorV1(DistributedIteratorInterface):
     """compat.v1 iterators (``make_dataset_iterator`` / ``make_input_fn_iterator``): adds ``initialize``."""
 
     def __init__(self, iterable: _DistributedDatasetBase) -> None:
