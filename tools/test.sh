@@ -5,8 +5,8 @@
 #   * the threaded GoogleTest suites built with TSan in build-tsan/;
 #   * the libFuzzer harnesses (clang, ASan + UBSan) in build-fuzz/, each run for FUZZ_SECONDS over the
 #     checked-in seed corpus (tests_cpp/fuzz/corpus/).
-#   * the lint stage (tools/lint.sh): ruff, mypy --strict on the listed modules, clang-tidy over cpp/ with the
-#     release build's compile commands.
+#   * the lint stage (tools/lint.sh): ruff, mypy --strict on the listed modules, clang-format, clang-tidy over
+#     cpp/ with the release build's compile commands.
 # Fails when any test fails, any sanitizer reports, any lint finding, or no test ran. Prints each stage's wall time.
 # Knobs: BUILD_DIR (default build), SANITIZERS=0 skips the sanitizer stages, FUZZ=0 the fuzz stage, LINT=0 the
 # lint stage, FUZZ_SECONDS (default 20). Extra arguments go to the first ctest run.
@@ -84,7 +84,8 @@ fuzz_suite() {
 }
 
 stage "build + ctest (release, pytest)" main_suite "$@"
-[[ $LINT != 0 ]] && stage "lint (ruff, mypy, clang-tidy)" env BUILD_DIR="$BUILD_DIR" JOBS="$JOBS" bash tools/lint.sh
+[[ $LINT != 0 ]] && stage "lint (ruff, mypy, clang-format, clang-tidy)" \
+  env BUILD_DIR="$BUILD_DIR" JOBS="$JOBS" bash tools/lint.sh
 if [[ $SANITIZERS != 0 ]]; then
   stage "ASan+UBSan GoogleTest" asan_suite
   stage "TSan threaded GoogleTest" tsan_suite
