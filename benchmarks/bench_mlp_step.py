@@ -15,7 +15,8 @@ Target (issue 11): tps >= 1.2x faster than tf and jax. ``--tiny``: small shapes,
 ``--rounds N`` runs the sides N times, interleaved. The cpu_ms column is each process's CPU time per step, all
 threads: on a loaded machine it still measures the work, though thread pools that spin (OpenBLAS, TF's, XLA's)
 count their spinning. For the work alone, run with OPENBLAS_NUM_THREADS=1 TF_NUM_INTRAOP_THREADS=1
-TF_NUM_INTEROP_THREADS=1 and XLA_FLAGS adding --xla_cpu_multi_thread_eigen=false (tpustrategy's pool never spins).
+TF_NUM_INTEROP_THREADS=1 and XLA_FLAGS adding --xla_cpu_multi_thread_eigen=false (tpustrategy's pool polls for at most
+100 µs after an op).
 
     PYTHONPATH=python python benchmarks/bench_mlp_step.py [--tiny] [--steps N] [--rounds N]
 """

@@ -325,8 +325,18 @@ def _free_rendezvous(num_replicas: int) -> list:
     return free
 
 
+def _primed_worker() -> None:
+    """A new worker's start: back to its creator at once, then the job loop from its first job on."""
+    _worker_loop(greenlet.getcurrent().parent.switch())
+
+
 def _new_worker() -> greenlet.greenlet:
-    return greenlet.greenlet(_worker_loop)
+    # Started here, in the caller of run(), not by the replica that hands over to it: a greenlet's Python recursion
+    # depth begins at its starter's, so workers first started inside one another (a parked replica starting the
+    # next one's worker) stacked their depths and a run of about 500 replicas raised RecursionError.
+    worker = greenlet.greenlet(_primed_worker)
+    worker.switch()
+    return worker
 
 
 def _take_workers(count: int) -> list:
