@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "bindings/binary_op_names.h"
 #include "bindings/bindings.h"
 #include "bindings/convert.h"
 #include "bindings/nogil.h"
@@ -334,24 +335,7 @@ void init_ops(py::module_& m) {
         },
         py::arg("x"), py::kw_only(), py::arg("name") = py::none(), kUnaryDoc);
   }
-  const std::pair<const char*, BinaryOp> binary_ops[] = {{"add", BinaryOp::kAdd},
-                                                         {"subtract", BinaryOp::kSubtract},
-                                                         {"multiply", BinaryOp::kMultiply},
-                                                         {"divide", BinaryOp::kDivide},
-                                                         {"floordiv", BinaryOp::kFloorDiv},
-                                                         {"floormod", BinaryOp::kFloorMod},
-                                                         {"pow", BinaryOp::kPow},
-                                                         {"maximum", BinaryOp::kMaximum},
-                                                         {"minimum", BinaryOp::kMinimum},
-                                                         {"equal", BinaryOp::kEqual},
-                                                         {"not_equal", BinaryOp::kNotEqual},
-                                                         {"less", BinaryOp::kLess},
-                                                         {"less_equal", BinaryOp::kLessEqual},
-                                                         {"greater", BinaryOp::kGreater},
-                                                         {"greater_equal", BinaryOp::kGreaterEqual},
-                                                         {"logical_and", BinaryOp::kLogicalAnd},
-                                                         {"logical_or", BinaryOp::kLogicalOr}};
-  for (const auto& [name, kind] : binary_ops) {
+  for (const auto& [name, kind] : kBinaryOpNames) {
     m.def(
         name,
         [kind = kind](py::handle x, py::handle y, py::handle) {

@@ -10,6 +10,7 @@
 #include <map>
 #include <string_view>
 
+#include "bindings/binary_op_names.h"
 #include "bindings/bindings.h"
 #include "bindings/convert.h"
 #include "bindings/nogil.h"
@@ -50,26 +51,10 @@ UnaryOp unary_op(const std::string& name) {
 }
 
 BinaryOp binary_op(const std::string& name) {
-  static const std::map<std::string, BinaryOp> ops = {{"add", BinaryOp::kAdd},
-                                                      {"subtract", BinaryOp::kSubtract},
-                                                      {"multiply", BinaryOp::kMultiply},
-                                                      {"divide", BinaryOp::kDivide},
-                                                      {"floordiv", BinaryOp::kFloorDiv},
-                                                      {"floormod", BinaryOp::kFloorMod},
-                                                      {"pow", BinaryOp::kPow},
-                                                      {"maximum", BinaryOp::kMaximum},
-                                                      {"minimum", BinaryOp::kMinimum},
-                                                      {"equal", BinaryOp::kEqual},
-                                                      {"not_equal", BinaryOp::kNotEqual},
-                                                      {"less", BinaryOp::kLess},
-                                                      {"less_equal", BinaryOp::kLessEqual},
-                                                      {"greater", BinaryOp::kGreater},
-                                                      {"greater_equal", BinaryOp::kGreaterEqual},
-                                                      {"logical_and", BinaryOp::kLogicalAnd},
-                                                      {"logical_or", BinaryOp::kLogicalOr}};
-  auto it = ops.find(name);
-  if (it == ops.end()) fail<ValueError>("spmd.binary", "no partitioned binary op '{}'", name);
-  return it->second;
+  for (const auto& [known, kind] : kBinaryOpNames) {
+    if (name == known) return kind;
+  }
+  fail<ValueError>("spmd.binary", "no partitioned binary op '{}'", name);
 }
 
 const char* kConvArgs = R"doc(
