@@ -10,9 +10,19 @@ from collections.abc import Iterator
 
 import tpustrategy
 
+_Member = tuple[str, types.FunctionType | type, type | None]
+
 
 def public_functions() -> Iterator[tuple[str, types.FunctionType]]:
     """(dotted name as reached, function) for every public Python function, each once."""
+    for dotted, value, _ in public_members():
+        if isinstance(value, types.FunctionType):
+            yield dotted, value
+
+
+def public_members() -> Iterator[tuple[str, types.FunctionType | type, type | None]]:
+    """(dotted name as reached, function or class, the class it was reached through or None) for every public
+    Python function and class, each once."""
     seen: set[int] = set()
     yield from _module(tpustrategy.__name__, tpustrategy, seen)
 
@@ -41,7 +51,7 @@ def _once(value: object, seen: set[int]) -> bool:
     return True
 
 
-def _module(dotted: str, module: types.ModuleType, seen: set[int]) -> Iterator[tuple[str, types.FunctionType]]:
+def _module(dotted: str, module: types.ModuleType, seen: set[int]) -> Iterator[_Member]:
     if not _once(module, seen):
         return
     names = getattr(module, "__all__", None) or dir(module)
@@ -56,12 +66,14 @@ def _module(dotted: str, module: types.ModuleType, seen: set[int]) -> Iterator[t
         elif isinstance(value, type):
             yield from _class(where, value, seen)
         else:
-            yield from _function(where, value, seen)
+            yield from _function(where, value, seen, None)
 
 
-def _class(dotted: str, cls: type, seen: set[int]) -> Iterator[tuple[str, types.FunctionType]]:
+def _class(dotted: str, cls: type, seen: set[int]) -> Iterator[_Member]:
     if not _once(cls, seen):
         return
+    if _ours(cls):
+        yield dotted, cls, None
     for base in cls.__mro__:
         if not _ours(base):
             continue
@@ -71,13 +83,13 @@ def _class(dotted: str, cls: type, seen: set[int]) -> Iterator[tuple[str, types.
             where = f"{dotted}.{name}"
             if isinstance(value, property):
                 for accessor in (value.fget, value.fset):
-                    yield from _function(where, accessor, seen)
+                    yield from _function(where, accessor, seen, cls)
             else:
-                yield from _function(where, getattr(value, "__func__", value), seen)
+                yield from _function(where, getattr(value, "__func__", value), seen, cls)
 
 
-def _function(dotted: str, value: object, seen: set[int]) -> Iterator[tuple[str, types.FunctionType]]:
+def _function(dotted: str, value: object, seen: set[int], owner: type | None) -> Iterator[_Member]:
     if isinstance(value, types.FunctionType) and _ours(value) and _once(value, seen):
-        yield dotted, value
+        yield dotted, value, owner
 
 
