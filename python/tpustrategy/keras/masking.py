@@ -9,6 +9,7 @@ to the outputs; losses weight their per-sample values by the output's mask as Ke
 from __future__ import annotations
 
 import weakref
+from typing import Any
 
 from tpustrategy import _core, nest
 
@@ -29,7 +30,7 @@ def get_keras_mask(tensor):
     return entry[1]
 
 
-def input_masks(inputs):
+def input_masks(inputs: Any) -> Any:
     """The mask of a single input, or the list of masks of a list of inputs (None where there is none)."""
     if isinstance(inputs, list | tuple):
         masks = [get_keras_mask(x) for x in inputs]

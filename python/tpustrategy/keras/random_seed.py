@@ -45,7 +45,7 @@ class SeedGenerator:
       ValueError: a seed that is not an integer.
     """
 
-    def __init__(self, seed=None, name=None):
+    def __init__(self, seed: int | None = None, name: str | None = None) -> None:
         self._initial_seed = seed
         if seed is None:
             seed = make_default_seed()

@@ -60,7 +60,7 @@ class Module:
             self._scope_name = scope_name
         self._name_scope = _name_scope(self._scope_name)
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: Any) -> None:
         object.__setattr__(self, name, value)
         if _deferred.pending:  # a checkpoint restored earlier may hold a value for this new child
             _deferred.notify(self)

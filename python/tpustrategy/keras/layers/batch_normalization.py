@@ -11,7 +11,7 @@ exactly as TF's MirroredVariable does in replica context (they stay equal when s
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tpustrategy import _core
 from tpustrategy.distribute import distribution_strategy_context as ds_context
@@ -21,13 +21,17 @@ from tpustrategy.keras._tensors import scalar, shape_of
 from tpustrategy.keras.layers.layer import Layer
 from tpustrategy.keras.layers.normalization_utils import batch_normalization, moments, normalize_axes
 
+if TYPE_CHECKING:
+    from tpustrategy.ops._args import Tensor
+    from tpustrategy.variables import Variable
+
 
 class BatchNormalization(Layer):
     supports_masking = True
 
     _keras_unbuilt_defaults = {"renorm_momentum": 0.99}  # renorm is not built; Keras writes its options
 
-    def __init__(self, axis: int | list[int] = -1, momentum: float = 0.99, epsilon: float = 1e-3, center: bool = True,
+    def __init__(self, axis: int = -1, momentum: float = 0.99, epsilon: float = 1e-3, center: bool = True,
                  scale: bool = True, beta_initializer: Any = "zeros", gamma_initializer: Any = "ones",
                  moving_mean_initializer: Any = "zeros", moving_variance_initializer: Any = "ones",
                  beta_regularizer: Any = None, gamma_regularizer: Any = None, beta_constraint: Any = None,
@@ -67,7 +71,7 @@ class BatchNormalization(Layer):
         self._reduction_axes = [i for i in range(rank) if i != self._axis]
         self.built = True
 
-    def _param(self, variable, rank):
+    def _param(self, variable: Variable | None, rank: int) -> Tensor | None:
         if variable is None:
             return None
         value = _core.ops.cast(variable._as_tensor() if hasattr(variable, "_as_tensor") else variable,
@@ -76,7 +80,7 @@ class BatchNormalization(Layer):
         shape[self._axis] = -1
         return _core.ops.reshape(value, shape)
 
-    def _moments(self, x):
+    def _moments(self, x: Tensor) -> tuple[Tensor, Tensor]:
         replica = ds_context.get_replica_context() if self.synchronized else None
         if replica is None or ds_context.in_cross_replica_context() or replica.num_replicas_in_sync == 1:
             return moments(x, self._reduction_axes)
@@ -98,6 +102,8 @@ class BatchNormalization(Layer):
         x = inputs if inputs.dtype == _core.tensor.float32 else _core.ops.cast(inputs, _core.tensor.float32)
         rank = len(shape_of(x))
         gamma, beta = self._param(self.gamma, rank), self._param(self.beta, rank)
+        mean: Tensor | None  # _param's type; the moving statistics always exist
+        variance: Tensor | None
         if training and self.trainable:
             mean, variance = self._moments(x)
             flat_mean = _core.ops.reshape(mean, [-1])

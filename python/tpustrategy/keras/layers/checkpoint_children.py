@@ -11,6 +11,12 @@ order they were assigned.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from tpustrategy.keras.layers.layer import Layer
+    from tpustrategy.keras.models.sequential import Sequential
+
 _RENAMED = {("Dense", "kernel"): "_kernel", ("BaseConv", "kernel"): "_kernel",
             ("Embedding", "embeddings"): "_embeddings"}
 
@@ -18,14 +24,14 @@ _RENAMED = {("Dense", "kernel"): "_kernel", ("BaseConv", "kernel"): "_kernel",
 class _Functional:
     """Stands for the ``_functional`` object inside a Keras 3 Sequential."""
 
-    def __init__(self, operations):
+    def __init__(self, operations: list[Layer]) -> None:
         self._operations = operations
 
-    def _trackable_children(self):
+    def _trackable_children(self) -> list[tuple[str, Any]]:
         return [("_operations", self._operations)]
 
 
-def _renamed(layer, attr: str) -> str:
+def _renamed(layer: Layer, attr: str) -> str:
     for klass in type(layer).__mro__:
         name = _RENAMED.get((klass.__name__, attr))
         if name is not None:
@@ -33,15 +39,17 @@ def _renamed(layer, attr: str) -> str:
     return attr
 
 
-def checkpoint_children(layer) -> list:
+def checkpoint_children(layer: Layer) -> list[tuple[str, Any]]:
     from tpustrategy.train.object_graph import is_trackable
 
-    out = []
+    out: list[tuple[str, Any]] = []
     if type(layer).__name__ == "Sequential" or any(k.__name__ == "Sequential" for k in type(layer).__mro__):
-        operations = ([layer._input_layer] if layer._input_layer is not None else []) + list(layer._layers)
+        sequential = cast("Sequential", layer)  # matched by name: importing Sequential here would be a cycle
+        operations = (([sequential._input_layer] if sequential._input_layer is not None else [])
+                      + list(sequential._layers))
         out.append(("_functional", _Functional(operations)))
-    elif getattr(layer, "_graph", None) is not None:
-        out.append(("_operations", list(layer._graph.layers)))
+    elif (graph := getattr(layer, "_graph", None)) is not None:  # a functional model
+        out.append(("_operations", list(graph.layers)))
     for attr, value in vars(layer).items():
         if not attr.startswith("_") and is_trackable(value):
             out.append((_renamed(layer, attr), value))

@@ -3,7 +3,7 @@ kernel_size + (input_channels / groups, filters), padding "valid" / "same" (Conv
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tpustrategy import _core
 from tpustrategy.keras.layers.conv_utils import (
@@ -14,11 +14,14 @@ from tpustrategy.keras.layers.conv_utils import (
     normalize_tuple,
     to_channels_last,
 )
-from tpustrategy.keras.layers.dense import _positive_int, set_kernel_options
-from tpustrategy.keras.layers.layer import Layer
+from tpustrategy.keras.layers.dense import KernelLayer, _positive_int, set_kernel_options
+
+if TYPE_CHECKING:
+    from tpustrategy.keras.layers.conv3d_transpose import Conv3DTranspose
+    from tpustrategy.ops._args import Tensor
 
 
-def add_kernel_and_bias(layer: Layer, kernel_shape: tuple[int, ...]) -> None:
+def add_kernel_and_bias(layer: BaseConv | Conv3DTranspose, kernel_shape: tuple[int, ...]) -> None:
     """The conv layers' weights: `kernel` of `kernel_shape`, `bias` of (filters,) if use_bias; marks built."""
     layer.kernel = layer.add_weight(name="kernel", shape=kernel_shape, initializer=layer.kernel_initializer,
                                     regularizer=layer.kernel_regularizer, constraint=layer.kernel_constraint)
@@ -28,7 +31,7 @@ def add_kernel_and_bias(layer: Layer, kernel_shape: tuple[int, ...]) -> None:
     layer.built = True
 
 
-class BaseConv(Layer):
+class BaseConv(KernelLayer):
     rank = 2
 
     def __init__(self, filters: int, kernel_size: int | tuple[int, ...], strides: int | tuple[int, ...] = 1,
@@ -67,7 +70,7 @@ class BaseConv(Layer):
                              f"shape is {tuple(input_shape)}).")
         add_kernel_and_bias(self, self.kernel_size + (channels // self.groups, self.filters))
 
-    def _convolve(self, x):
+    def _convolve(self, x: Tensor) -> Tensor:
         raise NotImplementedError
 
     def call(self, inputs: Any) -> Any:
@@ -88,7 +91,7 @@ class BaseConv(Layer):
 class Conv2D(BaseConv):
     rank = 2
 
-    def _convolve(self, x):
+    def _convolve(self, x: Tensor) -> Tensor:
         return nn_op("conv2d")(x, self.kernel._as_tensor(), strides=list(self.strides), padding=self.padding.upper(),
                                dilations=list(self.dilation_rate))
 
@@ -96,7 +99,7 @@ class Conv2D(BaseConv):
 class Conv1D(BaseConv):
     rank = 1
 
-    def _convolve(self, x):
+    def _convolve(self, x: Tensor) -> Tensor:
         padding = self.padding
         if padding == "causal":  # left-pad by (kernel - 1) * dilation, then a VALID convolution
             left = (self.kernel_size[0] - 1) * self.dilation_rate[0]
@@ -111,6 +114,6 @@ class Conv3D(BaseConv):
 
     rank = 3
 
-    def _convolve(self, x):
+    def _convolve(self, x: Tensor) -> Tensor:
         return nn_op("conv3d")(x, self.kernel._as_tensor(), strides=[1, *self.strides, 1],
                                padding=self.padding.upper(), dilations=[1, *self.dilation_rate, 1])

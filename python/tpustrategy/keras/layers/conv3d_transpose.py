@@ -4,7 +4,8 @@ shape kernel_size + (filters, input_channels); the output size follows Keras's
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, cast
 
 from tpustrategy.keras.layers.conv import add_kernel_and_bias
 from tpustrategy.keras.layers.conv_utils import (
@@ -15,11 +16,11 @@ from tpustrategy.keras.layers.conv_utils import (
     normalize_tuple,
     to_channels_last,
 )
-from tpustrategy.keras.layers.dense import _positive_int, set_kernel_options
-from tpustrategy.keras.layers.layer import Layer
+from tpustrategy.keras.layers.dense import KernelLayer, _positive_int, set_kernel_options
 
 
-def _output_length(size, kernel, padding, output_padding, stride, dilation):
+def _output_length(size: int, kernel: int, padding: str, output_padding: int | None, stride: int,
+                   dilation: int) -> int:
     kernel = kernel + (kernel - 1) * (dilation - 1)
     if output_padding is None:
         return size * stride + max(kernel - stride, 0) if padding == "valid" else size * stride
@@ -27,7 +28,7 @@ def _output_length(size, kernel, padding, output_padding, stride, dilation):
     return (size - 1) * stride + kernel - 2 * pad + output_padding
 
 
-class Conv3DTranspose(Layer):
+class Conv3DTranspose(KernelLayer):
     def __init__(self, filters: int, kernel_size: int | tuple[int, ...], strides: int | tuple[int, ...] = (1, 1, 1),
                  padding: str = "valid", data_format: str | None = None,
                  output_padding: int | tuple[int, ...] | None = None, dilation_rate: int | tuple[int, ...] = (1, 1, 1),
@@ -60,7 +61,7 @@ class Conv3DTranspose(Layer):
 
     def call(self, inputs: Any) -> Any:
         x = to_channels_last(inputs, self.data_format, 3)
-        shape = x.shape
+        shape = cast(Sequence[int], x.shape)  # an eager tensor's shape is fully known
         spatial = [
             _output_length(shape[1 + i], self.kernel_size[i], self.padding,
                            None if self.output_padding is None else self.output_padding[i], self.strides[i],

@@ -2,17 +2,39 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from tpustrategy import _core
 from tpustrategy.keras import activations, constraints, initializers, regularizers
 from tpustrategy.keras._tensors import shape_of
 from tpustrategy.keras.layers.layer import Layer
 
+if TYPE_CHECKING:
+    from tpustrategy.ops._args import Tensor
+    from tpustrategy.variables import Variable
 
-def set_kernel_options(layer: Layer, activation: Any, use_bias: bool, kernel_initializer: Any, bias_initializer: Any,
-                       kernel_regularizer: Any, bias_regularizer: Any, kernel_constraint: Any = None,
-                       bias_constraint: Any = None) -> None:
+    class KernelLayer(Layer):
+        """The attributes set_kernel_options gives Dense and the convolutions, and their `kernel` and `bias`
+        weights; declared for the type checker only (at run time these layers derive from Layer itself)."""
+
+        activation: Callable[..., Any]
+        use_bias: bool
+        kernel_initializer: Callable[..., Any] | None
+        bias_initializer: Callable[..., Any] | None
+        kernel_regularizer: Callable[..., Any] | None
+        bias_regularizer: Callable[..., Any] | None
+        kernel_constraint: Callable[..., Any] | None
+        bias_constraint: Callable[..., Any] | None
+        kernel: Variable
+        bias: Variable | None
+else:
+    KernelLayer = Layer
+
+
+def set_kernel_options(layer: KernelLayer, activation: Any, use_bias: bool, kernel_initializer: Any,
+                       bias_initializer: Any, kernel_regularizer: Any, bias_regularizer: Any,
+                       kernel_constraint: Any = None, bias_constraint: Any = None) -> None:
     """The options Dense and the conv layers share, resolved from names as Keras does."""
     layer.activation = activations.get(activation)
     layer.use_bias = bool(use_bias)
@@ -24,14 +46,14 @@ def set_kernel_options(layer: Layer, activation: Any, use_bias: bool, kernel_ini
     layer.bias_constraint = constraints.get(bias_constraint)
 
 
-def _positive_int(value, name):
+def _positive_int(value: int, name: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
         raise ValueError(f"Received an invalid value for `{name}`, expected a positive integer. Received: "
                          f"{name}={value}")
     return value
 
 
-class Dense(Layer):
+class Dense(KernelLayer):
     """A densely-connected layer (Keras 3 arguments; LoRA and quantization are not built)."""
 
     supports_masking = True
@@ -71,7 +93,8 @@ class Dense(Layer):
         return self.activation(outputs)
 
 
-def _promoted(inputs, kernel, bias):
+def _promoted(inputs: Any, kernel: Variable,
+              bias: Variable | None) -> tuple[Any, Variable | Tensor, Variable | Tensor | None]:
     """Keras 3's matmul promotes its operands to their common dtype: integer and bool inputs (uint8 images) become
     the kernel's dtype, a complex input makes kernel and bias complex. (Floating inputs were autocast already.)"""
     dtype = getattr(inputs, "dtype", None)

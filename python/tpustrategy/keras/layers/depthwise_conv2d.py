@@ -13,11 +13,10 @@ from tpustrategy.keras.layers.conv_utils import (
     normalize_tuple,
     to_channels_last,
 )
-from tpustrategy.keras.layers.dense import _positive_int, set_kernel_options
-from tpustrategy.keras.layers.layer import Layer
+from tpustrategy.keras.layers.dense import KernelLayer, _positive_int, set_kernel_options
 
 
-class DepthwiseConv2D(Layer):
+class DepthwiseConv2D(KernelLayer):
     def __init__(self, kernel_size: int | tuple[int, ...], strides: int | tuple[int, ...] = (1, 1),
                  padding: str = "valid", depth_multiplier: int = 1, data_format: str | None = None,
                  dilation_rate: int | tuple[int, ...] = (1, 1), activation: Any = None, use_bias: bool = True,

@@ -31,6 +31,7 @@ class InputLayer(Layer):
         elif batch_shape is None:
             if isinstance(shape, int):
                 shape = (shape,)
+            assert shape is not None  # checked above
             batch_shape = (batch_size,) + tuple(shape)
         self._batch_shape = tuple(batch_shape)
         self._input_dtype = getattr(dtype, "name", dtype) or "float32"
@@ -45,13 +46,13 @@ class InputLayer(Layer):
         self._output_shape_seen = self._batch_shape
 
     @property
-    def batch_shape(self) -> tuple:
+    def batch_shape(self) -> tuple[int | None, ...]:
         return self._batch_shape
 
     def call(self, inputs: Any = None) -> Any:
         return inputs
 
-    def get_config(self) -> dict:
+    def get_config(self) -> dict[str, Any]:
         return {"batch_shape": list(self._batch_shape), "dtype": self._input_dtype, "sparse": self.sparse,
                 "ragged": False, "name": self.name, "optional": self.optional}
 

@@ -7,7 +7,8 @@ infer output shapes, so every layer gets shape inference without a separate ``co
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -22,7 +23,7 @@ class KerasTensor:
         self.dtype = getattr(dtype, "name", dtype) or "float32"
         self.name = name
         self.sparse = sparse
-        self._node = None  # the Node whose output this is (None for an Input before it is registered)
+        self._node: Node | None = None  # the Node whose output this is (None for an Input before it is registered)
 
     @property
     def ndim(self) -> int:
@@ -37,40 +38,40 @@ class KerasTensor:
     def __repr__(self) -> str:
         return f"<KerasTensor shape={self.shape}, dtype={self.dtype}, sparse={self.sparse}, name={self.name}>"
 
-    def __bool__(self):
+    def __bool__(self) -> NoReturn:
         raise TypeError("A symbolic KerasTensor cannot be used as a Python bool.")
 
-    def __array__(self, *args, **kwargs):
+    def __array__(self, *args: Any, **kwargs: Any) -> NoReturn:
         raise TypeError(f"A KerasTensor is symbolic: it cannot be converted to a numpy array ({self!r}). Pass "
                         "it to Keras layers, or wrap other functions in a `keras.layers.Lambda`.")
 
     # Operators on KerasTensors become layers, as Keras 3's ops do.
-    def _binary(self, other, fn, name):
+    def _binary(self, other: Any, fn: Callable[[Any, Any], Any], name: str) -> Any:
         from tpustrategy.keras.layers.lambda_layer import Lambda  # lazy: Lambda is a Layer, which imports this module
 
         if isinstance(other, KerasTensor):
             return Lambda(lambda xs: fn(xs[0], xs[1]), name=None)([self, other])
         return Lambda(lambda x: fn(x, other))(self)
 
-    def __add__(self, other):
+    def __add__(self, other: Any) -> Any:
         return self._binary(other, lambda a, b: a + b, "add")
 
-    def __radd__(self, other):
+    def __radd__(self, other: Any) -> Any:
         return self._binary(other, lambda a, b: b + a, "add")
 
-    def __sub__(self, other):
+    def __sub__(self, other: Any) -> Any:
         return self._binary(other, lambda a, b: a - b, "subtract")
 
-    def __rsub__(self, other):
+    def __rsub__(self, other: Any) -> Any:
         return self._binary(other, lambda a, b: b - a, "subtract")
 
-    def __mul__(self, other):
+    def __mul__(self, other: Any) -> Any:
         return self._binary(other, lambda a, b: a * b, "multiply")
 
-    def __rmul__(self, other):
+    def __rmul__(self, other: Any) -> Any:
         return self._binary(other, lambda a, b: b * a, "multiply")
 
-    def __truediv__(self, other):
+    def __truediv__(self, other: Any) -> Any:
         return self._binary(other, lambda a, b: a / b, "divide")
 
 
@@ -81,7 +82,7 @@ class Node:
         self.layer = layer
         self.call_args = call_args
         self.call_kwargs = call_kwargs
-        self.outputs = None
+        self.outputs: Any = None
 
     def set_outputs(self, outputs: Any) -> None:
         self.outputs = outputs
@@ -90,10 +91,10 @@ class Node:
             t._output_index = i
 
     @property
-    def input_tensors(self) -> list:
+    def input_tensors(self) -> list[KerasTensor]:
         return [x for x in nest.flatten((self.call_args, self.call_kwargs)) if isinstance(x, KerasTensor)]
 
-    def run(self, values: dict, training: bool | None = None) -> Any:
+    def run(self, values: dict[int, Any], training: bool | None = None) -> Any:
         """Calls the layer with each KerasTensor argument replaced by its value in `values` (id -> tensor)."""
         args, kwargs = nest.map_structure(lambda x: values[id(x)] if isinstance(x, KerasTensor) else x,
                                           (self.call_args, self.call_kwargs))

@@ -67,7 +67,7 @@ class Lambda(Layer):
                 config[key] = tuple(value)
         return cls(**constructor_kwargs(cls, config))
 
-def _has_signature(fn) -> bool:
+def _has_signature(fn: Callable[..., Any]) -> bool:
     try:
         inspect.signature(fn)
     except (TypeError, ValueError):

@@ -25,8 +25,8 @@ import contextvars
 import inspect
 import math
 import re
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, cast
 
 import greenlet
 import numpy as np
@@ -40,11 +40,16 @@ from tpustrategy.keras.naming import snake_case
 from tpustrategy.module import Module
 from tpustrategy.variables import Variable, VariableAggregation, autocast_dtype, autocast_reads
 
+if TYPE_CHECKING:
+    from tpustrategy.ops._args import Tensor
+
 # (training flag of the outermost call, nesting depth); contextvars are per greenlet.
-_CALL_CONTEXT: contextvars.ContextVar = contextvars.ContextVar("keras_call_context", default=None)
+_CALL_CONTEXT: contextvars.ContextVar[tuple[bool | None, int] | None] = contextvars.ContextVar(
+    "keras_call_context", default=None)
 # The names of the layers being called or built, outermost first: Keras 3's name scope, which gives a
 # variable its path ("sequential/dense/kernel" when a Sequential builds its Dense; "dense/kernel" alone).
-_NAME_SCOPE: contextvars.ContextVar = contextvars.ContextVar("keras_name_scope", default=())
+_NAME_SCOPE: contextvars.ContextVar[tuple[tuple[str, int], ...]] = contextvars.ContextVar(
+    "keras_name_scope", default=())
 
 
 @contextlib.contextmanager
@@ -117,14 +122,14 @@ class Layer(Module):
         self._set_dtype_policy(dtype_policies.get(dtype))
         self.autocast = autocast
         self.activity_regularizer = regularizers.get(activity_regularizer)
-        self._trainable_variables: list = []
-        self._non_trainable_variables: list = []
-        self._regularized: list = []  # (regularizer, variable)
-        self._layers: list = []
-        self._losses_by_greenlet: dict = {}
-        self._inbound_nodes: list = []
-        self._build_shapes = None
-        self._output_shape_seen = None
+        self._trainable_variables: list[Variable] = []
+        self._non_trainable_variables: list[Variable] = []
+        self._regularized: list[tuple[Callable[..., Any], Variable]] = []
+        self._layers: list[Layer] = []
+        self._losses_by_greenlet: dict[greenlet.greenlet, list[Tensor]] = {}
+        self._inbound_nodes: list[Node] = []
+        self._build_shapes: Any = None
+        self._output_shape_seen: Any = None
         self._distribute_strategy = ds_context.get_strategy() if ds_context.has_strategy() else None
         if input_dim is not None and input_shape is None:
             input_shape = (input_dim,)
@@ -168,7 +173,7 @@ class Layer(Module):
     def dtype_policy(self, value: Any) -> None:
         self._set_dtype_policy(dtype_policies.get(value))
 
-    def _set_dtype_policy(self, policy) -> None:
+    def _set_dtype_policy(self, policy: dtype_policies.DTypePolicy) -> None:
         self._dtype_policy = policy
         self._dtype = as_dtype(policy.variable_dtype)
         self._compute_dtype = as_dtype(policy.compute_dtype)
@@ -184,39 +189,40 @@ class Layer(Module):
             layer.trainable = value
 
     @property
-    def layers(self) -> list:
+    def layers(self) -> list[Layer]:
         return list(self._layers)
 
     @property
     def distribute_strategy(self) -> Any:
         return self._distribute_strategy or ds_context.get_strategy()
 
-    def _own_weights(self) -> list:
+    def _own_weights(self) -> list[Variable]:
         return self._trainable_variables + self._non_trainable_variables
 
     @property
-    def weights(self) -> list:
+    def weights(self) -> list[Variable]:
         """Own weights (trainable, then non-trainable), then each sub-layer's, without duplicates."""
         return _unique(self._own_weights() + [w for layer in self._layers for w in layer.weights])
 
     @property
-    def trainable_weights(self) -> list:
+    def trainable_weights(self) -> list[Variable]:
         if not self.trainable:
             return []
         return _unique(self._trainable_variables + [w for layer in self._layers for w in layer.trainable_weights])
 
     @property
-    def non_trainable_weights(self) -> list:
+    def non_trainable_weights(self) -> list[Variable]:
         if not self.trainable:
             return self.weights
         trainable = {id(v) for v in self.trainable_weights}
         return [v for v in self.weights if id(v) not in trainable]
 
-    trainable_variables = trainable_weights
-    non_trainable_variables = non_trainable_weights
+    # Keras 3's lists where tf.Module gives tuples
+    trainable_variables = trainable_weights  # type: ignore[assignment]
+    non_trainable_variables = non_trainable_weights  # type: ignore[assignment]
 
     @property
-    def variables(self) -> list:
+    def variables(self) -> list[Variable]:  # type: ignore[override]
         return self.weights
 
     # ---- weights ----
@@ -251,13 +257,13 @@ class Layer(Module):
             self._regularized.append((regularizer, variable))
         return variable
 
-    def _variable_scope(self):
+    def _variable_scope(self) -> contextlib.AbstractContextManager[Any]:
         strategy = self._distribute_strategy
         if strategy is None or ds_context.get_strategy() is strategy:
             return contextlib.nullcontext()
         return strategy.scope()
 
-    def get_weights(self) -> list:
+    def get_weights(self) -> list[np.ndarray]:
         return [np.array(v.numpy()) for v in self.weights]
 
     def set_weights(self, weights: Any) -> None:
@@ -283,7 +289,8 @@ class Layer(Module):
         if not self.built:
             raise ValueError(f"You tried to call `count_params` on layer '{self.name}', but the layer isn't built. "
                              "You can build it manually via: `layer.build(input_shape)`.")
-        return int(sum(math.prod(tuple(v.shape)) for v in self.weights))
+        # a weight's shape is fully defined
+        return int(sum(math.prod(cast("tuple[int, ...]", tuple(v.shape))) for v in self.weights))
 
     # ---- losses ----
     def add_loss(self, loss: Any) -> None:
@@ -305,7 +312,7 @@ class Layer(Module):
             layer._clear_losses()
 
     @property
-    def losses(self) -> list:
+    def losses(self) -> list[Tensor]:
         """This call's ``add_loss`` values and the weight regularization terms, this layer's then sub-layers'."""
         out = list(self._losses_by_greenlet.get(greenlet.getcurrent(), []))
         out += [regularizer(variable) for regularizer, variable in self._regularized]
@@ -317,7 +324,7 @@ class Layer(Module):
     def build(self, input_shape: Any) -> None:
         self.built = True
 
-    def _maybe_build(self, input_shapes) -> None:
+    def _maybe_build(self, input_shapes: Any) -> None:
         if self.built:
             return
         with self._variable_scope():
@@ -382,7 +389,7 @@ class Layer(Module):
                     float(max(1, shape_of(output)[0] if shape_of(output) else 1)), _core.tensor.float32))
         return outputs
 
-    def _autocast_scope(self):
+    def _autocast_scope(self) -> contextlib.AbstractContextManager[None]:
         """Keras 3's rule: inside a scope, a layer with ``autocast=False`` (or a non-float compute dtype) turns
         variable casting off and one with another compute dtype switches it; outside any scope, a layer whose
         compute and variable dtypes differ opens one."""
@@ -395,10 +402,10 @@ class Layer(Module):
             return autocast_reads(compute)
         return contextlib.nullcontext()
 
-    def _convert_inputs(self, inputs):
+    def _convert_inputs(self, inputs: Any) -> Any:
         dtype = self._compute_dtype
 
-        def convert(x):
+        def convert(x: Any) -> Any:
             if getattr(x, "_spmd_partitioned", False) and not (self.autocast and x.dtype.is_floating and
                                                                 x.dtype != dtype):
                 return x  # SPMD: a partitioned input stays partitioned (its ops run shard by shard)
@@ -415,7 +422,7 @@ class Layer(Module):
 
         return nest.map_structure(convert, inputs)
 
-    def _symbolic_call(self, args, kwargs):
+    def _symbolic_call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """A call on KerasTensors: runs the layer on small concrete stand-ins to infer output shapes
         (twice, with 1 and 2 in each unknown dimension; dimensions that change are unknown), records a Node."""
         inputs = args[0] if args else None
@@ -440,7 +447,7 @@ class Layer(Module):
             self._clear_losses()
         node = Node(self, args, kwargs)
 
-        def to_keras_tensor(*outs):
+        def to_keras_tensor(*outs: Any) -> KerasTensor:
             shapes = [shape_of(o) for o in outs]
             shape = tuple(d if all(s[i] == d for s in shapes) else None for i, d in enumerate(shapes[0]))
             return KerasTensor(shape, tensor(outs[0]).dtype.name)
@@ -464,14 +471,14 @@ class Layer(Module):
         return self._inbound_nodes[0].outputs
 
     # ---- checkpoints ----
-    def _trackable_children(self):
+    def _trackable_children(self) -> list[tuple[str, Any]]:
         """What tf.train.Checkpoint sees: Keras 3's names (see checkpoint_children.py)."""
         from tpustrategy.keras.layers.checkpoint_children import checkpoint_children
 
         return checkpoint_children(self)
 
     # ---- config ----
-    def get_config(self) -> dict:
+    def get_config(self) -> dict[str, Any]:
         """Keras 3's config: name, trainable, the dtype policy, then the constructor's arguments (a built-in
         layer's current values; a custom layer's arguments as given, which must be plain values or
         serializable objects — otherwise the subclass must define ``get_config``, as in Keras)."""
@@ -480,7 +487,7 @@ class Layer(Module):
         return layer_config(self)
 
     @classmethod
-    def from_config(cls, config: dict) -> Layer:
+    def from_config(cls, config: dict[str, Any]) -> Layer:
         from tpustrategy.keras.config_kwargs import constructor_kwargs
 
         return cls(**constructor_kwargs(cls, config))
@@ -489,7 +496,7 @@ class Layer(Module):
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
 
 
-def _set_keras_name(variable, name: str, path: str) -> None:
+def _set_keras_name(variable: Variable, name: str, path: str) -> None:
     """Keras 3's names: ``variable.name`` is the weight's own name ("kernel"), ``path`` the scoped one."""
     component = getattr(variable, "_primary", variable)  # a distributed variable reads its name from it
     with contextlib.suppress(AttributeError, TypeError):
@@ -497,7 +504,7 @@ def _set_keras_name(variable, name: str, path: str) -> None:
         variable.path = path
 
 
-def _disable_autocast(variable) -> None:
+def _disable_autocast(variable: Variable) -> None:
     """``add_weight(autocast=False)``: the variable (and each component of a distributed one) always reads as
     its own dtype."""
     parts = [variable, getattr(variable, "_v", None), *getattr(variable, "_values", ())]
@@ -507,7 +514,7 @@ def _disable_autocast(variable) -> None:
                 part._autocast = False
 
 
-def _unique(variables) -> list:
+def _unique(variables: list[Variable]) -> list[Variable]:
     """`variables` in order, each object once."""
     seen, out = set(), []
     for v in variables:
@@ -517,11 +524,11 @@ def _unique(variables) -> list:
     return out
 
 
-def _is_shape_nest(value) -> bool:
+def _is_shape_nest(value: Any) -> bool:
     return isinstance(value, list | tuple) and bool(value) and all(isinstance(v, list | tuple) for v in value)
 
 
-def _shapes(inputs):
+def _shapes(inputs: Any) -> Any:
     return nest.map_structure(shape_of, inputs)
 
 

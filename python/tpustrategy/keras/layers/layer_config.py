@@ -12,28 +12,34 @@ dropping keys that Keras writes but this package has no use for when they hold t
 from __future__ import annotations
 
 import inspect
+from typing import TYPE_CHECKING, Any, cast
 
 from tpustrategy.keras.config_kwargs import _is_builtin, constructor_kwargs
+
+if TYPE_CHECKING:
+    from tpustrategy.keras.layers.layer import Layer
 
 _NOT_ARGUMENTS = {"self", "weights", "kwargs", "args"}  # Embedding's `weights=` is an initial value, not config
 
 
-def dtype_policy(name: str) -> dict:
+def dtype_policy(name: str) -> dict[str, Any]:
     return {"module": "keras", "class_name": "DTypePolicy", "config": {"name": name}, "registered_name": None}
 
 
-def layer_config(layer) -> dict:
+def layer_config(layer: Layer) -> dict[str, Any]:
     # lazy: serialization_lib knows every built-in Keras class, so it sits above this module
     from tpustrategy.keras.saving.serialization_lib import serialize_keras_object
 
-    config = {"name": layer.name, "trainable": layer.trainable, "dtype": dtype_policy(layer.dtype_policy.name)}
+    config: dict[str, Any] = {"name": layer.name, "trainable": layer.trainable,
+                              "dtype": dtype_policy(layer.dtype_policy.name)}
     if layer.activity_regularizer is not None:
         config["activity_regularizer"] = serialize_keras_object(layer.activity_regularizer)
     cls = type(layer)
     captured = getattr(layer, "_init_args", None) or {}
     own = [n for n in inspect.signature(cls.__init__).parameters if n not in _NOT_ARGUMENTS]
     if _is_builtin(cls):
-        layer_class = next(k for k in cls.__mro__ if k.__name__ == "Layer")  # the base, without importing it
+        # the base, without importing it
+        layer_class = cast("type[Layer]", next(k for k in cls.__mro__ if k.__name__ == "Layer"))
         base = set(inspect.signature(layer_class.__init__).parameters)
         for name in own:
             if name in base:
@@ -58,12 +64,12 @@ def layer_config(layer) -> dict:
     return config
 
 
-def _default(cls, name):
+def _default(cls: type[Layer], name: str) -> Any:
     p = inspect.signature(cls.__init__).parameters[name]
     return None if p.default is inspect.Parameter.empty else p.default
 
 
-def _serialize_value(name, value):
+def _serialize_value(name: str, value: Any) -> Any:
     from tpustrategy.keras import activations
 
     # lazy: serialization_lib knows every built-in Keras class, so it sits above this module

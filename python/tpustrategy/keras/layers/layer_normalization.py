@@ -3,13 +3,18 @@ then scaled by gamma and shifted by beta (per feature along ``axis``)."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from tpustrategy import _core
 from tpustrategy.keras import constraints, initializers, regularizers
 from tpustrategy.keras._tensors import shape_of
 from tpustrategy.keras.layers.layer import Layer
 from tpustrategy.keras.layers.normalization_utils import batch_normalization, moments, normalize_axes
+
+if TYPE_CHECKING:
+    from tpustrategy.ops._args import Tensor
+    from tpustrategy.variables import Variable
 
 
 class LayerNormalization(Layer):
@@ -44,7 +49,7 @@ class LayerNormalization(Layer):
                                     constraint=self.beta_constraint) if self.center else None
         self.built = True
 
-    def _broadcast(self, variable, shape):
+    def _broadcast(self, variable: Variable | None, shape: Sequence[int]) -> Tensor | None:
         if variable is None:
             return None
         target = [shape[i] if i in self._axes else 1 for i in range(len(shape))]

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tpustrategy import _core
 from tpustrategy.keras.layers.layer import Layer
+
+if TYPE_CHECKING:
+    from tpustrategy.ops._args import Tensor
 
 
 class Masking(Layer):
@@ -15,7 +18,7 @@ class Masking(Layer):
         super().__init__(**kwargs)
         self.mask_value = mask_value
 
-    def _kept(self, inputs, keepdims):
+    def _kept(self, inputs: Tensor, keepdims: bool) -> Tensor:
         value = _core.tensor.constant(self.mask_value, inputs.dtype)
         return _core.ops.reduce_any(_core.ops.not_equal(inputs, value), axis=[-1], keepdims=keepdims)
 

@@ -6,11 +6,17 @@ As ``tf.nn.batch_normalization``: inv = rsqrt(variance + epsilon) * scale; x * i
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 from tpustrategy import _core
 from tpustrategy.keras._tensors import scalar
 
+if TYPE_CHECKING:
+    from tpustrategy.ops._args import Tensor, TensorLike
 
-def normalize_axes(axis, rank: int, layer_name: str) -> list[int]:
+
+def normalize_axes(axis: int | Sequence[int], rank: int, layer_name: str) -> list[int]:
     axes = list(axis) if isinstance(axis, list | tuple) else [axis]
     out = []
     for a in axes:
@@ -20,21 +26,23 @@ def normalize_axes(axis, rank: int, layer_name: str) -> list[int]:
     return sorted(set(out))
 
 
-def moments(x, axes):
+def moments(x: TensorLike, axes: Sequence[int]) -> tuple[Tensor, Tensor]:
     mean = _core.ops.reduce_mean(x, axes, keepdims=True)
     variance = _core.ops.reduce_mean(_core.ops.square(x - _core.ops.stop_gradient(mean)), axes, keepdims=True)
     return mean, variance
 
 
-def batch_normalization(x, mean, variance, offset, scale, epsilon):
+def batch_normalization(x: Tensor, mean: TensorLike, variance: TensorLike, offset: TensorLike | None,
+                        scale: TensorLike | None, epsilon: float) -> Tensor:
     inv = _core.ops.rsqrt(variance + scalar(epsilon, x.dtype))
     if scale is not None:
         inv = inv * scale
     shift = (offset - mean * inv) if offset is not None else _core.ops.negative(mean * inv)
-    return x * inv + shift
+    normalized: Tensor = x * inv + shift  # Tensor arithmetic is typed Any in the stubs
+    return normalized
 
 
-def broadcast_param(param, rank: int, axes: list[int], full_shape):
+def broadcast_param(param: TensorLike, rank: int, axes: list[int], full_shape: Sequence[int]) -> Tensor:
     """A parameter of shape [dims at `axes`] reshaped to broadcast against a rank-`rank` input."""
     shape = [full_shape[i] if i in axes else 1 for i in range(rank)]
     return _core.ops.reshape(param, shape)

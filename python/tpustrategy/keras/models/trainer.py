@@ -131,7 +131,7 @@ class Trainer:
         if not self.compiled:
             raise ValueError("You must call `compile()` before using the model.")
 
-    def _strategy_scope(self):
+    def _strategy_scope(self) -> Any:
         import contextlib
 
         strategy = self._distribute_strategy

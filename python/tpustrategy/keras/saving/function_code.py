@@ -16,7 +16,9 @@ import json
 import marshal
 import threading
 import types
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any, cast
 
 _STATE = threading.local()
 _UNSAFE_GLOBALLY = [False]
@@ -34,7 +36,7 @@ def enable_unsafe_deserialization() -> None:
 
 
 @contextmanager
-def safe_mode_scope(safe_mode):
+def safe_mode_scope(safe_mode: bool | None) -> Iterator[None]:
     previous = getattr(_STATE, "safe_mode", None)
     _STATE.safe_mode = safe_mode
     try:
@@ -49,7 +51,7 @@ def in_safe_mode() -> bool:
     return getattr(_STATE, "safe_mode", None) is not False  # unset counts as safe (fails closed, as Keras)
 
 
-def _jsonable(value, what, layer_name):
+def _jsonable(value: list[Any] | None, what: str, layer_name: str) -> list[Any] | None:
     try:
         json.dumps(value)
     except TypeError as error:
@@ -58,11 +60,12 @@ def _jsonable(value, what, layer_name):
     return value
 
 
-def serialize_function(fn, layer_name: str):
+def serialize_function(fn: Callable[..., Any], layer_name: str) -> dict[str, Any]:
     if isinstance(fn, types.LambdaType) and fn.__name__ == "<lambda>":
         code = codecs.encode(marshal.dumps(fn.__code__), "base64").decode("ascii")
         defaults = _jsonable(list(fn.__defaults__) if fn.__defaults__ else None, "defaults", layer_name)
-        closure = tuple(c.cell_contents for c in fn.__closure__) if fn.__closure__ else None
+        closure: tuple[Any, ...] | list[Any] | None = (tuple(c.cell_contents for c in fn.__closure__)
+                                                       if fn.__closure__ else None)
         closure = _jsonable(list(closure) if closure else None, "closure", layer_name)
         return {"class_name": "__lambda__", "config": {"code": code, "defaults": defaults, "closure": closure}}
     if callable(fn) and hasattr(fn, "__name__"):
@@ -72,12 +75,14 @@ def serialize_function(fn, layer_name: str):
     raise ValueError(f"Invalid input type for serialization. Received: {fn} of type {type(fn)}.")
 
 
-def _cell(value):
-    return (lambda: value).__closure__[0]
+def _cell(value: Any) -> types.CellType:
+    return cast("tuple[types.CellType]", (lambda: value).__closure__)[0]  # the lambda closes over `value`
 
 
-def deserialize_function(config, custom_objects=None):
-    """The function a Lambda config holds; a lambda's code only outside safe mode."""
+def deserialize_function(config: str | dict[str, Any],
+                         custom_objects: dict[str, Any] | None = None) -> Any:
+    """The function a Lambda config holds (a registered object or a module's attribute, as found); a lambda's
+    code only outside safe mode."""
     from tpustrategy.keras.object_registration import get_registered_object
 
     if isinstance(config, str):
@@ -99,7 +104,8 @@ def deserialize_function(config, custom_objects=None):
         if found is not None:
             return found
     try:
-        return getattr(importlib.import_module(module), name)
+        # a missing module or name (None) raises the TypeError below
+        return getattr(importlib.import_module(module), name)  # type: ignore[arg-type]
     except (ImportError, AttributeError, TypeError) as error:
         raise TypeError(f"Could not locate function '{name}' (module {module!r}) of a Lambda layer: register it "
                         "with `@keras.saving.register_keras_serializable()` or pass it in `custom_objects`.") from error

@@ -15,8 +15,9 @@ import datetime
 import io
 import json
 import os
+import types
 import zipfile
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from tpustrategy.keras.saving import weights_h5
 from tpustrategy.keras.saving.function_code import safe_mode_scope
@@ -28,12 +29,13 @@ from tpustrategy.keras.saving.serialization_lib import (
 
 if TYPE_CHECKING:
     from tpustrategy.keras.models.model import Model
+    from tpustrategy.keras.optimizers.optimizer import Optimizer
 
 KERAS_VERSION = "3.15.1"  # the Keras that TF 2.21's reference environment ships; written into metadata.json
 _MEMBERS = ("metadata.json", "config.json", "model.weights.h5")
 
 
-def _check_path(filepath, zipped) -> str:
+def _check_path(filepath: str | os.PathLike[str], zipped: bool | None) -> str:
     filepath = os.fspath(filepath)
     if zipped is not False and not filepath.endswith(".keras"):
         raise ValueError("Invalid filepath extension for saving. Please add either a `.keras` extension for the "
@@ -42,7 +44,7 @@ def _check_path(filepath, zipped) -> str:
     return filepath
 
 
-def compile_config(model: Model) -> dict | None:
+def compile_config(model: Model) -> dict[str, Any] | None:
     if not getattr(model, "compiled", False):
         return None
     return {"optimizer": serialize_keras_object(model.optimizer), "loss": serialize_keras_object(model.loss),
@@ -84,7 +86,7 @@ def save_model(model: Model, filepath: str | os.PathLike[str], overwrite: bool =
             archive.writestr(name, data)
 
 
-def _read_archive(filepath) -> tuple[dict, dict, bytes]:
+def _read_archive(filepath: str | os.PathLike[str]) -> tuple[Any, dict[str, Any], bytes]:
     filepath = os.fspath(filepath)
     if not os.path.exists(filepath):
         raise ValueError(f"File not found: filepath={filepath}. Please ensure the file is an accessible `.keras` "
@@ -111,7 +113,7 @@ def _read_archive(filepath) -> tuple[dict, dict, bytes]:
     return _parse_members(filepath, members)
 
 
-def _parse_members(filepath, members: dict) -> tuple[dict, dict, bytes]:
+def _parse_members(filepath: str, members: dict[str, bytes]) -> tuple[Any, dict[str, Any], bytes]:
     for member in ("config.json", "model.weights.h5"):
         if member not in members:
             raise ValueError(f"{filepath} has no `{member}`: not a complete `.keras` file.")
@@ -133,11 +135,12 @@ def compile_from_config(model: Model, config: dict[str, Any]) -> None:
                   weighted_metrics=_specs(config.get("weighted_metrics"), metrics),
                   steps_per_execution=config.get("steps_per_execution", 1))
     if model.built:  # Keras 3 builds the optimizer here, so the saved optimizer variables have a place to go
-        model.optimizer.iterations  # noqa: B018 - creates the iteration counter
-        model.optimizer._build_slots_for(model.trainable_weights, model._distribute_strategy)
+        optimizer = cast("Optimizer", model.optimizer)  # compile() set it
+        optimizer.iterations  # noqa: B018 - creates the iteration counter
+        optimizer._build_slots_for(model.trainable_weights, model._distribute_strategy)
 
 
-def _specs(specs, module):
+def _specs(specs: list[Any] | None, module: types.ModuleType) -> list[Any] | None:
     if specs is None:
         return None
     return [deserialize_keras_object(s, {"metrics": module}) if isinstance(s, dict) else s for s in specs]
@@ -158,12 +161,13 @@ def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] 
         return _load_keras(filepath, custom_objects, compile)
 
 
-def _load_keras(filepath, custom_objects, compile):  # noqa: A002 - Keras' name
+def _load_keras(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] | None,
+                compile: bool) -> Model:  # noqa: A002 - Keras' name
     config, _, weights = _read_archive(filepath)
     if not isinstance(config, dict) or "class_name" not in config:
         raise ValueError(f"{os.fspath(filepath)}: config.json does not describe a Keras object.")
     with custom_object_scope(custom_objects):
-        model = deserialize_keras_object({k: v for k, v in config.items() if k != "compile_config"},
+        model: Model = deserialize_keras_object({k: v for k, v in config.items() if k != "compile_config"},
                                          custom_objects=custom_objects)
         if compile and config.get("compile_config"):
             compile_from_config(model, config["compile_config"])

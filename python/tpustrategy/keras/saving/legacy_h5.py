@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -23,10 +24,14 @@ from tpustrategy.keras.saving.serialization_lib import (
     serialize_keras_object,
 )
 
+if TYPE_CHECKING:
+    from tpustrategy.keras.layers.layer import Layer
+    from tpustrategy.keras.models.model import Model
+
 _DROPPED = ("module", "registered_name", "build_config")
 
 
-def _legacy_config(model) -> dict:
+def _legacy_config(model: Model) -> dict[str, Any]:
     config = serialize_keras_object(model)
     inner = dict(config["config"])
     if "layers" in inner:
@@ -34,7 +39,7 @@ def _legacy_config(model) -> dict:
     return {"class_name": config["class_name"], "config": inner}
 
 
-def _training_config(model) -> dict | None:
+def _training_config(model: Model) -> dict[str, Any] | None:
     from tpustrategy.keras.saving.keras_file import compile_config
 
     config = compile_config(model)
@@ -45,18 +50,19 @@ def _training_config(model) -> dict | None:
     return config
 
 
-def _weight_layers(model) -> list:
+def _weight_layers(model: Model) -> list[Layer]:
     return list(getattr(model, "layers", []))
 
 
-def save_model(model, filepath, overwrite=True, include_optimizer=True) -> None:
+def save_model(model: Model, filepath: str | os.PathLike[str], overwrite: bool = True,
+               include_optimizer: bool = True) -> None:
     from tpustrategy.keras.saving.keras_file import KERAS_VERSION
 
     filepath = os.fspath(filepath)
     if not overwrite and os.path.exists(filepath):
         raise FileExistsError(f"{filepath} exists and overwrite=False")
     model_config = json.dumps(_legacy_config(model))  # before any file is touched: unserializable writes nothing
-    training = _training_config(model)
+    training: dict[str, Any] | str | None = _training_config(model)
     training = json.dumps(training) if training is not None else None
     h5py = weights_h5._h5py()
     strings = h5py.string_dtype()
@@ -82,11 +88,12 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True) -> None:
             legacy_h5_optimizer.write_optimizer_weights(f, model.optimizer)
 
 
-def _text(value) -> str:
+def _text(value: bytes | str) -> str:
     return value.decode("utf8") if isinstance(value, bytes) else str(value)
 
 
-def load_model(filepath, custom_objects=None, compile=True) -> object:  # noqa: A002 - Keras' name
+def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] | None = None,
+               compile: bool = True) -> Model:  # noqa: A002 - Keras' name
     from tpustrategy.keras.saving.keras_file import compile_from_config
 
     filepath = os.fspath(filepath)
@@ -105,7 +112,7 @@ def load_model(filepath, custom_objects=None, compile=True) -> object:  # noqa: 
                 layer_values.append((layer_name, [np.asarray(group[layer_name][n]) for n in names]))
         optimizer_values = legacy_h5_optimizer.read_optimizer_weights(f)
     with custom_object_scope(custom_objects):
-        model = deserialize_keras_object(config, custom_objects=custom_objects)
+        model: Model = deserialize_keras_object(config, custom_objects=custom_objects)
     layers = [layer for layer in _weight_layers(model) if layer.weights]
     if len(layers) != len(layer_values):
         raise ValueError(f"Layer count mismatch when loading weights from file. Model expected {len(layers)} layers, "

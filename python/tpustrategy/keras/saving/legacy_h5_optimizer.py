@@ -11,25 +11,33 @@ a count that does not match keeps the fresh optimizer with Keras' warning.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import h5py
+
+    from tpustrategy.keras.models.model import Model
+    from tpustrategy.keras.optimizers.optimizer import Optimizer
 
 _logger = logging.getLogger("tpustrategy")
 
 
-def _entries(optimizer) -> list:
+def _entries(optimizer: Optimizer) -> list[tuple[str, Callable[[], Any], Callable[[Any], Any]]]:
     """(path, value getter, value setter) for each of ``optimizer.variables`` (Keras' order)."""
     return [(v.path, v.numpy, v.assign) for v in optimizer.variables]
 
 
-def _plain_optimizer(optimizer) -> bool:
+def _plain_optimizer(optimizer: object) -> TypeGuard[Optimizer]:
     from tpustrategy.keras.optimizers.loss_scale_optimizer import LossScaleOptimizer
     from tpustrategy.keras.optimizers.optimizer import Optimizer
 
     return isinstance(optimizer, Optimizer) and not isinstance(optimizer, LossScaleOptimizer)
 
 
-def write_optimizer_weights(f, optimizer) -> None:
+def write_optimizer_weights(f: h5py.File, optimizer: object) -> None:
     """Writes ``optimizer_weights`` into the open h5py file `f` (not for a LossScaleOptimizer, whose state is
     left out with a warning: not built here)."""
     if not _plain_optimizer(optimizer):
@@ -43,7 +51,7 @@ def write_optimizer_weights(f, optimizer) -> None:
         group.create_dataset(path, data=np.asarray(get()))
 
 
-def read_optimizer_weights(f) -> list | None:
+def read_optimizer_weights(f: h5py.File) -> list[np.ndarray] | None:
     """The stored values in ``weight_names`` order, or None when the file has no optimizer state."""
     if "optimizer_weights" not in f:
         return None
@@ -52,7 +60,7 @@ def read_optimizer_weights(f) -> list | None:
     return [np.asarray(group[name]) for name in names]
 
 
-def set_optimizer_weights(model, values: list) -> None:
+def set_optimizer_weights(model: Model, values: list[np.ndarray]) -> None:
     """Builds the optimizer's slots for the model's trainable variables and sets `values` in order (Keras'
     ``optimizer.build`` then ``set_weights``); a mismatch leaves a fresh optimizer, with Keras' warning."""
     optimizer = model.optimizer

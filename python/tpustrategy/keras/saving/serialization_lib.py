@@ -9,6 +9,7 @@ in the built-in module that ``module`` names. Keras' DTypePolicy dicts become dt
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
 from tpustrategy.keras.object_registration import (
@@ -20,7 +21,7 @@ from tpustrategy.keras.object_registration import (
 )
 
 
-def _builtin_modules() -> dict:
+def _builtin_modules() -> dict[str, types.ModuleType]:
     from tpustrategy import keras  # lazy: the facade is the registry of built-in classes, and imports this
 
     return {"keras.layers": keras.layers, "keras.initializers": keras.initializers,
@@ -30,7 +31,7 @@ def _builtin_modules() -> dict:
             "keras.metrics": keras.metrics, "keras.models": keras.models, "keras": keras}
 
 
-def _module_of(obj) -> str:
+def _module_of(obj: Any) -> str:
     """The Keras module name a built-in class is exported from ("keras.layers" ...), else its own module."""
     from tpustrategy import keras  # lazy: the facade is the registry of built-in classes, and imports this
 
@@ -69,7 +70,7 @@ def serialize_keras_object(obj: Any) -> Any:
     return config
 
 
-def _jsonable_shape(shape):
+def _jsonable_shape(shape: Any) -> Any:
     if isinstance(shape, list | tuple):
         return [_jsonable_shape(s) for s in shape]
     return shape
@@ -89,7 +90,7 @@ def deserialize_keras_object(config: Any, module_objects: dict[str, Any] | None 
     class_name = config["class_name"]
     inner = config.get("config", {})
     registered = config.get("registered_name")
-    cls = None
+    cls: Any = None  # a registered object may be any callable
     for key in (registered, class_name):
         if key is not None and cls is None:
             cls = get_registered_object(key, custom_objects)
@@ -124,7 +125,7 @@ def deserialize_keras_object(config: Any, module_objects: dict[str, Any] | None 
     return obj
 
 
-def _shape_from_json(shape):
+def _shape_from_json(shape: list[Any]) -> tuple[Any, ...] | list[tuple[Any, ...]]:
     if isinstance(shape, list) and shape and all(isinstance(s, list) for s in shape):
         return [tuple(s) for s in shape]
     return tuple(shape)

@@ -11,13 +11,23 @@ Every value is checked against the file before any variable is assigned, so a fa
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import h5py
+
+    from tpustrategy.keras.layers.layer import Layer
+    from tpustrategy.keras.models.model import Model
+    from tpustrategy.keras.optimizers.optimizer import Optimizer
+    from tpustrategy.variables import Variable
 
 _SUFFIX = ".weights.h5"
 
 
-def _h5py():
+def _h5py() -> Any:  # the h5py module, which has no type information
     try:
         import h5py
     except ImportError as error:  # pragma: no cover - h5py is a dependency of the dev install
@@ -25,18 +35,19 @@ def _h5py():
     return h5py
 
 
-def _check_path(filepath) -> str:
+def _check_path(filepath: str | os.PathLike[str]) -> str:
     filepath = os.fspath(filepath)
     if not filepath.endswith(_SUFFIX):
         raise ValueError(f"The filename must end in `{_SUFFIX}`. Received: filepath={filepath}")
     return filepath
 
 
-def _own_variables(layer) -> list:
+def _own_variables(layer: Layer) -> list[Variable]:
     return list(layer._trainable_variables) + list(layer._non_trainable_variables)
 
 
-def _walk(layer, prefix="", visited=None):
+def _walk(layer: Layer, prefix: str = "",
+          visited: set[int] | None = None) -> Iterator[tuple[str, list[Variable], str]]:
     """(group path, variables, name) for the object and every layer below it, on Keras 3's paths: a
     Sequential's or functional model's layers under ``layers/<class name in snake_case, made unique>``
     (a Sequential's InputLayer is not among them), any other layer's sub-layers under the attribute that
@@ -49,12 +60,12 @@ def _walk(layer, prefix="", visited=None):
             yield from _walk(sub, path + "/", visited)
 
 
-def _children(layer, prefix):
+def _children(layer: Layer, prefix: str) -> Iterator[tuple[str, Layer]]:
     from tpustrategy.keras.layers.layer import Layer
     from tpustrategy.keras.naming import snake_case
 
-    def container(items, path):
-        used: dict = {}
+    def container(items: Iterable[Any], path: str) -> Iterator[tuple[str, Layer]]:
+        used: dict[str, int] = {}
         for item in items:
             if not isinstance(item, Layer):
                 continue
@@ -73,7 +84,7 @@ def _children(layer, prefix):
             yield from container(value.values() if isinstance(value, dict) else value, prefix + attr)
 
 
-def _optimizer_values(model):
+def _optimizer_values(model: Model) -> tuple[Optimizer | None, list[Any]]:
     optimizer = getattr(model, "optimizer", None)
     if optimizer is None or optimizer._iterations is None:
         return None, []
@@ -87,12 +98,12 @@ def _optimizer_values(model):
     return optimizer, [optimizer._iterations, np.float32(lr_value)] + slots
 
 
-def _check_no_orphans(f, paths, model) -> None:
+def _check_no_orphans(f: h5py.File, paths: set[str], model: Model) -> None:
     """Values in the file that no variable of the model would receive are an error (as Keras 3), so an
     unbuilt model or a different architecture is not silently left with its initial weights."""
-    orphans: list = []
+    orphans: list[str] = []
 
-    def visit(name, obj):
+    def visit(name: str, obj: Any) -> None:
         if name.startswith("optimizer") or not name.endswith("vars") or not len(obj):
             return
         if name not in paths:
@@ -104,7 +115,7 @@ def _check_no_orphans(f, paths, model) -> None:
                          f"there (was the model built? its weight paths are {sorted(paths)}).")
 
 
-def save_weights(model, filepath, overwrite=True) -> None:
+def save_weights(model: Model, filepath: str | os.PathLike[str], overwrite: bool = True) -> None:
     filepath = _check_path(filepath)
     if not overwrite and os.path.exists(filepath):
         raise FileExistsError(f"{filepath} exists and overwrite=False")
@@ -112,7 +123,7 @@ def save_weights(model, filepath, overwrite=True) -> None:
         write_weights(model, f)
 
 
-def write_weights(model, f) -> None:
+def write_weights(model: Model, f: h5py.File) -> None:
     """Writes the model's (and its optimizer's) variables into the open h5py file `f`."""
     for path, variables, name in _walk(model):
         group = f.require_group(path)
@@ -127,7 +138,7 @@ def write_weights(model, f) -> None:
             group.create_dataset(str(i), data=np.asarray(v.numpy() if hasattr(v, "numpy") else v))
 
 
-def load_weights(model, filepath, skip_mismatch=False) -> None:
+def load_weights(model: Model, filepath: str | os.PathLike[str], skip_mismatch: bool = False) -> None:
     filepath = _check_path(filepath)
     if not os.path.exists(filepath):
         raise FileNotFoundError(f"No such file: {filepath}")
@@ -135,7 +146,7 @@ def load_weights(model, filepath, skip_mismatch=False) -> None:
         read_weights(model, f, skip_mismatch)
 
 
-def read_weights(model, f, skip_mismatch=False) -> None:
+def read_weights(model: Model, f: h5py.File, skip_mismatch: bool = False) -> None:
     """Assigns the values in the open h5py file `f`; checks them all before assigning any."""
     assignments = []
     walked = list(_walk(model))
