@@ -376,3 +376,45 @@ def test_a_saved_value_on_a_non_variable_object_is_unconsumed(tmp_path):
     status = tf.train.Checkpoint(model=odd).restore(path)
     with pytest.raises(AssertionError, match="Unresolved object in checkpoint model.v"):
         status.assert_consumed()
+
+
+def _rewritten(prefix, graph_key_add, value_add):
+    """A checkpoint bundle at `prefix` written by hand: value_add(writer) then graph_key_add(writer)."""
+    from tpustrategy import _core
+
+    writer = _core.checkpoint.BundleWriter(prefix)
+    value_add(writer)
+    graph_key_add(writer)
+    writer.finish()
+    return prefix
+
+
+def test_restore_checks_string_values_and_the_object_graph_entry(tmp_path):
+    graph_key = "_CHECKPOINTABLE_OBJECT_GRAPH"
+    path = tf.train.Checkpoint(v=tf.Variable(1.0)).write(str(tmp_path / "ok"))
+    graph = tf.train.load_checkpoint(path).get_tensor(graph_key)
+    key = "v/.ATTRIBUTES/VARIABLE_VALUE"
+    # A string value where the program has a float variable (TF 2.21 checkpoints can hold string variables):
+    # TF's RestoreV2 message (it raised AttributeError here before).
+    string_value = _rewritten(str(tmp_path / "s"), lambda w: w.add_strings(graph_key, [], [graph]),
+                              lambda w: w.add_strings(key, [], [b"x"]))
+    v = tf.Variable(1.0)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=f"tensor_name = {key}; expected dtype float does not "
+                                                             "equal original dtype string"):
+        tf.train.Checkpoint(v=v).restore(string_value)
+    assert float(v.numpy()) == 1.0
+    # An object graph entry that is not a string scalar was decoded from its raw buffer (for a string vector,
+    # from the bytes of object pointers).
+    for name, add_graph in (("vector", lambda w: w.add_strings(graph_key, [1], [graph])),
+                            ("uint8", lambda w: w.add(graph_key, 4, [len(graph)], graph))):
+        bad = _rewritten(str(tmp_path / name), add_graph, lambda w: w.add(key, 1, [], np.float32(2).tobytes()))
+        with pytest.raises(tf.errors.DataLossError, match=f"{graph_key} is not a string scalar"):
+            tf.train.Checkpoint(v=v).restore(bad)
+    assert float(v.numpy()) == 1.0
+
+
+def test_read_none_restores_nothing_as_tf():
+    # TF 2.21: Checkpoint.read(None) returns an InitializationOnlyStatus (it raised TypeError here before).
+    status = tf.train.Checkpoint(v=tf.Variable(1.0)).read(None)
+    with pytest.raises(AssertionError, match=r"No checkpoint specified \(save_path=None\)"):
+        status.assert_consumed()

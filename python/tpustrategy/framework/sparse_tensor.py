@@ -28,6 +28,9 @@ def _as_int64_tensor(value: Any, name: str) -> Tensor:
 class SparseTensor:
     """A sparse tensor: ``values[i]`` is at ``indices[i]`` in a dense tensor of shape ``dense_shape``."""
 
+    # Set by the Example parsers only: the static shape TF gives a parsed VarLenFeature (None where counts vary).
+    _static_shape: list[int | None]
+
     def __init__(self, indices: Any, values: Any, dense_shape: Any) -> None:
         self._indices = _as_int64_tensor(indices, "indices")
         self._dense_shape = _as_int64_tensor(dense_shape, "dense_shape")

@@ -13,7 +13,7 @@ from tpustrategy.ops._args import TensorLike
 _ops = _core.ops
 
 
-def _bits(dtype):
+def _bits(dtype: _core.tensor.DType) -> int:
     """Value bits of an integer dtype (7 for int8, 8 for uint8, …)."""
     return dtype.size * 8 - (0 if dtype.is_unsigned else 1)
 

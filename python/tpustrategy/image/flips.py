@@ -5,6 +5,7 @@ image i when round-half-even of draw i is 1, blended as ``flips * flipped + (1 -
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -15,9 +16,10 @@ from tpustrategy.ops._args import TensorLike
 from tpustrategy.ops.numpy_backed_ops import reverse
 
 _ops = _core.ops
+Tensor = _core.tensor.Tensor
 
 
-def _image(image):
+def _image(image: TensorLike) -> Tensor:
     x = math_ops._tensor(image)
     shape = "(" + ", ".join(str(d) for d in x._shape_tuple) + ("," if x.ndim == 1 else "") + ")"
     if x.ndim < 3:
@@ -27,12 +29,12 @@ def _image(image):
     return x
 
 
-def _flip(image, index: int):
+def _flip(image: TensorLike, index: int) -> Any:
     x = _image(image)
     return reverse(x, [index + x.ndim - 3])
 
 
-def _random_flip(image, index: int, uniform):
+def _random_flip(image: TensorLike, index: int, uniform: Callable[[list[int]], Any]) -> Any:
     x = _image(image)
     if x.ndim == 3:
         return reverse(x, [index]) if float(uniform([]).numpy()) < 0.5 else x

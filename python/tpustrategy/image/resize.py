@@ -19,6 +19,7 @@ from tpustrategy.ops import math_ops
 from tpustrategy.ops._args import TensorLike, int_list
 
 _ops = _core.ops
+Tensor = _core.tensor.Tensor
 
 
 class ResizeMethod:
@@ -34,7 +35,7 @@ class ResizeMethod:
     MITCHELLCUBIC = "mitchellcubic"
 
 
-def _checked_image(images):
+def _checked_image(images: TensorLike) -> Tensor:
     x = math_ops._tensor(images)
     static = static_shape.lookup(x)
     if static is not None and static.rank is None:
@@ -47,10 +48,11 @@ def _checked_image(images):
 def _source_positions(in_size: int, out_size: int) -> np.ndarray:
     """Where output pixel i samples the input, in float32 as TF's kernel computes it."""
     scale = np.float32(in_size) / np.float32(out_size)
-    return (np.arange(out_size, dtype=np.float32) + np.float32(0.5)) * scale - np.float32(0.5)
+    positions: np.ndarray = (np.arange(out_size, dtype=np.float32) + np.float32(0.5)) * scale - np.float32(0.5)
+    return positions
 
 
-def _bilinear_axis(x, axis: int, in_size: int, out_size: int):
+def _bilinear_axis(x: Tensor, axis: int, in_size: int, out_size: int) -> tuple[Tensor, Tensor, Tensor]:
     position = _source_positions(in_size, out_size)
     floor = np.floor(position)
     lower = np.maximum(floor, 0).astype(np.int64)
@@ -64,7 +66,8 @@ def _bilinear_axis(x, axis: int, in_size: int, out_size: int):
 def _nearest_indices(in_size: int, out_size: int) -> np.ndarray:
     scale = np.float32(in_size) / np.float32(out_size)
     index = np.floor((np.arange(out_size, dtype=np.float32) + np.float32(0.5)) * scale).astype(np.int64)
-    return np.minimum(index, in_size - 1)
+    clamped: np.ndarray = np.minimum(index, in_size - 1)
+    return clamped
 
 
 def resize(images: TensorLike, size: Sequence[int] | TensorLike, method: str = ResizeMethod.BILINEAR,

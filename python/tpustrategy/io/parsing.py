@@ -9,23 +9,24 @@ released. float32 and int64 features come back as Tensors, ``tf.string`` feature
 from __future__ import annotations
 
 import collections
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, TypeAlias
 
 import numpy as np
 
 from tpustrategy import _core, errors
-from tpustrategy.data import _structure
 from tpustrategy.framework.sparse_tensor import SparseTensor
-from tpustrategy.framework.string_tensor import StringTensor
+from tpustrategy.framework.string_tensor import StringTensor, string, to_bytes
 from tpustrategy.framework.tensor import Tensor
 from tpustrategy.framework.tensor_shape import TensorShape
 
-string = _structure.string
+# What the C++ parser takes per feature: (key, kind, variable length, dims, default as (kind, values) or None).
+FeatureConfig: TypeAlias = tuple[str, int, bool, list[int], tuple[int, list[Any]] | None]
 
 _KIND = {"string": 1, "float32": 2, "int64": 3}
 
 
-def _kind_of(dtype) -> int:
+def _kind_of(dtype: Any) -> int:
     name = getattr(dtype, "name", dtype)
     if dtype is string or name == "string":
         return 1
@@ -66,7 +67,7 @@ def known_dims(key: str, shape: Any) -> list[int]:
     return [int(d) for d in shape.as_list()]
 
 
-def _config(key, feature):
+def _config(key: str, feature: object) -> FeatureConfig:
     if isinstance(feature, FixedLenSequenceFeature):
         if not feature.allow_missing:
             raise ValueError("Unsupported: FixedLenSequenceFeature requires allow_missing to be True.")
@@ -79,7 +80,7 @@ def _config(key, feature):
                          f"VarLenFeature are supported).")
     kind = _kind_of(feature.dtype)
     dims = known_dims(key, feature.shape)
-    default = None
+    default: tuple[int, list[Any]] | None = None
     if feature.default_value is not None:
         value = feature.default_value
         value = value.numpy() if isinstance(value, Tensor) else value
@@ -90,13 +91,13 @@ def _config(key, feature):
         if flat.size != size:
             raise ValueError(f"Cannot reshape the default value of {key!r} ({flat.size} values) to shape {dims}.")
         if kind == 1:
-            default = (1, [_structure._to_bytes(v) for v in flat])
+            default = (1, [to_bytes(v) for v in flat])
         else:
             default = (kind, flat.astype(np.float32 if kind == 2 else np.int64).tolist())
     return (key, kind, False, dims, default)
 
 
-def serialized_list(serialized: Any) -> list[bytes]:
+def serialized_list(serialized: Any) -> Sequence[Any]:
     if isinstance(serialized, (bytes, str)):
         raise ValueError("`serialized` must be a vector of serialized Examples for parse_example; use "
                          "parse_single_example for one.")
@@ -105,18 +106,19 @@ def serialized_list(serialized: Any) -> list[bytes]:
     if isinstance(serialized, np.ndarray):
         if serialized.ndim != 1:
             raise ValueError(f"Input serialized must be a vector, got shape {list(serialized.shape)}")
-        return serialized.tolist()
+        items: list[Any] = serialized.tolist()
+        return items
     # Items stay as they are: the C++ parser reads bytes (numpy.bytes_ too) and str (as UTF-8) itself.
     return serialized if isinstance(serialized, (list, tuple)) else list(serialized)
 
 
-def parse_features(serialized: list, features: dict, batched: bool) -> dict[str, Any]:
+def parse_features(serialized: Sequence[Any], features: dict[str, Any], batched: bool) -> dict[str, Any]:
     if not isinstance(features, dict) or not features:
         raise ValueError("Invalid `features`: a non-empty dict of FixedLenFeature / VarLenFeature is required.")
     keys = sorted(features)
     columns = _core.example.parse_examples(serialized, [_config(k, features[k]) for k in keys])
     n = len(serialized)
-    out = {}
+    out: dict[str, Any] = {}
     for key, (values, lengths, indices) in zip(keys, columns, strict=True):
         feature = features[key]
         is_string = values.dtype == object
@@ -132,15 +134,16 @@ def parse_features(serialized: list, features: dict, batched: bool) -> dict[str,
             sparse._static_shape = [n, None] if batched else [None]  # the value counts vary between Examples
             out[key] = sparse
             continue
-        shape = ([n] if batched else []) + [int(d) for d in TensorShape(feature.shape).as_list()]
+        shape = ([n] if batched else []) + known_dims(key, feature.shape)
         values = values.reshape(shape)
         out[key] = StringTensor(values) if is_string else _core.tensor.constant(values)
     return out
 
 
-def _dense_sequences(key, feature, values, lengths, batched: bool):
+def _dense_sequences(key: str, feature: FixedLenSequenceFeature, values: np.ndarray, lengths: np.ndarray,
+                     batched: bool) -> Tensor | StringTensor:
     """One Example's values as [num_items, *shape]; a batch padded with the default to the longest."""
-    item_shape = [int(d) for d in TensorShape(feature.shape).as_list()]
+    item_shape = known_dims(key, feature.shape)
     stride = int(np.prod(item_shape)) if item_shape else 1
     is_string = values.dtype == object
     kind = "string" if is_string else values.dtype.name

@@ -11,6 +11,7 @@ Error types and texts follow TF 2.21's ParseSequenceExampleV2 kernel.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -18,8 +19,9 @@ import numpy as np
 from tpustrategy import _core, errors
 from tpustrategy.framework.sparse_tensor import SparseTensor
 from tpustrategy.framework.string_tensor import StringTensor
-from tpustrategy.framework.tensor_shape import TensorShape
+from tpustrategy.framework.tensor import Tensor
 from tpustrategy.io.parsing import (
+    FeatureConfig,
     FixedLenSequenceFeature,
     VarLenFeature,
     _kind_of,
@@ -45,11 +47,14 @@ def parse_sequence_example(serialized: Any, context_features: dict[str, Any] | N
     return _parse(serialized_list(serialized), context_features, sequence_features, batched=True)
 
 
-def _parse(serialized: list, context_features, sequence_features, batched: bool):
+def _parse(serialized: Sequence[Any], context_features: dict[str, Any] | None,
+           sequence_features: dict[str, Any] | None,
+           batched: bool) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     if not context_features and not sequence_features:
         raise ValueError("Must provide at least one context_feature or sequence_feature.")
     context = parse_features(serialized, dict(context_features), batched) if context_features else {}
-    lists, lengths = {}, {}
+    lists: dict[str, Any] = {}
+    lengths: dict[str, Any] = {}
     if sequence_features:
         keys = sorted(sequence_features)
         configs = [_config(key, sequence_features[key]) for key in keys]
@@ -64,7 +69,7 @@ def _parse(serialized: list, context_features, sequence_features, batched: bool)
     return context, lists, lengths
 
 
-def _config(key, feature):
+def _config(key: str, feature: object) -> FeatureConfig:
     if isinstance(feature, FixedLenSequenceFeature):
         known_dims(key, feature.shape)
         return (key, _kind_of(feature.dtype), True, [], None)
@@ -73,13 +78,14 @@ def _config(key, feature):
     raise ValueError(f"Unsupported {type(feature).__name__} {feature} for key {key!r}")
 
 
-def _values(values: np.ndarray):
+def _values(values: np.ndarray) -> Tensor | StringTensor:
     return StringTensor(values) if values.dtype == object else _core.tensor.constant(values)
 
 
-def _dense(key, feature, column, batched: bool):
+def _dense(key: str, feature: FixedLenSequenceFeature, column: Sequence[np.ndarray],
+           batched: bool) -> tuple[Tensor | StringTensor, np.ndarray]:
     values, steps, step_lengths, present = column
-    item_shape = [int(d) for d in TensorShape(feature.shape).as_list()]
+    item_shape = known_dims(key, feature.shape)
     stride = int(np.prod(item_shape)) if item_shape else 1
     is_string = values.dtype == object
     step_at = np.cumsum(steps) - steps
@@ -107,7 +113,7 @@ def _dense(key, feature, column, batched: bool):
     return _values(out.reshape([len(steps), width, *item_shape])), steps
 
 
-def _sparse(column, batched: bool):
+def _sparse(column: Sequence[np.ndarray], batched: bool) -> SparseTensor:
     values, steps, step_lengths, _ = column
     example_of_step = np.repeat(np.arange(len(steps), dtype=np.int64), steps)
     step_in_example = np.arange(len(step_lengths), dtype=np.int64) - np.repeat(np.cumsum(steps) - steps, steps)

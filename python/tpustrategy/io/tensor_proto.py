@@ -9,19 +9,22 @@ tensor; parse_tensor of tf.string gives a tf.string tensor.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 from tpustrategy import _core, errors
-from tpustrategy.data import _structure
-from tpustrategy.framework.string_tensor import StringTensor
+from tpustrategy.framework.string_tensor import StringTensor, string
 
 # TF DataType enum values.
 _ENUM = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6, "string": 7, "int64": 9,
          "bool": 10, "bfloat16": 14, "uint16": 17, "float16": 19, "uint32": 22, "uint64": 23}
 _NAME = {v: k for k, v in _ENUM.items()}
 _TF_NAME = {"float32": "float", "float64": "double", "string": "string", "float16": "half"}
+# The wire types each TensorProto field is read in (typed repeated fields packed or one by one); protobuf keeps a
+# field that comes in another wire type as an unknown field, so TF's parse ignores it.
+_WIRE_TYPES = {1: (0,), 2: (2,), 4: (2,), 8: (2,), 5: (2, 5), 6: (2, 1), 7: (2, 0), 10: (2, 0), 11: (2, 0), 13: (2, 0)}
 
 
 def _varint(value: int) -> bytes:
@@ -51,12 +54,14 @@ def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
             return result, pos
 
 
-def _fields(data: bytes):
-    """(field number, wire type, value) over a message: varints as ints, length-delimited as bytes."""
+def _fields(data: bytes) -> Iterator[tuple[int, int, Any]]:
+    """(field number, wire type, value) over a message: varints as ints, the other wire types as bytes (the
+    value's type follows the wire type, which a type checker cannot tie to it)."""
     pos = 0
     while pos < len(data):
         key, pos = _read_varint(data, pos)
         number, wire = key >> 3, key & 7
+        value: int | bytes
         if wire == 0:
             value, pos = _read_varint(data, pos)
         elif wire == 2:
@@ -73,7 +78,7 @@ def _fields(data: bytes):
         yield number, wire, value
 
 
-def _as_array(tensor) -> tuple[np.ndarray, str]:
+def _as_array(tensor: Any) -> tuple[np.ndarray, str]:
     if isinstance(tensor, StringTensor):
         return tensor._array, "string"
     if isinstance(tensor, _core.tensor.Tensor):
@@ -90,7 +95,7 @@ def serialize_tensor(tensor: Any, name: str | None = None) -> StringTensor:
     return StringTensor(np.asarray(_serialize(tensor), dtype=object))
 
 
-def _serialize(tensor) -> bytes:
+def _serialize(tensor: Any) -> bytes:
     array, dtype = _as_array(tensor)
     # Protobuf omits default values: a size-0 dim is an empty Dim, an empty buffer no tensor_content.
     shape = b"".join(_field(2, _varint(0x08) + _varint(d) if d else b"") for d in array.shape)
@@ -101,7 +106,7 @@ def _serialize(tensor) -> bytes:
     return out + (_field(4, content) if content else b"")
 
 
-def _packed(wire: int, value, fmt: str) -> list:
+def _packed(wire: int, value: Any, fmt: str) -> list[Any]:
     if wire == 2:
         if fmt == "varint":
             items, pos = [], 0
@@ -109,7 +114,8 @@ def _packed(wire: int, value, fmt: str) -> list:
                 item, pos = _read_varint(value, pos)
                 items.append(item)
             return items
-        return np.frombuffer(value, fmt).tolist()
+        floats: list[float] = np.frombuffer(value, fmt).tolist()
+        return floats
     return [value] if fmt == "varint" else np.frombuffer(value, fmt).tolist()
 
 
@@ -123,17 +129,21 @@ def parse_tensor(serialized: Any, out_type: Any, name: str | None = None) -> Any
         serialized = serialized.encode()
     if not isinstance(serialized, bytes):
         raise TypeError(f"parse_tensor: `serialized` must be a scalar string (bytes), got {type(serialized).__name__}")
-    is_string = out_type is _structure.string or str(out_type) == "tf.string"
+    is_string = out_type is string or str(out_type) == "tf.string"
     want = "string" if is_string else _core.tensor.DType(out_type).name
-    dtype_enum, dims, content, values = 0, [], None, []
+    dtype_enum, content = 0, None
+    dims: list[int] = []
+    values: list[Any] = []
     try:
         for number, wire, value in _fields(serialized):
+            if wire not in _WIRE_TYPES.get(number, (wire,)):
+                continue
             if number == 1:
                 dtype_enum = value
             elif number == 2:
                 for dim_number, _, dim in _fields(value):
                     if dim_number == 2:
-                        dims.append(next(v for n, _, v in _fields(dim) if n == 1) if dim else 0)
+                        dims.append(next(v for n, w, v in _fields(dim) if n == 1 and w == 0) if dim else 0)
             elif number == 4:
                 content = value
             elif number == 8:

@@ -6,9 +6,12 @@ import gzip
 import os
 import zlib
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tpustrategy import _core
+
+if TYPE_CHECKING:
+    from tpustrategy import errors
 
 
 class TFRecordCompressionType:
@@ -20,7 +23,7 @@ class TFRecordCompressionType:
 class TFRecordOptions:
     """Options for writing TFRecord files: ``compression_type`` "" / "ZLIB" / "GZIP" and its level."""
 
-    def __init__(self, compression_type: str | None = None, compression_level: int | None = None,
+    def __init__(self, compression_type: str | int | None = None, compression_level: int | None = None,
                  **unused_options: Any) -> None:
         if compression_type in (None, TFRecordCompressionType.NONE):
             compression_type = ""
@@ -58,13 +61,12 @@ class TFRecordWriter:
     """
 
     def __init__(self, path: str | bytes | os.PathLike[str], options: TFRecordOptions | str | None = None) -> None:
-        self._path = os.fspath(path)
-        if isinstance(self._path, bytes):
-            self._path = self._path.decode()
+        fs_path = os.fspath(path)
+        self._path = fs_path.decode() if isinstance(fs_path, bytes) else fs_path
         self._options = options if isinstance(options, TFRecordOptions) else TFRecordOptions(options)
         if self._options.compression_type:
-            self._writer = None
-            self._framed = []
+            self._writer: _core.data.TFRecordWriter | None = None
+            self._framed: list[bytes] = []
             _check_writable(self._path)  # fail early, as TF does, when the path cannot be written
         else:
             self._writer = _core.data.TFRecordWriter(self._path)
@@ -103,20 +105,20 @@ class TFRecordWriter:
             compressed = zlib.compress(data, level)
         _atomic_write(self._path, compressed)
 
-    def __enter__(self):
+    def __enter__(self) -> TFRecordWriter:
         return self
 
-    def __exit__(self, *exc_info):
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def __del__(self):
+    def __del__(self) -> None:
         try:
             self.close()
         except Exception:
             pass
 
 
-def _as_bytes(record) -> bytes:
+def _as_bytes(record: object) -> bytes:
     if isinstance(record, bytes):
         return record
     if isinstance(record, str):
@@ -173,7 +175,7 @@ def _atomic_write(path: str, data: bytes) -> None:
         os.close(fd)
 
 
-def _closed_error(path):
+def _closed_error(path: str) -> errors.FailedPreconditionError:
     from tpustrategy.errors import FailedPreconditionError
 
     return FailedPreconditionError(None, None, f"{path}: the writer is closed")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from tpustrategy import nest
@@ -23,19 +23,19 @@ def _camel_to_snake(name: str) -> str:
     return re.sub(r"((?<=[a-z0-9])[A-Z]|(?!^)[A-Z](?=[a-z]))", r"_\1", name).lower()
 
 
-def _is_variable(obj) -> bool:
+def _is_variable(obj: object) -> bool:
     return getattr(obj, "_is_variable", False) or (hasattr(obj, "_primary") and hasattr(obj, "_values"))
 
 
-def _is_trainable_variable(obj) -> bool:
+def _is_trainable_variable(obj: object) -> bool:
     return _is_variable(obj) and getattr(obj, "trainable", False)
 
 
-def _is_non_trainable_variable(obj) -> bool:
+def _is_non_trainable_variable(obj: object) -> bool:
     return _is_variable(obj) and not getattr(obj, "trainable", False)
 
 
-def _is_module(obj) -> bool:
+def _is_module(obj: object) -> bool:
     return isinstance(obj, Module)
 
 
@@ -76,27 +76,28 @@ class Module:
         return self._name_scope
 
     @property
-    def variables(self) -> tuple:
+    def variables(self) -> tuple[Any, ...]:
         """Every variable owned by this module and its sub-modules."""
         return tuple(self._flatten(predicate=_is_variable))
 
     @property
-    def trainable_variables(self) -> tuple:
+    def trainable_variables(self) -> tuple[Any, ...]:
         """The trainable variables of this module and its sub-modules."""
         return tuple(self._flatten(predicate=_is_trainable_variable))
 
     @property
-    def non_trainable_variables(self) -> tuple:
+    def non_trainable_variables(self) -> tuple[Any, ...]:
         """The non-trainable variables of this module and its sub-modules."""
         return tuple(self._flatten(predicate=_is_non_trainable_variable))
 
     @property
-    def submodules(self) -> tuple:
+    def submodules(self) -> tuple[Module, ...]:
         """Every module reachable from this one (not including itself), parents before children."""
         return tuple(self._flatten(predicate=_is_module))
 
-    def _flatten(self, recursive=True, predicate=None, attribute_traversal_key=None, with_path=False,
-                 expand_composites=False):
+    def _flatten(self, recursive: bool = True, predicate: Callable[[Any], bool] | None = None,
+                 attribute_traversal_key: Callable[[str], Any] | None = None, with_path: bool = False,
+                 expand_composites: bool = False) -> Iterator[Any]:
         if predicate is None:
             predicate = lambda _: True  # noqa: E731
         return _flatten_module(self, recursive=recursive, predicate=predicate,
@@ -108,7 +109,7 @@ class Module:
         """Decorator: runs ``method`` inside the module's name scope."""
 
         @functools.wraps(method)
-        def method_with_name_scope(self, *args: Any, **kwargs: Any) -> Any:
+        def method_with_name_scope(self: Module, *args: Any, **kwargs: Any) -> Any:
             with self.name_scope:
                 return method(self, *args, **kwargs)
 
@@ -118,7 +119,7 @@ class Module:
         return f"<{type(self).__module__}.{type(self).__name__} object at {hex(id(self))}>"
 
 
-def _leaves_with_paths(value, path=()):
+def _leaves_with_paths(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
     if not nest.is_nested(value):
         yield path, value
         return
@@ -130,12 +131,13 @@ def _leaves_with_paths(value, path=()):
         yield from _leaves_with_paths(child, path + (key,))
 
 
-def _flatten_module(module, recursive, predicate, attribute_traversal_key, with_path, module_path, seen,
-                    recursion_stack):
+def _flatten_module(module: Module, recursive: bool, predicate: Callable[[Any], bool],
+                    attribute_traversal_key: Callable[[str], Any] | None, with_path: bool,
+                    module_path: tuple[Any, ...], seen: set[int], recursion_stack: list[int]) -> Iterator[Any]:
     module_id = id(module)
     if module_id in recursion_stack:
         recursive = False
-    submodules = []
+    submodules: list[tuple[tuple[Any, ...], Module]] = []
     module_dict = vars(module)
     for key in sorted(module_dict, key=attribute_traversal_key):
         if key in _IGNORED:

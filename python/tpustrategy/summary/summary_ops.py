@@ -34,22 +34,24 @@ _TF_DTYPES = {
 _DT_STRING = 7
 
 
-def _numpy(data) -> np.ndarray:
+def _numpy(data: TensorLike) -> np.ndarray:
     if hasattr(data, "numpy"):
         data = data.numpy()
     return np.asarray(data)
 
 
-def _tag(name) -> str:
+def _tag(name: object) -> str:
     if not isinstance(name, str):
         raise TypeError(f"summary name must be a string, got {name!r}")
     tag = current_scope() + _INVALID_TAG_CHARACTERS.sub("_", name)
     return tag.lstrip("/")
 
 
-def _write(name, array: np.ndarray, step, plugin_name: str, plugin_content: bytes = b"") -> object:
+def _write(name: object, array: np.ndarray, step: Any, plugin_name: str,
+           plugin_content: bytes = b"") -> _core.tensor.Tensor:
     if not _writer._recording():
-        return _core.tensor.constant(False, _core.tensor.bool)
+        skipped: _core.tensor.Tensor = _core.tensor.constant(False, _core.tensor.bool)
+        return skipped
     step = _writer.resolve_step(step)
     if array.dtype.kind in "USO":
         strings = [s if isinstance(s, bytes) else str(s).encode() for s in array.reshape(-1).tolist()]
@@ -61,9 +63,13 @@ def _write(name, array: np.ndarray, step, plugin_name: str, plugin_content: byte
         strings, dtype = [], _TF_DTYPES[array.dtype]
         content = array.astype(array.dtype.newbyteorder("<"), copy=False).tobytes()
     event = _core.summary.encode_summary_event(time.time(), step, _tag(name), dtype, list(array.shape), content,
-                                               strings, plugin_name, plugin_content)
-    _writer.default_writer().write_event(event)
-    return _core.tensor.constant(True, _core.tensor.bool)
+                                               strings,  # type: ignore[arg-type]  # std::string takes bytes
+                                               plugin_name, plugin_content)
+    writer = _writer.default_writer()
+    assert isinstance(writer, _writer._FileWriter)  # _recording(): only a file writer becomes the default
+    writer.write_event(event)
+    written: _core.tensor.Tensor = _core.tensor.constant(True, _core.tensor.bool)
+    return written
 
 
 def scalar(name: str, data: TensorLike, step: Any = None, description: str | None = None) -> _core.tensor.Tensor:
@@ -107,7 +113,8 @@ def histogram(name: str, data: TensorLike, step: Any = None, buckets: int | None
     """Writes a histogram summary of `data` with `buckets` buckets (default 30), as ``tf.summary.histogram``."""
     del description
     if not _writer._recording():
-        return _core.tensor.constant(False, _core.tensor.bool)
+        skipped: _core.tensor.Tensor = _core.tensor.constant(False, _core.tensor.bool)
+        return skipped
     return _write(name, histogram_buckets(_numpy(data), buckets), step, "histograms")
 
 
@@ -149,7 +156,8 @@ def image(name: str, data: TensorLike, step: Any = None, max_outputs: int = 3,
     if array.ndim != 4 or not 1 <= array.shape[-1] <= 4:
         raise ValueError(f"tf.summary.image expects [k, h, w, c] with c in 1..4, got shape {array.shape}")
     if not _writer._recording():
-        return _core.tensor.constant(False, _core.tensor.bool)
+        skipped: _core.tensor.Tensor = _core.tensor.constant(False, _core.tensor.bool)
+        return skipped
     if array.dtype != np.uint8:
         if not np.issubdtype(array.dtype, np.floating):
             raise TypeError(f"tf.summary.image expects uint8 or floating-point images, got {array.dtype}")

@@ -31,14 +31,14 @@ from tpustrategy.distribute import distribution_strategy_context as ds_context
 
 class _SummaryState(threading.local):
     def __init__(self) -> None:
-        self.writer = None
-        self.step = None
-        self.is_recording = None  # None: the default (record), else a bool or a callable returning one
+        self.writer: _FileWriter | None = None  # only a file writer becomes the default
+        self.step: Any = None
+        self.is_recording: Any = None  # None: the default (record), else a bool or a callable returning one
 
 
 _state = _SummaryState()
 _writer_uid = itertools.count()
-_open_writers: weakref.WeakSet = weakref.WeakSet()
+_open_writers: weakref.WeakSet[_FileWriter] = weakref.WeakSet()
 
 
 def _flush_all_at_exit() -> None:
@@ -50,7 +50,7 @@ def _flush_all_at_exit() -> None:
 atexit.register(_flush_all_at_exit)
 
 
-def _as_bool(value) -> bool:
+def _as_bool(value: object) -> bool:
     value = value() if callable(value) else value
     return bool(np.asarray(value.numpy() if hasattr(value, "numpy") else value))
 
@@ -62,7 +62,7 @@ def _replica_records() -> bool:
     context = ds_context.get_replica_context()
     if context is None:  # cross-replica context records
         return True
-    replica_id = context.replica_id_in_sync_group
+    replica_id: object = context.replica_id_in_sync_group
     return int(np.asarray(replica_id.numpy() if hasattr(replica_id, "numpy") else replica_id)) == 0
 
 
@@ -76,7 +76,8 @@ def _recording() -> bool:
 
 def should_record_summaries() -> _core.tensor.Tensor:
     """Whether summaries would be recorded now: a default writer, ``record_if`` true, replica 0 (bool tensor)."""
-    return _core.tensor.constant(_recording(), _core.tensor.bool)
+    recording: _core.tensor.Tensor = _core.tensor.constant(_recording(), _core.tensor.bool)
+    return recording
 
 
 @contextlib.contextmanager

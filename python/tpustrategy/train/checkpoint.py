@@ -27,6 +27,8 @@ from tpustrategy.train.checkpoint_state import CheckpointState, write_state
 from tpustrategy.variables import Variable
 
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
+# A value waiting for its object: (start object, path of names from it, checkpoint node id).
+_Deferred = tuple[Any, tuple[str, ...], int]
 
 
 class CheckpointOptions:
@@ -45,15 +47,15 @@ class _RootView:
     def __init__(self, checkpoint: Checkpoint) -> None:
         self._checkpoint = checkpoint
 
-    def _trackable_children(self):
+    def _trackable_children(self) -> list[tuple[str, Any]]:
         ckpt = self._checkpoint
         return object_graph.children(ckpt._root) + ckpt._own_children()
 
 
-def _serialize(root):
+def _serialize(root: Any) -> tuple[bytes, list[tuple[str, np.ndarray]]]:
     objects, paths, references = object_graph.breadth_first(root)
     nodes = [object_graph_proto.TrackableObject(children=list(refs)) for refs in references]
-    values = []
+    values: list[tuple[str, np.ndarray]] = []
     for node_id, obj in enumerate(objects):
         if node_id and object_graph.is_leaf(obj):
             key = object_graph.checkpoint_key(paths[node_id])
@@ -72,7 +74,7 @@ def _serialize(root):
     return object_graph_proto.encode(nodes), values
 
 
-def _write_bundle(prefix: str, graph: bytes, values) -> None:
+def _write_bundle(prefix: str, graph: bytes, values: list[tuple[str, np.ndarray]]) -> None:
     directory = os.path.dirname(prefix)
     if directory:
         os.makedirs(directory, exist_ok=True)
@@ -83,7 +85,7 @@ def _write_bundle(prefix: str, graph: bytes, values) -> None:
             raise TypeError(f"cannot checkpoint {key!r} of dtype {array.dtype}")
         writer.add(key, NUMPY_TO_TF[array.dtype], list(array.shape), array.astype(array.dtype.newbyteorder("<"),
                                                                                    copy=False).tobytes())
-    writer.add_strings(OBJECT_GRAPH_KEY, [], [graph])
+    writer.add_strings(OBJECT_GRAPH_KEY, [], [graph])  # type: ignore[list-item]  # std::string takes bytes
     writer.finish()
 
 
@@ -96,14 +98,19 @@ class _Restoration:
             raise errors.InvalidArgumentError(
                 None, None, f"The checkpoint at {save_path} has no object graph ({OBJECT_GRAPH_KEY}): name-based "
                 "checkpoints written by tf.compat.v1.train.Saver are not supported")
-        self.nodes = object_graph_proto.decode(reader.get_tensor(OBJECT_GRAPH_KEY))
+        graph = reader.get_tensor(OBJECT_GRAPH_KEY)
+        if not isinstance(graph, bytes):  # a string scalar reads as bytes; anything else is no object graph
+            raise errors.DataLossError(None, None, f"The checkpoint at {save_path} has no object graph: "
+                                       f"{OBJECT_GRAPH_KEY} is not a string scalar")
+        self.nodes = object_graph_proto.decode(graph)
         if not self.nodes:
             raise errors.DataLossError(None, None, f"The checkpoint at {save_path} has an empty object graph")
         self.matched: dict[int, object] = {}
         self.restored_ids: set[int] = set()
-        self._restored_refs: list = []  # keeps restored leaves alive while their ids are remembered
-        self.waiting = weakref.WeakKeyDictionary()  # owner -> [(start object, path, node id)]
-        self.unused_attributes: dict[int, list] = {}  # node id -> attributes its (non-variable) object cannot take
+        self._restored_refs: list[Any] = []  # keeps restored leaves alive while their ids are remembered
+        # owner -> [(start object, path, node id)]
+        self.waiting: weakref.WeakKeyDictionary[Any, list[_Deferred]] = weakref.WeakKeyDictionary()
+        self.unused_attributes: dict[int, list[str]] = {}  # node id -> attributes its (non-variable) object cannot take
         self._retrying = False
 
     # ---- matching ----
@@ -136,7 +143,7 @@ class _Restoration:
                 elif child_id not in self.matched:
                     self._defer(own, begin, rel + (name,), child_id)
 
-    def _defer(self, owner, start, path, node_id) -> None:
+    def _defer(self, owner: Any, start: Any, path: tuple[str, ...], node_id: int) -> None:
         try:
             entries = self.waiting.setdefault(owner, [])
             deferred_restoration.pending.setdefault(owner, {})[id(self)] = self._retry
@@ -154,12 +161,12 @@ class _Restoration:
                     deferred_restoration.pending.pop(owner, None)
         self.waiting.clear()
 
-    def _retry(self, owner) -> None:
+    def _retry(self, owner: Any) -> None:
         if self._retrying:
             return
         self._retrying = True
         try:
-            still = []
+            still: list[_Deferred] = []
             for start, path, node_id in self.waiting.get(owner, []):
                 if node_id in self.matched:
                     continue
@@ -173,7 +180,7 @@ class _Restoration:
                 if not found:
                     still.append((start, path, node_id))
                     continue
-                assignments = []
+                assignments: list[tuple[Any, str]] = []
                 self.match(node_id, obj, owner, start, path, assignments)
                 self.apply(assignments)
             if still:
@@ -191,7 +198,7 @@ class _Restoration:
     # ---- values ----
     def apply(self, assignments: Any) -> None:
         """Reads and checks every value first, then assigns: a mismatch leaves every variable unchanged."""
-        checked = []
+        checked: list[tuple[Any, np.ndarray | bytes]] = []
         shapes = self.reader.get_variable_to_shape_map()
         for obj, key in assignments:
             if key not in shapes:
@@ -200,12 +207,15 @@ class _Restoration:
             signature = object_graph.signature(obj)
             if signature is not None:
                 expected, variable_shape = signature
-                if array.dtype != expected:
+                # a string scalar reads as bytes
+                dtype, shape = (array.dtype, tuple(array.shape)) if isinstance(array, np.ndarray) else \
+                    (np.dtype(object), ())
+                if dtype != expected:
                     raise errors.InvalidArgumentError(
                         None, None, f"tensor_name = {key}; expected dtype {_dtype_text(expected)} does not equal "
-                        f"original dtype {_dtype_text(array.dtype)}")
-                if tuple(array.shape) != variable_shape:
-                    raise ValueError(f"Received incompatible tensor with shape {tuple(array.shape)} when attempting "
+                        f"original dtype {_dtype_text(dtype)}")
+                if shape != variable_shape:
+                    raise ValueError(f"Received incompatible tensor with shape {shape} when attempting "
                                      f"to restore variable with shape {variable_shape} and name "
                                      f"{getattr(obj, 'name', key)}.")
             checked.append((obj, array))
@@ -226,9 +236,11 @@ class _Restoration:
         return paths
 
 
-def _dtype_text(dtype) -> str:
-    names = {np.dtype(np.float32): "float", np.dtype(np.float64): "double", np.dtype(np.float16): "half"}
-    return names.get(np.dtype(dtype), np.dtype(dtype).name)
+def _dtype_text(dtype: Any) -> str:
+    names: dict[np.dtype[Any], str] = {np.dtype(np.float32): "float", np.dtype(np.float64): "double",
+                                       np.dtype(np.float16): "half", np.dtype(object): "string"}
+    text: str = names.get(np.dtype(dtype), np.dtype(dtype).name)  # numpy's stubs give .name as Any
+    return text
 
 
 class CheckpointLoadStatus:
@@ -239,7 +251,7 @@ class CheckpointLoadStatus:
         self._checkpoint = checkpoint
         self._expect_partial = False
 
-    def _unmatched_objects(self) -> list:
+    def _unmatched_objects(self) -> list[str]:
         objects, paths, _ = object_graph.breadth_first(self._checkpoint._graph_root())
         return [".".join(paths[i]) for i, obj in enumerate(objects)
                 if i and object_graph.is_leaf(obj) and id(obj) not in self._restoration.restored_ids]
@@ -336,7 +348,7 @@ class Checkpoint:
 
     def __init__(self, root: Any = None, **kwargs: Any) -> None:
         self._root = root
-        self._save_counter = None
+        self._save_counter: Variable | None = None
         self._root_view = _RootView(self) if root is not None else None
         if root is not None and not object_graph.is_trackable(root):
             raise ValueError(f"`Checkpoint` was expecting root to be a trackable object (an object derived from "
@@ -349,20 +361,20 @@ class Checkpoint:
             setattr(self, name, value)
 
     # ---- the graph ----
-    def _own_children(self) -> list:
+    def _own_children(self) -> list[tuple[str, Any]]:
         out = [(name, value) for name, value in vars(self).items()
                if not name.startswith("_") and object_graph.is_trackable(value)]
         if self._save_counter is not None:
             out.append(("save_counter", self._save_counter))
         return out
 
-    def _trackable_children(self):
+    def _trackable_children(self) -> list[tuple[str, Any]]:
         return self._own_children()
 
-    def _graph_root(self):
+    def _graph_root(self) -> _RootView | Checkpoint:
         return self._root_view if self._root_view is not None else self
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: Any) -> None:
         object.__setattr__(self, name, value)
         if not name.startswith("_") and deferred_restoration.pending:
             deferred_restoration.notify(self)
@@ -371,6 +383,7 @@ class Checkpoint:
     def save_counter(self) -> Variable:
         """The number of ``save`` calls (an int64 variable, created on first use)."""
         self._maybe_create_save_counter()
+        assert self._save_counter is not None  # just created
         return self._save_counter
 
     def _maybe_create_save_counter(self) -> None:
@@ -400,6 +413,7 @@ class Checkpoint:
         ``checkpoint`` state file, and returns that path."""
         prefix = os.fspath(file_prefix)
         self._maybe_create_save_counter()
+        assert self._save_counter is not None  # just created
         self._save_counter.assign_add(1)
         path = self.write(f"{prefix}-{int(np.asarray(self._save_counter.numpy()))}", options)
         write_state(os.path.dirname(path) or ".", CheckpointState(path, [path]))
@@ -407,8 +421,11 @@ class Checkpoint:
 
     # ---- restoring ----
     def read(self, save_path: str | os.PathLike[str] | None,
-             options: CheckpointOptions | None = None) -> CheckpointLoadStatus:
-        """Restores from `save_path` (see ``restore``); returns a CheckpointLoadStatus."""
+             options: CheckpointOptions | None = None) -> CheckpointLoadStatus | InitializationOnlyStatus:
+        """Restores from `save_path` (see ``restore``, without creating the save counter); returns a
+        CheckpointLoadStatus, or for ``None`` an InitializationOnlyStatus, as TF."""
+        if save_path is None:
+            return InitializationOnlyStatus()
         return self._restore(save_path)
 
     def restore(self, save_path: str | os.PathLike[str] | None,
@@ -427,14 +444,14 @@ class Checkpoint:
         self._maybe_create_save_counter()
         return self._restore(save_path)
 
-    def _restore(self, save_path):
+    def _restore(self, save_path: str | os.PathLike[str]) -> CheckpointLoadStatus:
         path = os.fspath(save_path)
         if os.path.isdir(path):  # as TF: a directory is not a checkpoint (tf.train.latest_checkpoint finds one)
             raise errors.DataLossError(None, None, f"Unable to open table file {path}: FAILED_PRECONDITION: {path}; Is "
                                        "a directory: perhaps your file is in a different file format and you need to "
                                        "use a different restore operator?")
         restoration = _Restoration(CheckpointReader(path), path)
-        assignments = []
+        assignments: list[tuple[Any, str]] = []
         root = self._graph_root()
         try:
             restoration.match(0, root, self._root if self._root is not None else self, root, (), assignments)

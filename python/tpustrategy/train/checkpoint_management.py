@@ -67,9 +67,9 @@ class CheckpointManager:
         self._step_counter = step_counter
         self._checkpoint_interval = checkpoint_interval
         self._init_fn = init_fn
-        self._last_checkpoint_step = None
+        self._last_checkpoint_step: int | None = None
         self._maybe_delete: collections.OrderedDict[str, float] = collections.OrderedDict()
-        self._latest_checkpoint = None
+        self._latest_checkpoint: str | None = None
         self._last_preserved_timestamp = time.time()
         state = get_checkpoint_state(self._directory)
         if state is not None:
@@ -96,7 +96,7 @@ class CheckpointManager:
         return self._latest_checkpoint
 
     @property
-    def checkpoints(self) -> list:
+    def checkpoints(self) -> list[str]:
         """The managed checkpoints' prefixes, oldest first."""
         return list(self._maybe_delete)
 
@@ -104,7 +104,7 @@ class CheckpointManager:
     def checkpoint_interval(self) -> int | None:
         return self._checkpoint_interval
 
-    def _current_step(self):
+    def _current_step(self) -> int:
         value = self._step_counter
         return int(np.asarray(value.numpy() if hasattr(value, "numpy") else value))
 
@@ -137,9 +137,9 @@ class CheckpointManager:
             _delete_checkpoint(old)
         return path
 
-    def _sweep(self) -> list:
+    def _sweep(self) -> list[str]:
         """Drops the oldest checkpoints beyond max_to_keep from the managed set; returns those to delete."""
-        doomed = []
+        doomed: list[str] = []
         if self._max_to_keep is None:
             return doomed
         while len(self._maybe_delete) > self._max_to_keep:
@@ -152,6 +152,7 @@ class CheckpointManager:
         return doomed
 
     def _record_state(self) -> None:
+        assert self._latest_checkpoint is not None  # save() has just set it
         write_state(self._directory, CheckpointState(self._latest_checkpoint, list(self._maybe_delete),
                                                      list(self._maybe_delete.values()),
                                                      self._last_preserved_timestamp))

@@ -19,6 +19,7 @@ import dataclasses
 import logging
 import os
 import re
+from collections.abc import Callable
 
 from tpustrategy import _core
 
@@ -29,8 +30,8 @@ _LINE = re.compile(r'^\s*(\w+)\s*:\s*(.*?)\s*$')
 @dataclasses.dataclass
 class CheckpointState:
     model_checkpoint_path: str = ""
-    all_model_checkpoint_paths: list = dataclasses.field(default_factory=list)
-    all_model_checkpoint_timestamps: list = dataclasses.field(default_factory=list)
+    all_model_checkpoint_paths: list[str] = dataclasses.field(default_factory=list)
+    all_model_checkpoint_timestamps: list[float] = dataclasses.field(default_factory=list)
     last_preserved_timestamp: float = 0.0
 
 
@@ -83,7 +84,7 @@ def parse_state(text: str) -> CheckpointState:
     return state
 
 
-def _state_path(checkpoint_dir, latest_filename) -> str:
+def _state_path(checkpoint_dir: str | os.PathLike[str], latest_filename: str | None) -> str:
     return os.path.join(os.fspath(checkpoint_dir), latest_filename or "checkpoint")
 
 
@@ -104,7 +105,7 @@ def get_checkpoint_state(checkpoint_dir: str | os.PathLike[str], latest_filename
         _logger.warning("%s: Checkpoint ignored (no model_checkpoint_path)", path)
         return None
     base = os.fspath(checkpoint_dir)
-    absolute = lambda p: p if os.path.isabs(p) else os.path.join(base, p)  # noqa: E731
+    absolute: Callable[[str], str] = lambda p: p if os.path.isabs(p) else os.path.join(base, p)  # noqa: E731
     state.model_checkpoint_path = absolute(state.model_checkpoint_path)
     state.all_model_checkpoint_paths = [absolute(p) for p in state.all_model_checkpoint_paths]
     return state
@@ -125,8 +126,8 @@ def latest_checkpoint(checkpoint_dir: str | os.PathLike[str], latest_filename: s
     return None
 
 
-def write_state(checkpoint_dir, state: CheckpointState, save_relative_paths: bool = True,
-                latest_filename=None) -> None:
+def write_state(checkpoint_dir: str | os.PathLike[str], state: CheckpointState, save_relative_paths: bool = True,
+                latest_filename: str | None = None) -> None:
     """Replaces the state file crash-safely; paths inside `checkpoint_dir` become relative when asked."""
     base = os.path.abspath(os.fspath(checkpoint_dir))
 

@@ -39,7 +39,7 @@ class JobDef:
         entries = b"".join(_field(2, _varint(0x08) + _varint(k) + _field(2, v.encode())) for k, v in self.tasks.items())
         return _field(1, self.name.encode()) + entries
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, JobDef) and (self.name, self.tasks) == (other.name, other.tasks)
 
     def _text(self, indent: str) -> str:
@@ -58,7 +58,7 @@ class ClusterDef:
     def SerializeToString(self) -> bytes:  # noqa: N802 - protobuf's name
         return b"".join(_field(1, job.SerializeToString()) for job in self.job)
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, ClusterDef) and self.job == other.job
 
     def __str__(self) -> str:

@@ -7,7 +7,7 @@ from typing import Any
 from tpustrategy.train.cluster_def import ClusterDef, JobDef
 
 
-def _no_such_job(job_name) -> ValueError:
+def _no_such_job(job_name: object) -> ValueError:
     return ValueError(f"No such job in cluster: {job_name!r}")
 
 
@@ -25,7 +25,8 @@ class ClusterSpec:
 
     def __init__(self, cluster: Any) -> None:
         if isinstance(cluster, ClusterSpec):
-            self._cluster_spec = {job: dict(tasks) for job, tasks in cluster._cluster_spec.items()}
+            self._cluster_spec: dict[str, dict[int, str]] = {
+                job: dict(tasks) for job, tasks in cluster._cluster_spec.items()}
             return
         if isinstance(cluster, ClusterDef):
             self._cluster_spec = {job.name: dict(job.tasks) for job in cluster.job}
@@ -35,7 +36,7 @@ class ClusterSpec:
                 "`cluster` must be a dictionary mapping one or more job names to lists of network addresses, "
                 "or a `ClusterDef` protocol buffer"
             )
-        self._cluster_spec: dict[str, dict[int, str]] = {}
+        self._cluster_spec = {}
         for job_name, tasks in cluster.items():
             if isinstance(tasks, (list, tuple)):
                 job_tasks = dict(enumerate(tasks))
@@ -66,24 +67,24 @@ class ClusterSpec:
 
     __nonzero__ = __bool__
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         if isinstance(other, ClusterSpec):
             return self._cluster_spec == other._cluster_spec
         return NotImplemented
 
-    def __ne__(self, other) -> bool:
+    def __ne__(self, other: object) -> bool:
         return not self == other
 
-    __hash__ = None  # mutable mapping semantics, like TF's
+    __hash__ = None  # type: ignore[assignment]  # mutable mapping semantics, like TF's
 
     def __repr__(self) -> str:
         as_dict = self.as_dict()
         items = ", ".join(f"{job!r}: {as_dict[job]!r}" for job in sorted(as_dict))
         return "ClusterSpec({" + items + "})"
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, list[str | None] | dict[int, str]]:
         """job → list of addresses when its task indices are dense (0..n-1), else job → {index: address}."""
-        result = {}
+        result: dict[str, list[str | None] | dict[int, str]] = {}
         for job in self.jobs:
             indices = self.task_indices(job)
             if not indices:
@@ -102,7 +103,7 @@ class ClusterSpec:
     def jobs(self) -> list[str]:
         return list(self._cluster_spec.keys())
 
-    def _job(self, job_name) -> dict[int, str]:
+    def _job(self, job_name: str) -> dict[int, str]:
         try:
             return self._cluster_spec[job_name]
         except KeyError:

@@ -11,14 +11,17 @@ reads out of bounds.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 import numpy as np
 
 from tpustrategy import _core
 
 _BYTES, _FLOAT, _INT64 = 1, 2, 3
+_Parsed = TypeVar("_Parsed")
+# A Feature as the C++ codec takes and gives it: (kind: 0 none, _BYTES, _FLOAT or _INT64; values).
+FeatureWire = tuple[int, list[Any]]
 
 
 class DecodeError(Exception):
@@ -26,28 +29,28 @@ class DecodeError(Exception):
 
 
 class _Message:
-    _fields: tuple = ()
+    _fields: tuple[str, ...] = ()
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return type(self) is type(other) and all(getattr(self, f) == getattr(other, f) for f in self._fields)
 
-    def __ne__(self, other):
+    def __ne__(self, other: object) -> bool:
         return not self == other
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # mutable messages are unhashable, as protobuf's
 
     def CopyFrom(self, other: object) -> None:  # noqa: N802  (protobuf's name)
         if type(other) is not type(self):
             raise TypeError(f"Parameter to CopyFrom() must be instance of same class: expected {type(self).__name__} "
                             f"got {type(other).__name__}.")
-        self.ParseFromString(other.SerializeToString())
+        self.ParseFromString(other.SerializeToString())  # type: ignore[attr-defined]  # Example, SequenceExample only
 
     def ParseFromString(self, serialized: bytes) -> int:  # noqa: N802
-        parsed = type(self).FromString(serialized)
+        parsed = type(self).FromString(serialized)  # type: ignore[attr-defined]  # Example, SequenceExample only
         self.__dict__.update(parsed.__dict__)
         return len(serialized)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{type(self).__name__}({', '.join(f'{f}={getattr(self, f)!r}' for f in self._fields)})"
 
 
@@ -59,15 +62,16 @@ class _List(_Message):
         self.value = [self._convert(v) for v in _values(value)]
 
 
-def _values(value):
+def _values(value: Any) -> list[Any]:
     if hasattr(value, "numpy"):
         value = value.numpy()
     if isinstance(value, np.ndarray):
-        return value.reshape(-1).tolist()
+        items: list[Any] = value.reshape(-1).tolist()
+        return items
     return list(value)
 
 
-def _to_bytes(v):
+def _to_bytes(v: object) -> bytes:
     if isinstance(v, bytes):
         return v
     if isinstance(v, (str, np.str_)):
@@ -77,19 +81,19 @@ def _to_bytes(v):
     raise TypeError(f"{v!r} has type {type(v).__name__}, but expected one of: bytes")
 
 
-def _to_float(v):
+def _to_float(v: Any) -> float:
     if isinstance(v, (bytes, str)):
         raise TypeError(f"{v!r} has type {type(v).__name__}, but expected one of: int, float")
     return float(np.float32(v))  # the value a float field holds
 
 
-def _to_int64(v):
+def _to_int64(v: Any) -> int:
     if isinstance(v, (float, np.floating, bytes, str)):
         raise TypeError(f"{v!r} has type {type(v).__name__}, but expected one of: int")
-    v = int(v)
-    if not -(2**63) <= v < 2**63:
-        raise ValueError(f"Value out of range: {v}")
-    return v
+    number = int(v)
+    if not -(2**63) <= number < 2**63:
+        raise ValueError(f"Value out of range: {number}")
+    return number
 
 
 class BytesList(_List):
@@ -117,27 +121,35 @@ class Feature(_Message):
         if len(given) > 1:
             raise ValueError(f"Feature takes one of bytes_list, float_list, int64_list; got {[n for n, _ in given]}")
         self._kind = given[0][0] if given else None
-        self._list = given[0][1] if given else None
-        if self._list is not None and not isinstance(self._list, self._kinds[self._kind][1]):
-            raise TypeError(f"`{self._kind}` must be a {self._kinds[self._kind][1].__name__}, got "
-                            f"{type(self._list).__name__}")
+        self._list: _List | None = given[0][1] if given else None
+        if self._list is not None:
+            assert self._kind is not None  # set with _list
+            if not isinstance(self._list, self._kinds[self._kind][1]):
+                raise TypeError(f"`{self._kind}` must be a {self._kinds[self._kind][1].__name__}, got "
+                                f"{type(self._list).__name__}")
 
-    def _get(self, name):
+    def _get(self, name: str) -> _List | None:
         if self._kind == name:
             return self._list
         return self._kinds[name][1]()  # an unset member reads as empty, as in protobuf
 
     @property
     def bytes_list(self) -> BytesList:
-        return self._get("bytes_list")
+        value = self._get("bytes_list")
+        assert isinstance(value, BytesList)  # __init__ checked it
+        return value
 
     @property
     def float_list(self) -> FloatList:
-        return self._get("float_list")
+        value = self._get("float_list")
+        assert isinstance(value, FloatList)  # __init__ checked it
+        return value
 
     @property
     def int64_list(self) -> Int64List:
-        return self._get("int64_list")
+        value = self._get("int64_list")
+        assert isinstance(value, Int64List)  # __init__ checked it
+        return value
 
     def WhichOneof(self, oneof_group: str) -> str | None:  # noqa: N802
         if oneof_group != "kind":
@@ -147,17 +159,18 @@ class Feature(_Message):
     def HasField(self, name: str) -> bool:  # noqa: N802
         return self._kind == name
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return (isinstance(other, Feature) and self._kind == other._kind
                 and (self._list is None or self._list == other._list))
 
-    def _wire(self):
+    def _wire(self) -> FeatureWire:
         if self._kind is None:
             return (0, [])
+        assert self._list is not None  # set with _kind
         return (self._kinds[self._kind][0], self._list.value)
 
     @classmethod
-    def _from_wire(cls, kind_and_values):
+    def _from_wire(cls, kind_and_values: FeatureWire) -> Feature:
         kind, values = kind_and_values
         if kind == _BYTES:
             return cls(bytes_list=BytesList(values))
@@ -167,7 +180,7 @@ class Feature(_Message):
             return cls(int64_list=Int64List(values))
         return cls()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Feature({self._kind}={self._list!r})" if self._kind else "Feature()"
 
 
@@ -175,7 +188,7 @@ class Features(_Message):
     _fields = ("feature",)
 
     def __init__(self, feature: dict[str, Feature] | None = None) -> None:
-        self.feature = {}
+        self.feature: dict[str, Feature] = {}
         if feature is not None and not isinstance(feature, dict):
             raise TypeError(f"Features: `feature` must be a dict of name -> tf.train.Feature, got "
                             f"{type(feature).__name__}: {feature!r}")
@@ -184,11 +197,11 @@ class Features(_Message):
                 raise TypeError(f"Features values must be tf.train.Feature, got {type(value).__name__} for {key!r}")
             self.feature[str(key)] = value
 
-    def _wire(self):
+    def _wire(self) -> dict[str, FeatureWire]:
         return {key: f._wire() for key, f in self.feature.items()}
 
     @classmethod
-    def _from_wire(cls, wire):
+    def _from_wire(cls, wire: dict[str, FeatureWire]) -> Features:
         return cls({key: Feature._from_wire(v) for key, v in wire.items()})
 
 
@@ -206,7 +219,7 @@ class FeatureLists(_Message):
         self.feature_list = dict(feature_list or {})
 
 
-def _parse(fn, serialized, what):
+def _parse(fn: Callable[[bytes], _Parsed], serialized: object, what: str) -> _Parsed:
     if not isinstance(serialized, (bytes, bytearray, memoryview)):
         raise TypeError(f"{what}.FromString() expects bytes, got {type(serialized).__name__}")
     from tpustrategy.errors import InvalidArgumentError

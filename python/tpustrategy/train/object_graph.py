@@ -11,32 +11,37 @@ the path by which the walk first reaches it, each name escaped as TF does ("." -
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 
 from tpustrategy.module import Module
 from tpustrategy.variables import VariableAggregation, VariableSynchronization
 
 ATTRIBUTE = "VARIABLE_VALUE"
+# (objects, paths, references) of a walk: see breadth_first.
+Graph = tuple[list[Any], list[tuple[str, ...]], list[list[tuple[int, str]]]]
 
 
 def escape(name: str) -> str:
     return name.replace(".", "..").replace("/", ".S")
 
 
-def checkpoint_key(path) -> str:
+def checkpoint_key(path: Sequence[str]) -> str:
     return "/".join(escape(p) for p in path) + "/.ATTRIBUTES/" + ATTRIBUTE
 
 
-def is_leaf(obj) -> bool:
+def is_leaf(obj: object) -> bool:
     """A variable, or a value holder with ``_checkpoint_read`` / ``_checkpoint_assign``."""
     return bool(getattr(obj, "_is_variable", False)) or callable(getattr(obj, "_checkpoint_read", None))
 
 
-def is_container(obj) -> bool:
+def is_container(obj: object) -> bool:
     return isinstance(obj, (list, tuple, dict))
 
 
-def is_trackable(obj, depth: int = 0) -> bool:
+def is_trackable(obj: Any, depth: int = 0) -> bool:
     if is_leaf(obj) or isinstance(obj, Module):
         return True
     if isinstance(obj, type):
@@ -49,7 +54,7 @@ def is_trackable(obj, depth: int = 0) -> bool:
     return False
 
 
-def children(obj) -> list:
+def children(obj: Any) -> list[tuple[str, Any]]:
     """(name, child) pairs of `obj`, in TF's order."""
     if is_leaf(obj):
         return []
@@ -65,14 +70,16 @@ def children(obj) -> list:
     return []
 
 
-def breadth_first(root):
+def breadth_first(root: Any) -> Graph:
     """(objects, paths, references): objects in node order, the path (names) of each, and each node's
     child references as (node id, name)."""
-    objects, paths, references = [root], [()], []
+    objects: list[Any] = [root]
+    paths: list[tuple[str, ...]] = [()]
+    references: list[list[tuple[int, str]]] = []
     ids = {id(root): 0}
     i = 0
     while i < len(objects):
-        refs = []
+        refs: list[tuple[int, str]] = []
         for name, child in children(objects[i]):
             node_id = ids.get(id(child))
             if node_id is None:
@@ -85,16 +92,16 @@ def breadth_first(root):
     return objects, paths, references
 
 
-def full_name(obj) -> str:
-    name = getattr(obj, "_checkpoint_full_name", None) or getattr(obj, "name", "") or ""
+def full_name(obj: Any) -> str:
+    name: str = getattr(obj, "_checkpoint_full_name", None) or getattr(obj, "name", "") or ""
     return name[:-2] if name.endswith(":0") else name
 
 
-def _is_distributed(var) -> bool:
+def _is_distributed(var: object) -> bool:
     return bool(getattr(var, "_is_distributed_variable", False))
 
 
-def read_value(obj) -> np.ndarray:
+def read_value(obj: Any) -> np.ndarray:
     """The value saved for a leaf: a distributed variable's primary (Mirrored) or aggregate (SyncOnRead),
     as TF saves one value per distributed variable."""
     if callable(getattr(obj, "_checkpoint_read", None)):
@@ -105,7 +112,7 @@ def read_value(obj) -> np.ndarray:
     return np.asarray(obj.numpy())
 
 
-def signature(obj):
+def signature(obj: Any) -> tuple[np.dtype[Any], tuple[int, ...]] | None:
     """(numpy dtype, shape) of a variable leaf, read from one component; None for value holders, which convert
     themselves."""
     if callable(getattr(obj, "_checkpoint_read", None)):
@@ -114,7 +121,7 @@ def signature(obj):
     return value.dtype, value.shape
 
 
-def assign_value(obj, array: np.ndarray) -> None:
+def assign_value(obj: Any, array: np.ndarray | bytes) -> None:
     """Restores a leaf; a distributed variable gets the value on every component (a SyncOnRead SUM
     variable value / replicas, as TF), so a checkpoint restores under any strategy or replica count."""
     if callable(getattr(obj, "_checkpoint_assign", None)):
@@ -125,6 +132,7 @@ def assign_value(obj, array: np.ndarray) -> None:
         return
     components = obj._values
     if obj.synchronization == VariableSynchronization.ON_READ and obj.aggregation == VariableAggregation.SUM:
+        assert isinstance(array, np.ndarray)  # SUM variables are numeric: their dtype was checked
         array = (array / len(components)).astype(array.dtype)
     for component in components:
         component.assign(array)

@@ -10,6 +10,7 @@ bytes raise ``DataLossError``.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 
 from tpustrategy import errors
 
@@ -30,9 +31,9 @@ class SlotVariableReference:
 
 @dataclasses.dataclass
 class TrackableObject:
-    children: list = dataclasses.field(default_factory=list)  # (node_id, local_name)
-    attributes: list = dataclasses.field(default_factory=list)  # SerializedTensor
-    slot_variables: list = dataclasses.field(default_factory=list)  # SlotVariableReference
+    children: list[tuple[int, str]] = dataclasses.field(default_factory=list)  # (node_id, local_name)
+    attributes: list[SerializedTensor] = dataclasses.field(default_factory=list)  # SerializedTensor
+    slot_variables: list[SlotVariableReference] = dataclasses.field(default_factory=list)  # SlotVariableReference
     has_checkpoint_values: bool | None = None
 
 
@@ -99,7 +100,7 @@ class _Reader:
                 return value
             shift += 7
 
-    def fields(self):
+    def fields(self) -> Iterator[tuple[int, int | bytes]]:
         while not self.done():
             key = self.varint()
             field, wire_type = key >> 3, key & 7
@@ -120,21 +121,21 @@ class _Reader:
                 raise errors.DataLossError(None, None, f"malformed object graph: wire type {wire_type}")
 
 
-def _int32(value) -> int:
+def _int32(value: int | bytes) -> int:
     if not isinstance(value, int):
         raise errors.DataLossError(None, None, "malformed object graph: an int field holds bytes")
     value &= 0xFFFFFFFF
     return value - (1 << 32) if value >= 1 << 31 else value
 
 
-def _text(value) -> str:
+def _text(value: int | bytes) -> str:
     if isinstance(value, int):
         raise errors.DataLossError(None, None, "malformed object graph: a string field holds a varint")
     return bytes(value).decode("utf-8", errors="replace")
 
 
 def decode(data: bytes) -> list[TrackableObject]:
-    nodes = []
+    nodes: list[TrackableObject] = []
     for field, payload in _Reader(bytes(data)).fields():
         if field != 1 or isinstance(payload, int):
             continue

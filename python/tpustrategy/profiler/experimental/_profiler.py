@@ -31,7 +31,7 @@ class ProfilerOptions(NamedTuple):
 class _Session:
     def __init__(self, logdir: str) -> None:
         self.logdir = logdir
-        self.steps: list = []  # StepRecord per step, in order
+        self.steps: list[_sim.StepRecord] = []  # StepRecord per step, in order
         self.trace_depth = 0
 
     def cut(self, name: str = "", step_num: int = -1) -> None:
@@ -105,7 +105,7 @@ class Trace:
         self.name = str(name)
         step_num = kwargs.get("step_num")
         self.step_num = -1 if step_num is None else int(step_num)
-        self._session = None
+        self._session: _Session | None = None
 
     def __enter__(self) -> Trace:
         with _lock:
@@ -117,7 +117,7 @@ class Trace:
                 self._session = session
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         with _lock:
             session, self._session = self._session, None
             if session is None:
@@ -139,5 +139,5 @@ class Profile:
         start(self.logdir, self.options)
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.path = _stop(True)

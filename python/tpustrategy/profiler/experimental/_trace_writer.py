@@ -11,23 +11,35 @@ from __future__ import annotations
 import gzip
 import json
 import os
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from tpustrategy import _core
+
+if TYPE_CHECKING:
+    from tpustrategy.experimental._step_report import CollectiveTime, StepReport
+
+# A trace event: the Trace Event Format's JSON object (values of several kinds, as the format has them).
+TraceEvent = dict[str, Any]
+# One step to write: (name, step_num or None, its report with a timeline).
+TracedStep = tuple[str, "int | None", "StepReport"]
 
 STEPS_TID = 1_000_000  # the per-host track that shows the steps
 _MAX_GROUP_LISTED = 64
 
 
-def _op_args(event, dtype: str) -> dict:
+def _op_args(event: _core.sim.StepEvent, dtype: str) -> dict[str, Any]:
     return {"replica": event.slot[0], "logical_core": event.slot[1], "dtype": dtype,
             "input_shapes": str([list(s) for s in event.input_shapes]),
             "output_shapes": str([list(s) for s in event.output_shapes]),
             "flops": event.flops, "bytes": event.bytes, "unit": event.unit}
 
 
-def _collective_args(event, stat) -> dict:
+def _collective_args(event: _core.sim.StepEvent, stat: CollectiveTime | None) -> dict[str, Any]:
     replicas = sorted({replica for replica, _ in event.group})
-    args = {"kind": event.name, "group_size": stat.group_size if stat else len(event.group),
+    args: dict[str, Any] = {"kind": event.name, "group_size": stat.group_size if stat else len(event.group),
             "group_replicas": str(replicas[:_MAX_GROUP_LISTED]) + (" ..." if len(replicas) > _MAX_GROUP_LISTED else ""),
             "bytes": stat.bytes if stat else event.bytes, "dtype": event.dtype, "elements_per_member": event.count}
     if event.spmd:  # inserted by the SPMD partitioner over one replica's logical cores
@@ -39,12 +51,13 @@ def _collective_args(event, stat) -> dict:
     return args
 
 
-def trace_events(steps, preset, coordinates) -> list[dict]:
+def trace_events(steps: Iterable[TracedStep], preset: _core.slice.SlicePreset,
+                 coordinates: np.ndarray) -> list[TraceEvent]:
     """Trace events for `steps` ([(name, step_num, StepReport with a timeline)], laid end to end); `coordinates`:
     the preset's [task, device, 4] device coordinates."""
     per_host = preset.devices_per_host
     job = _core.devices.job()  # the devices' job: localhost on a one-host slice, as their names say
-    events: list[dict] = []
+    events: list[TraceEvent] = []
     for task in range(preset.num_hosts):
         events.append({"ph": "M", "name": "process_name", "pid": task, "tid": 0,
                        "args": {"name": f"/job:{job}/replica:0/task:{task} (host {task}, {preset.name})"}})
@@ -59,14 +72,14 @@ def trace_events(steps, preset, coordinates) -> list[dict]:
                            "args": {"name": f"TPU:{core_id} [{x},{y},{z},{core}]"}})
             events.append({"ph": "M", "name": "thread_sort_index", "pid": task, "tid": device,
                            "args": {"sort_index": device}})
-    body: list[dict] = []
+    body: list[TraceEvent] = []
     offset_us = 0.0
     for name, step_num, report in steps:
         record_events = report.record.events
         stats = {c.event: c for c in report.collectives}
         # One (name, cat, args) per recorded event, shared by every core that runs it (a what-if on a pod repeats
         # each event thousands of times; the args dict is read-only once written).
-        described: dict[int, tuple[str, str, dict]] = {}
+        described: dict[int, tuple[str, str, dict[str, Any]]] = {}
         for index, core, start, end in report.timeline:
             about = described.get(index)
             if about is None:
@@ -92,7 +105,8 @@ def trace_events(steps, preset, coordinates) -> list[dict]:
     return events + body
 
 
-def write_trace(path: str, steps, preset, coordinates) -> str:
+def write_trace(path: str, steps: Iterable[TracedStep], preset: _core.slice.SlicePreset,
+                coordinates: np.ndarray) -> str:
     """Writes the gzipped JSON trace to `path` (directories created) and returns the path."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     document = {"displayTimeUnit": "ns", "traceEvents": trace_events(steps, preset, coordinates),
