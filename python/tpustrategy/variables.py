@@ -139,6 +139,10 @@ class Variable(TensorOperators, metaclass=_VariableMetaclass):
 
     _is_variable = True
     _autocast = True  # read as the autocast dtype inside `autocast_reads` (Keras' add_weight(autocast=))
+    # Keras 3's attributes, set on the variables its layers and optimizers create (not by this constructor):
+    # the scoped name ("dense/kernel") and the constraint the optimizer applies after each update.
+    path: str
+    constraint: Callable[..., Any] | None
 
     def __init__(self, initial_value: Any = None, trainable: bool | None = None, name: str | None = None,
                  dtype: Any = None, synchronization: Any = VariableSynchronization.AUTO,
