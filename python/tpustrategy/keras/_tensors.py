@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from tpustrategy import _core
+from tpustrategy.ops._args import TensorLike
 
 
-def tensor(value, dtype=None) -> _core.tensor.Tensor:
+def tensor(value: TensorLike, dtype: Any = None) -> _core.tensor.Tensor:
     """`value` as a Tensor (a variable is read), cast to `dtype` when given."""
     if hasattr(value, "_as_tensor") and not isinstance(value, _core.tensor.Tensor):
         value = value._as_tensor()
@@ -17,10 +20,11 @@ def tensor(value, dtype=None) -> _core.tensor.Tensor:
         dtype = as_dtype(dtype)
         if value.dtype != dtype:
             value = _core.ops.cast(value, dtype)
-    return value
+    converted: _core.tensor.Tensor = value
+    return converted
 
 
-def as_dtype(dtype) -> _core.tensor.DType:
+def as_dtype(dtype: Any) -> _core.tensor.DType:
     if dtype is None:
         return _core.tensor.float32
     if isinstance(dtype, _core.tensor.DType):
@@ -28,8 +32,9 @@ def as_dtype(dtype) -> _core.tensor.DType:
     return _core.tensor.DType(getattr(dtype, "name", dtype))
 
 
-def shape_of(value) -> tuple:
-    """The static shape of a tensor, variable, numpy array or KerasTensor as a tuple."""
+def shape_of(value: Any) -> tuple[Any, ...]:
+    """The static shape of a tensor, variable, numpy array or KerasTensor as a tuple (ints; None where a
+    KerasTensor's dimension is unknown: left Any, as the layers calling this know when it is defined)."""
     if isinstance(value, _core.tensor.Tensor):
         return tuple(value._shape_tuple)
     shape = getattr(value, "shape", None)
@@ -40,5 +45,6 @@ def shape_of(value) -> tuple:
     return tuple(shape)
 
 
-def scalar(value, dtype) -> _core.tensor.Tensor:
-    return _core.tensor.constant(value, dtype)
+def scalar(value: Any, dtype: Any) -> _core.tensor.Tensor:
+    result: _core.tensor.Tensor = _core.tensor.constant(value, dtype)
+    return result

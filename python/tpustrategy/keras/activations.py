@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from tpustrategy import _core
 from tpustrategy.keras._tensors import scalar, tensor
@@ -104,7 +104,7 @@ _BY_NAME = {f.__name__: f for f in (relu, linear, sigmoid, tanh, softmax, log_so
 _BY_NAME["silu"] = swish
 
 
-def get(identifier: Any) -> Callable[..., Any]:
+def get(identifier: object) -> Callable[..., Any]:
     """The activation function for a name, a callable, or None (linear)."""
     if identifier is None:
         return linear
@@ -115,7 +115,7 @@ def get(identifier: Any) -> Callable[..., Any]:
     if isinstance(identifier, str):
         from tpustrategy.keras.object_registration import get_registered_object
 
-        found = get_registered_object(identifier)
+        found: Callable[..., Any] | None = get_registered_object(identifier)
         if found is not None:
             return found
     raise ValueError(f"Could not interpret activation function identifier: {identifier!r}")
@@ -123,8 +123,9 @@ def get(identifier: Any) -> Callable[..., Any]:
 
 def serialize(activation: Callable[..., Any]) -> str:
     """The name Keras 3 writes: the built-in's name, or a registered function's "package>name"."""
-    return vars(activation).get("_keras_registered_name") or getattr(activation, "__name__", str(activation)) \
+    name = vars(activation).get("_keras_registered_name") or getattr(activation, "__name__", str(activation)) \
         if hasattr(activation, "__dict__") else getattr(activation, "__name__", str(activation))
+    return cast(str, name)  # a function's __name__ or its registered name
 
 
 __all__ = sorted(_BY_NAME) + ["get", "serialize"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import collections
 
-_UIDS: collections.defaultdict = collections.defaultdict(int)
+_UIDS: collections.defaultdict[str, int] = collections.defaultdict(int)
 
 
 def get_uid(prefix: str = "") -> int:

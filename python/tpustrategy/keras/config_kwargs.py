@@ -9,15 +9,17 @@ ValueError naming it. A user class whose constructor takes ``**kwargs`` gets the
 from __future__ import annotations
 
 import inspect
+from collections.abc import Mapping
+from typing import Any
 
 
-def _is_builtin(cls) -> bool:
+def _is_builtin(cls: type) -> bool:
     return cls.__module__.startswith("tpustrategy.keras.")
 
 
-def _parameters(cls) -> dict:
+def _parameters(cls: type) -> dict[str, inspect.Parameter]:
     """The named parameters of cls.__init__ and, while it takes **kwargs, of its bases' __init__."""
-    out: dict = {}
+    out: dict[str, inspect.Parameter] = {}
     for klass in cls.__mro__:
         if "__init__" not in vars(klass):
             continue
@@ -30,7 +32,7 @@ def _parameters(cls) -> dict:
     return out
 
 
-def constructor_kwargs(cls, config) -> dict:
+def constructor_kwargs(cls: type[Any], config: Mapping[str, Any]) -> dict[str, Any]:
     """`config` as keyword arguments for cls(...): unknown neutral keys dropped, other unknown keys named."""
     config = dict(config)
     params = _parameters(cls)

@@ -9,19 +9,23 @@ interpolation of Davis & Goadrich (Keras' ``summation_method="interpolation"``).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, cast
 
 import numpy as np
 
 from tpustrategy import _core
 from tpustrategy.keras.metric import Metric, _tensor
+from tpustrategy.ops._args import TensorLike
+from tpustrategy.variables import Variable
 
 _EPS = 1e-7
 _MAX_THRESHOLDS = 1 << 24
 _NEG_INF = -1e10
 
 
-def _select(y_true, y_pred, top_k, class_id):
+def _select(y_true: TensorLike, y_pred: TensorLike, top_k: int | None,
+            class_id: int | None) -> tuple[_core.tensor.Tensor, _core.tensor.Tensor]:
     """Keras 3's ``top_k`` (predictions outside each row's k largest become -1e10, never positive; the default
     threshold is then -1e10, so every kept prediction is positive) then
     ``class_id`` (one column of labels and predictions)."""
@@ -38,7 +42,9 @@ def _select(y_true, y_pred, top_k, class_id):
     return y_true, y_pred
 
 
-def _counts(y_true, y_pred, thresholds, sample_weight, num_labels=None, label_weights=None):
+def _counts(y_true: TensorLike, y_pred: TensorLike, thresholds: Sequence[float], sample_weight: TensorLike,
+            num_labels: int | None = None,
+            label_weights: np.ndarray[Any, Any] | None = None) -> tuple[_core.tensor.Tensor, ...]:
     """TP, FP, TN, FN per threshold (float32 vectors of len(thresholds)); with `num_labels`, per threshold and
     label (len(thresholds) x num_labels), the last axis of the inputs being the labels."""
     ops = _core.ops
@@ -68,7 +74,7 @@ def _counts(y_true, y_pred, thresholds, sample_weight, num_labels=None, label_we
     return tuple(counts)
 
 
-def _divide_no_nan(a, b):
+def _divide_no_nan(a: TensorLike, b: TensorLike) -> _core.tensor.Tensor:
     zero = _core.ops.zeros([], _core.tensor.float32)
     safe = _core.ops.where(b == zero, _core.ops.ones([], _core.tensor.float32), b)
     return _core.ops.where(b == zero, zero, a / safe)
@@ -81,7 +87,7 @@ class _Thresholded(Metric):
         self.thresholds = [0.5] if thresholds is None else list(np.atleast_1d(thresholds))
         self.true_positives = self.add_variable("true_positives", (len(self.thresholds),))
 
-    def _result(self, value):
+    def _result(self, value: _core.tensor.Tensor) -> _core.tensor.Tensor:
         return value if len(self.thresholds) > 1 else _core.ops.reshape(value, [])
 
 
@@ -133,7 +139,7 @@ class AUC(Metric):
     """Area under the ROC (default) or PR curve from per-threshold confusion counts."""
 
     def __init__(self, num_thresholds: int = 200, curve: str = "ROC", summation_method: str = "interpolation",
-                 name: str | None = "auc", dtype: Any = None, thresholds: float | list[float] | None = None,
+                 name: str | None = "auc", dtype: Any = None, thresholds: list[float] | None = None,
                  multi_label: bool = False, num_labels: int | None = None, label_weights: Any = None,
                  from_logits: bool = False) -> None:
         super().__init__(name=name, dtype=dtype)
@@ -159,11 +165,13 @@ class AUC(Metric):
             self.thresholds = [0.0 - _EPS] + inner + [1.0 + _EPS]
         self.num_thresholds = len(self.thresholds)
         self.curve, self.summation_method, self.from_logits = curve.upper(), summation_method, from_logits
-        self.true_positives = None
+        self.true_positives: Variable | None = None
         if not self.multi_label or num_labels is not None:
-            self._build((self.num_thresholds,) if not self.multi_label else (self.num_thresholds, int(num_labels)))
+            # multi_label here implies num_labels is given
+            self._build((self.num_thresholds,) if not self.multi_label else
+                        (self.num_thresholds, int(cast(int, num_labels))))
 
-    def _build(self, shape) -> None:
+    def _build(self, shape: tuple[int, ...]) -> None:
         """The four counters: per threshold, and per label with ``multi_label`` (built on the first update
         when ``num_labels`` is not given, as Keras)."""
         self.true_positives = self.add_variable("true_positives", shape)
@@ -184,6 +192,7 @@ class AUC(Metric):
                 raise ValueError(f"AUC(multi_label=True) was built for {self.num_labels} labels; y_pred has {labels}")
         label_weights = self.label_weights if not self.multi_label else None  # multi-label: weights the average
         tp, fp, tn, fn = _counts(y_true, y_pred, self.thresholds, sample_weight, labels, label_weights)
+        assert self.true_positives is not None  # built in __init__, or just above for multi_label
         self.true_positives.assign_add(tp)
         self.false_positives.assign_add(fp)
         self.true_negatives.assign_add(tn)
@@ -200,8 +209,9 @@ class AUC(Metric):
         weights = np.asarray(self.label_weights, np.float64)
         return _core.tensor.constant(float(np.sum(per_label * weights) / np.sum(weights)), _core.tensor.float32)
 
-    def _areas(self):
+    def _areas(self) -> Any:  # np.sum: a float64, or one per label with multi_label
         """The area (per label with ``multi_label``): sums over the threshold axis 0."""
+        assert self.true_positives is not None  # result() calls this once the counters are built
         tp, fp, tn, fn = (np.asarray(v.value(), np.float64) for v in (
             self.true_positives, self.false_positives, self.true_negatives, self.false_negatives))
         with np.errstate(divide="ignore", invalid="ignore"):

@@ -15,16 +15,17 @@ from typing import Any
 from tpustrategy import _core
 from tpustrategy.keras._tensors import scalar, tensor
 from tpustrategy.keras.naming import lookup
+from tpustrategy.ops._args import TensorLike
 
 _EPSILON = 1e-7
 
 
-def _norms(w, axis):
+def _norms(w: TensorLike, axis: int | list[int] | tuple[int, ...]) -> _core.tensor.Tensor:
     axes = list(axis) if isinstance(axis, list | tuple) else [axis]
     return _core.ops.sqrt(_core.ops.reduce_sum(_core.ops.square(w), axis=axes, keepdims=True))
 
 
-def _clip(x, low, high):
+def _clip(x: TensorLike, low: TensorLike, high: TensorLike) -> _core.tensor.Tensor:
     return _core.ops.minimum(_core.ops.maximum(x, low), high)
 
 
@@ -34,7 +35,7 @@ class Constraint:
     def __call__(self, w: Any) -> Any:
         return w
 
-    def get_config(self) -> dict:
+    def get_config(self) -> dict[str, Any]:
         return {}
 
     @classmethod

@@ -8,7 +8,7 @@ takes the global policy current at its construction (``set_dtype_policy`` / the 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from tpustrategy import _core
 
@@ -60,7 +60,7 @@ class DTypePolicy:
     def quantization_mode(self) -> str | None:
         return None
 
-    def get_config(self) -> dict:
+    def get_config(self) -> dict[str, Any]:
         return {"name": self._name}
 
     @classmethod
@@ -70,7 +70,7 @@ class DTypePolicy:
     def __repr__(self) -> str:
         return f'<DTypePolicy "{self._name}">'
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, DTypePolicy) and self._name == other._name
 
     def __hash__(self) -> int:
@@ -80,7 +80,7 @@ class DTypePolicy:
 FloatDTypePolicy = DTypePolicy  # Keras 3 keeps the old name as an alias
 
 
-_GLOBAL: list = [None]
+_GLOBAL: list[DTypePolicy | None] = [None]
 
 
 def set_dtype_policy(policy: Any) -> None:
@@ -98,7 +98,7 @@ def dtype_policy() -> DTypePolicy:
     """The global policy (``float32`` until set)."""
     if _GLOBAL[0] is None:
         _GLOBAL[0] = DTypePolicy("float32")
-    return _GLOBAL[0]
+    return cast(DTypePolicy, _GLOBAL[0])  # set just above when it was None
 
 
 def get(identifier: Any) -> DTypePolicy:

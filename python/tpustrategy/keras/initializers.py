@@ -21,23 +21,23 @@ from tpustrategy.keras.naming import lookup
 from tpustrategy.ops import random_ops
 
 
-def _np_dtype(dtype):
+def _np_dtype(dtype: Any) -> np.dtype[Any] | type[np.float32]:
     return np.dtype(as_dtype(dtype).name) if as_dtype(dtype).name != "bfloat16" else np.float32
 
 
-def _as_tensor(array, dtype):
+def _as_tensor(array: np.ndarray[Any, Any], dtype: Any) -> _core.tensor.Tensor:
     dtype = as_dtype(dtype)
-    t = _core.tensor.convert_to_tensor(np.ascontiguousarray(array.astype(_np_dtype(dtype))))
+    t: _core.tensor.Tensor = _core.tensor.convert_to_tensor(np.ascontiguousarray(array.astype(_np_dtype(dtype))))
     return t if t.dtype == dtype else _core.ops.cast(t, dtype)
 
 
-def _shape(shape) -> tuple:
+def _shape(shape: Any) -> tuple[int, ...]:
     if hasattr(shape, "as_list"):
         shape = shape.as_list()
-    shape = tuple(int(d) for d in shape)
-    if any(d < 0 for d in shape):
-        raise ValueError(f"Initializer shape must be non-negative; received shape={shape}")
-    return shape
+    dims = tuple(int(d) for d in shape)
+    if any(d < 0 for d in dims):
+        raise ValueError(f"Initializer shape must be non-negative; received shape={dims}")
+    return dims
 
 
 class Initializer:
@@ -46,7 +46,7 @@ class Initializer:
     def __call__(self, shape: Sequence[int], dtype: Any = None) -> Any:
         raise NotImplementedError
 
-    def get_config(self) -> dict:
+    def get_config(self) -> dict[str, Any]:
         return {}
 
     @classmethod
@@ -94,7 +94,7 @@ class _Random(Initializer):
         self._init_seed = seed
         self.seed = seed if seed is not None else random_seed.make_default_seed()
 
-    def _seed_pair(self) -> list:
+    def _seed_pair(self) -> list[int]:
         return random_seed.stateless_seed(self.seed)
 
     def get_config(self) -> dict[str, Any]:
@@ -177,7 +177,7 @@ class VarianceScaling(_Random):
         return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution, "seed": self._init_seed}
 
 
-def _variance_scaling(name, scale, mode, distribution):
+def _variance_scaling(name: str, scale: float, mode: str, distribution: str) -> type[VarianceScaling]:
     class _Preset(VarianceScaling):
         def __init__(self, seed: int | None = None) -> None:
             super().__init__(scale, mode, distribution, seed)

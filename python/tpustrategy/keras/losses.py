@@ -14,18 +14,20 @@ from typing import Any
 
 from tpustrategy import _core
 from tpustrategy.keras.naming import lookup
+from tpustrategy.ops._args import TensorLike
 from tpustrategy.ops.nn_ops import sigmoid_cross_entropy_with_logits
 
 _REDUCTIONS = ("sum", "sum_over_batch_size", "mean", "mean_with_sample_weight", "none", None)
 _EPSILON = 1e-7  # keras.backend.epsilon()
 
 
-def _tensor(value, dtype=None):
+def _tensor(value: TensorLike, dtype: _core.tensor.DType | None = None) -> _core.tensor.Tensor:
     if hasattr(value, "_as_tensor") and not isinstance(value, _core.tensor.Tensor):
         value = value._as_tensor()
     if not isinstance(value, _core.tensor.Tensor):
         value = _core.tensor.convert_to_tensor(value)
-    return value if dtype is None or value.dtype == dtype else _core.ops.cast(value, dtype)
+    converted: _core.tensor.Tensor = value if dtype is None or value.dtype == dtype else _core.ops.cast(value, dtype)
+    return converted
 
 
 class Loss:
@@ -62,7 +64,7 @@ class Loss:
     def call(self, y_true: Any, y_pred: Any) -> Any:
         raise NotImplementedError
 
-    def get_config(self) -> dict:
+    def get_config(self) -> dict[str, Any]:
         """Keras 3's config: ``name``, ``reduction``, then the subclass's own arguments (``from_logits`` ...)."""
         import inspect
 
@@ -243,7 +245,7 @@ def sparse_categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool 
     return loss(y_true, y_pred)
 
 
-def _per_sample(loss_class):
+def _per_sample(loss_class: type[Loss]) -> Callable[..., Any]:
     def fn(y_true: Any, y_pred: Any, **kwargs: Any) -> Any:
         return loss_class(reduction="none", **kwargs)(y_true, y_pred)
 
@@ -268,7 +270,7 @@ _BY_NAME = {
 }
 
 
-def get(identifier: Any) -> Loss:
+def get(identifier: Any) -> Callable[..., Any] | None:
     """A Loss object for a name ("mse", "sparse_categorical_crossentropy", class names too), a Loss, or a
     function of (y_true, y_pred) (wrapped with the default reduction)."""
     return lookup(identifier, Loss, _BY_NAME, "loss", wrap_callable=LossFunctionWrapper)

@@ -9,21 +9,22 @@ to the outputs; losses weight their per-sample values by the output's mask as Ke
 from __future__ import annotations
 
 import weakref
-from typing import Any
+from typing import Any, cast
 
 from tpustrategy import _core, nest
+from tpustrategy.ops._args import TensorLike
 
-_MASKS: dict = {}  # id(tensor) -> (weakref to the tensor, mask)
+_MASKS: dict[int, tuple[weakref.ref[_core.tensor.Tensor], Any]] = {}  # id(tensor) -> (weakref to the tensor, mask)
 
 
-def set_keras_mask(tensor, mask) -> None:
+def set_keras_mask(tensor: Any, mask: Any) -> None:
     if mask is None or not isinstance(tensor, _core.tensor.Tensor):
         return
     key = id(tensor)
-    _MASKS[key] = (weakref.ref(tensor, lambda _ref, key=key: _MASKS.pop(key, None)), mask)
+    _MASKS[key] = (weakref.ref(tensor, lambda _ref: _MASKS.pop(key, None)), mask)
 
 
-def get_keras_mask(tensor):
+def get_keras_mask(tensor: Any) -> Any:
     entry = _MASKS.get(id(tensor))
     if entry is None or entry[0]() is not tensor:
         return None
@@ -38,7 +39,7 @@ def input_masks(inputs: Any) -> Any:
     return get_keras_mask(inputs)
 
 
-def attach(outputs, mask) -> None:
+def attach(outputs: Any, mask: Any) -> None:
     if mask is None:
         return
     flat = nest.flatten(outputs)
@@ -47,7 +48,7 @@ def attach(outputs, mask) -> None:
         set_keras_mask(tensor, m)
 
 
-def apply_mask(sample_weight, mask):
+def apply_mask(sample_weight: TensorLike, mask: TensorLike) -> _core.tensor.Tensor:
     """Keras 3's ``apply_mask`` for the default reduction: masked entries weigh 0, the others
     total / valid, so the mean over every entry is the mean over the valid ones; times `sample_weight`."""
     ops = _core.ops
@@ -57,15 +58,15 @@ def apply_mask(sample_weight, mask):
     f32 = _core.tensor.float32
     mask = mask * (_core.tensor.constant(total, f32) / (valid + _core.tensor.constant(1e-7, f32)))
     if sample_weight is None:
-        return mask
+        return cast(_core.tensor.Tensor, mask)  # a float32 Tensor: cast and scaled above
     sample_weight = ops.cast(_core.tensor.convert_to_tensor(sample_weight), _core.tensor.float32)
     extra = len(mask._shape_tuple) - len(sample_weight._shape_tuple)
     if extra > 0:
         sample_weight = ops.reshape(sample_weight, list(sample_weight._shape_tuple) + [1] * extra)
-    return mask * sample_weight
+    return cast(_core.tensor.Tensor, mask * sample_weight)
 
 
-def _size(t) -> int:
+def _size(t: _core.tensor.Tensor) -> int:
     size = 1
     for d in t._shape_tuple:
         size *= int(d)

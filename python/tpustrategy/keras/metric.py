@@ -8,14 +8,15 @@ Keras does with tf.distribute.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from tpustrategy import _core
 from tpustrategy.keras._tensors import tensor
+from tpustrategy.ops._args import TensorLike
 from tpustrategy.variables import Variable, VariableAggregation, VariableSynchronization
 
 
-def _tensor(value, dtype=None):
+def _tensor(value: TensorLike, dtype: Any = None) -> _core.tensor.Tensor:
     return tensor(value, dtype)
 
 
@@ -25,7 +26,7 @@ class Metric:
     def __init__(self, name: str | None = None, dtype: Any = None) -> None:
         self.name = name or type(self).__name__.lower()
         self.dtype = _core.tensor.DType(dtype) if dtype is not None else _core.tensor.float32
-        self._variables: list = []
+        self._variables: list[Variable] = []
 
     def add_variable(self, name: str, shape: Sequence[int] = ()) -> Variable:
         variable = Variable(_core.ops.zeros(list(shape), self.dtype), trainable=False, name=f"{self.name}/{name}",
@@ -35,12 +36,13 @@ class Metric:
         return variable
 
     @property
-    def variables(self) -> list:
+    def variables(self) -> list[Variable]:
         return list(self._variables)
 
     def reset_state(self) -> None:
         for variable in self._variables:
-            variable.assign(_core.ops.zeros(list(variable.shape), self.dtype))
+            # metric state is created with a fully defined shape
+            variable.assign(_core.ops.zeros(cast("list[int]", list(variable.shape)), self.dtype))
 
     def update_state(self, *args: Any, **kwargs: Any) -> None:
         raise NotImplementedError

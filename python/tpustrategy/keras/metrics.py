@@ -15,6 +15,7 @@ from tpustrategy.keras.confusion_metrics import AUC, Precision, Recall
 from tpustrategy.keras.masking import get_keras_mask
 from tpustrategy.keras.metric import Metric, _tensor
 from tpustrategy.keras.naming import snake_case
+from tpustrategy.ops._args import TensorLike
 
 
 class Sum(Metric):
@@ -34,7 +35,7 @@ class Sum(Metric):
         return _core.ops.identity(self.total.value())
 
 
-def _same_rank(x1, x2):
+def _same_rank(x1: _core.tensor.Tensor, x2: _core.tensor.Tensor) -> tuple[_core.tensor.Tensor, _core.tensor.Tensor]:
     """Keras 3's squeeze_or_expand_to_same_rank: ranks one apart meet by a trailing dimension of 1."""
     r1, r2 = len(x1._shape_tuple), len(x2._shape_tuple)
     if r1 == r2 + 1 and x1._shape_tuple[-1] == 1:
@@ -44,7 +45,8 @@ def _same_rank(x1, x2):
     return x1, x2
 
 
-def _samplewise(values, sample_weight, dtype):
+def _samplewise(values: TensorLike, sample_weight: TensorLike,
+                dtype: _core.tensor.DType) -> tuple[_core.tensor.Tensor, _core.tensor.Tensor | None]:
     """Keras 3's reduce_to_samplewise_values for Mean: one value (and weight) per sample, values weighted."""
     values = _tensor(values, dtype)
     if sample_weight is not None:
@@ -92,7 +94,8 @@ class MeanMetricWrapper(Mean):
         super().__init__(name=name, dtype=dtype)
         self._fn = fn
 
-    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+    # Keras' signature: a wrapper takes (y_true, y_pred) where Mean takes values
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:  # type: ignore[override]
         mask = get_keras_mask(y_pred)  # Keras 3: a masked output's padded entries weigh 0 in its metrics
         values = self._fn(y_true, y_pred)
         if mask is not None:
@@ -104,11 +107,11 @@ class MeanMetricWrapper(Mean):
         super().update_state(values, sample_weight)
 
 
-def _matches(a, b):
+def _matches(a: TensorLike, b: TensorLike) -> _core.tensor.Tensor:
     return _core.ops.cast(_core.ops.equal(a, b), _core.tensor.float32)
 
 
-def _sparse_categorical_accuracy(y_true, y_pred):
+def _sparse_categorical_accuracy(y_true: TensorLike, y_pred: TensorLike) -> _core.tensor.Tensor:
     y_true, y_pred = _tensor(y_true), _tensor(y_pred)
     if y_true.ndim == y_pred.ndim and y_true._shape_tuple[-1:] == (1,):
         y_true = _core.ops.squeeze(y_true, [-1])
@@ -116,12 +119,12 @@ def _sparse_categorical_accuracy(y_true, y_pred):
     return _matches(_core.ops.cast(y_true, _core.tensor.int64), predicted)
 
 
-def _categorical_accuracy(y_true, y_pred):
+def _categorical_accuracy(y_true: TensorLike, y_pred: TensorLike) -> _core.tensor.Tensor:
     return _matches(_core.ops.argmax(_tensor(y_true), -1, output_type=_core.tensor.int64),
                     _core.ops.argmax(_tensor(y_pred), -1, output_type=_core.tensor.int64))
 
 
-def _accuracy(y_true, y_pred):
+def _accuracy(y_true: TensorLike, y_pred: TensorLike) -> _core.tensor.Tensor:
     y_pred = _tensor(y_pred)
     return _matches(_tensor(y_true, y_pred.dtype), y_pred)
 
@@ -184,7 +187,8 @@ class MeanAbsoluteError(MeanMetricWrapper):
         super().__init__(mae, name, dtype)
 
 
-def _accuracy_for(y_true_shape, y_pred_shape):
+def _accuracy_for(y_true_shape: tuple[int | None, ...],
+                  y_pred_shape: tuple[int | None, ...]) -> Callable[[str], Metric]:
     """Keras 3's choice for "accuracy": binary for one output unit, sparse categorical when the labels
     have one dimension fewer (or a last dimension of 1), else categorical."""
     if y_pred_shape and y_pred_shape[-1] == 1:
@@ -195,7 +199,7 @@ def _accuracy_for(y_true_shape, y_pred_shape):
     return lambda name: CategoricalAccuracy(name=name)
 
 
-_BY_NAME = {
+_BY_NAME: dict[str, type[Metric]] = {
     "mse": MeanSquaredError, "mean_squared_error": MeanSquaredError, "mae": MeanAbsoluteError,
     "mean_absolute_error": MeanAbsoluteError, "sparse_categorical_accuracy": SparseCategoricalAccuracy,
     "categorical_accuracy": CategoricalAccuracy, "binary_accuracy": BinaryAccuracy, "auc": AUC,

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+_Callable = TypeVar("_Callable", bound=Callable[..., Any])
 
 
 def snake_case(name: str) -> str:
@@ -12,7 +16,9 @@ def snake_case(name: str) -> str:
     return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
-def lookup(identifier, base: type, by_name: dict, what: str, wrap_callable=None):
+def lookup(identifier: object, base: type[_Callable], by_name: Mapping[str, Callable[[], Callable[..., Any]]],
+           what: str, wrap_callable: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None,
+           ) -> Callable[..., Any] | None:
     """An instance of `base` for `identifier`: None, an instance, a subclass, a name (as given or the
     snake_case of a class name) in `by_name`, or a callable (wrapped by `wrap_callable` when given)."""
     if identifier is None:
@@ -23,9 +29,11 @@ def lookup(identifier, base: type, by_name: dict, what: str, wrap_callable=None)
         # lazy: serialization_lib knows every built-in Keras class, so it sits above this module
         from tpustrategy.keras.saving.serialization_lib import deserialize_keras_object
 
-        return deserialize_keras_object(identifier, printable_module_name=what)
+        deserialized: Callable[..., Any] = deserialize_keras_object(identifier, printable_module_name=what)
+        return deserialized
     if isinstance(identifier, type) and issubclass(identifier, base):
-        return identifier()
+        instance: _Callable = identifier()
+        return instance
     if isinstance(identifier, str):
         cls = by_name.get(identifier) or by_name.get(snake_case(identifier))
         if cls is not None:

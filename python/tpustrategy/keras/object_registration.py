@@ -7,10 +7,11 @@ from __future__ import annotations
 import contextlib
 import contextvars
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, cast
 
-_REGISTERED: dict = {}  # "package>name" -> class or function
-_CUSTOM_OBJECTS: contextvars.ContextVar = contextvars.ContextVar("keras_custom_objects", default=None)
+_REGISTERED: dict[str, Any] = {}  # "package>name" -> class or function
+_CUSTOM_OBJECTS: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("keras_custom_objects",
+                                                                                       default=None)
 
 
 def register_keras_serializable(package: str = "Custom", name: str | None = None) -> Callable[[Any], Any]:
@@ -29,11 +30,14 @@ def register_keras_serializable(package: str = "Custom", name: str | None = None
 
 def get_registered_name(obj: Any) -> str:
     target = obj if isinstance(obj, type) or callable(obj) and not hasattr(obj, "get_config") else type(obj)
-    return vars(target).get("_keras_registered_name", target.__name__) if hasattr(target, "__dict__") \
+    name: str = vars(target).get("_keras_registered_name", target.__name__) if hasattr(target, "__dict__") \
         else target.__name__
+    return name
 
 
 def get_registered_object(name: str | None, custom_objects: dict[str, Any] | None = None) -> Any:
+    if name is None:  # nothing is registered without a name
+        return None
     custom = {**(_CUSTOM_OBJECTS.get() or {}), **(custom_objects or {})}
     return custom.get(name) or _REGISTERED.get(name)
 
@@ -53,8 +57,9 @@ def dtype_name(dtype: Any) -> str:
     if isinstance(dtype, dict):
         if dtype.get("class_name") not in ("DTypePolicy", "FloatDTypePolicy"):
             raise ValueError(f"Unsupported dtype policy {dtype.get('class_name')!r} in {dtype!r}")
-        return dtype["config"]["name"]
-    return getattr(dtype, "name", dtype)
+        name: str = dtype["config"]["name"]
+        return name
+    return cast(str, getattr(dtype, "name", dtype))  # a DType's or policy's name, or the name as given
 
 
 __all__ = ["custom_object_scope", "dtype_name", "get_registered_name", "get_registered_object",

@@ -10,6 +10,7 @@ floor-modded by 2**31 - 2, as Keras' TF backend casts seeds to int32). So a prog
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import numpy as np
 
@@ -32,7 +33,7 @@ def make_default_seed() -> int:
     return random.randint(1, int(1e9))
 
 
-def stateless_seed(seed, counter: int = 0) -> list:
+def stateless_seed(seed: int, counter: int = 0) -> list[int]:
     """The int32 seed pair a TF stateless op receives for (seed, counter) (Keras' ``_cast_seed``)."""
     return [int(seed) % _INT32_MAX_MINUS_ONE, int(counter) % _INT32_MAX_MINUS_ONE]
 
@@ -54,12 +55,12 @@ class SeedGenerator:
         self._seed, self._counter = seed, 0
         self.name = name or "seed_generator"
 
-    def next(self) -> list:
+    def next(self) -> list[int]:
         pair = stateless_seed(self._seed, self._counter)
         self._counter += 1
         return pair
 
-    def get_config(self) -> dict:
+    def get_config(self) -> dict[str, Any]:
         return {"seed": self._initial_seed, "name": self.name}
 
 

@@ -9,7 +9,7 @@ from tpustrategy import _core
 from tpustrategy.keras._tensors import scalar, tensor
 
 
-def _validate(value, name):
+def _validate(value: Any, name: str) -> float:
     if not isinstance(value, int | float) or value < 0:
         raise ValueError(f"Value for argument `{name}` must be a non-negative float. Received: {name}={value!r}")
     return float(value)
@@ -19,7 +19,7 @@ class Regularizer:
     def __call__(self, x: Any) -> Any:
         return _core.tensor.constant(0.0, _core.tensor.float32)
 
-    def get_config(self) -> dict:
+    def get_config(self) -> dict[str, Any]:
         return {}
 
     @classmethod
@@ -67,14 +67,15 @@ class L2(L1L2):
 l1, l2, l1_l2 = L1, L2, L1L2
 
 
-def get(identifier: Any) -> Callable[..., Any] | None:
+def get(identifier: object) -> Callable[..., Any] | None:
     if identifier is None:
         return None
     if isinstance(identifier, dict):
         # lazy: serialization_lib knows every built-in Keras class, so it sits above this module
         from tpustrategy.keras.saving.serialization_lib import deserialize_keras_object
 
-        return deserialize_keras_object(identifier, printable_module_name="regularizer")
+        regularizer: Callable[..., Any] = deserialize_keras_object(identifier, printable_module_name="regularizer")
+        return regularizer
     if isinstance(identifier, Regularizer) or callable(identifier) and not isinstance(identifier, type):
         return identifier
     if isinstance(identifier, str):

@@ -8,6 +8,7 @@ from typing import Any
 
 from tpustrategy.keras.optimizers import sparse_math as sm
 from tpustrategy.keras.optimizers.optimizer import Optimizer, as_dtype
+from tpustrategy.variables import Variable
 
 
 class Adagrad(Optimizer):
@@ -18,7 +19,7 @@ class Adagrad(Optimizer):
         super().__init__(learning_rate, name, **kwargs)
         self.initial_accumulator_value, self.epsilon = initial_accumulator_value, epsilon
 
-    def build_slots(self, variable: Any) -> dict:
+    def build_slots(self, variable: Any) -> dict[str, Variable]:
         accumulator = self._zeros_like_variable(variable, "accumulator")
         accumulator.assign(accumulator.value() + as_dtype(self.initial_accumulator_value, variable.dtype))
         return {"accumulator": accumulator}

@@ -9,6 +9,7 @@ from typing import Any
 from tpustrategy import _core
 from tpustrategy.keras.optimizers import sparse_math as sm
 from tpustrategy.keras.optimizers.optimizer import Optimizer, as_dtype
+from tpustrategy.variables import Variable
 
 
 class Adam(Optimizer):
@@ -19,14 +20,14 @@ class Adam(Optimizer):
         super().__init__(learning_rate, name, **kwargs)
         self.beta_1, self.beta_2, self.epsilon, self.amsgrad = beta_1, beta_2, epsilon, bool(amsgrad)
 
-    def build_slots(self, variable: Any) -> dict:
+    def build_slots(self, variable: Any) -> dict[str, Variable]:
         slots = {"momentum": self._zeros_like_variable(variable, "momentum"),
                  "velocity": self._zeros_like_variable(variable, "velocity")}
         if self.amsgrad:
             slots["velocity_hat"] = self._zeros_like_variable(variable, "velocity_hat")
         return slots
 
-    def _keras_slot_groups(self) -> list:  # Keras 3: momentum and velocity together, then velocity_hat
+    def _keras_slot_groups(self) -> list[list[str]]:  # Keras 3: momentum and velocity together, then velocity_hat
         return [["momentum", "velocity"]] + ([["velocity_hat"]] if self.amsgrad and self._slots else [])
 
     def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:

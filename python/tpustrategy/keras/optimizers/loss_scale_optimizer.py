@@ -14,7 +14,7 @@ differ only when a single replica's gradient overflows while the sum does not.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tpustrategy import _core
 from tpustrategy.distribute import distribution_strategy_context as ds_context
@@ -23,6 +23,9 @@ from tpustrategy.keras.optimizers import sparse_math
 from tpustrategy.keras.optimizers.optimizer import Optimizer, _aggregate_option
 from tpustrategy.ops.math_ops import is_finite
 from tpustrategy.variables import Variable
+
+if TYPE_CHECKING:
+    from tpustrategy.distribute.distribute_lib import StrategyBase
 
 # Base-optimizer options a LossScaleOptimizer refuses (they belong on the inner optimizer), with their defaults.
 _INNER_OPTIONS = {"weight_decay": None, "clipnorm": None, "global_clipnorm": None, "clipvalue": None,
@@ -60,7 +63,7 @@ class LossScaleOptimizer(Optimizer):
         self.initial_scale = float(initial_scale)
         self.dynamic_growth_steps = int(dynamic_growth_steps)
         self.inner_optimizer.loss_scale_factor = None
-        self._scale_variables = None
+        self._scale_variables: tuple[Variable, Variable] | None = None  # (step_counter, dynamic_scale)
         self._build_scale()  # now, in the scope of construction: never lazily inside a replica
 
     # ---- state ----
@@ -74,11 +77,13 @@ class LossScaleOptimizer(Optimizer):
     @property
     def step_counter(self) -> Variable:
         self._build_scale()
+        assert self._scale_variables is not None  # built just above
         return self._scale_variables[0]
 
     @property
     def dynamic_scale(self) -> Variable:
         self._build_scale()
+        assert self._scale_variables is not None  # built just above
         return self._scale_variables[1]
 
     @property
@@ -95,10 +100,10 @@ class LossScaleOptimizer(Optimizer):
             self.inner_optimizer.learning_rate = value
 
     @property
-    def variables(self) -> list:
+    def variables(self) -> list[Any]:
         return [self.step_counter, self.dynamic_scale]
 
-    def _trackable_children(self):
+    def _trackable_children(self) -> list[tuple[str, Any]]:
         return [("inner_optimizer", self.inner_optimizer), ("step_counter", self.step_counter),
                 ("dynamic_scale", self.dynamic_scale)]
 
@@ -120,7 +125,7 @@ class LossScaleOptimizer(Optimizer):
             self._apply_or_skip(None, kept)
         return self.iterations
 
-    def _apply_or_skip(self, strategy, grads_and_vars) -> None:
+    def _apply_or_skip(self, strategy: StrategyBase | None, grads_and_vars: list[tuple[Any, Any]]) -> None:
         counter, scale = self.step_counter, self.dynamic_scale
         if not all(_all_finite(strategy, g) for g, _ in grads_and_vars):
             counter.assign(0)
@@ -137,7 +142,7 @@ class LossScaleOptimizer(Optimizer):
             counter.assign_add(1)
 
     # ---- config ----
-    def get_config(self) -> dict:
+    def get_config(self) -> dict[str, Any]:
         # lazy: serialization_lib knows every built-in Keras class, so it sits above this module
         from tpustrategy.keras.saving.serialization_lib import serialize_keras_object
 
@@ -154,7 +159,7 @@ class LossScaleOptimizer(Optimizer):
         return cls(inner, **config)
 
 
-def _all_finite(strategy, gradient) -> bool:
+def _all_finite(strategy: StrategyBase | None, gradient: Any) -> bool:
     parts = strategy.experimental_local_results(gradient) if strategy is not None else (gradient,)
     return all(bool(_core.ops.reduce_all(is_finite(part.values if sparse_math.is_sparse(part) else part)).numpy())
                for part in parts)

@@ -16,9 +16,10 @@ they are the strategy's (mirrored) variables, one component per replica.
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, cast
 
 from tpustrategy import _core
 from tpustrategy.distribute import distribution_strategy_context as ds_context
@@ -32,7 +33,14 @@ from tpustrategy.ops.array_ops import zeros
 from tpustrategy.ops.clip_ops import clip_by_norm
 from tpustrategy.variables import Variable
 
+if TYPE_CHECKING:
+    import numpy as np
+
+    from tpustrategy.distribute.distribute_lib import StrategyBase
+
 _logger = logging.getLogger("tpustrategy")
+# (gradient, variable): a gradient is a Tensor or IndexedSlices; a variable a Variable or a distributed one
+_Pairs = list[tuple[Any, Any]]
 
 
 def as_dtype(value: Any, dtype: Any) -> Any:
@@ -61,13 +69,13 @@ class Optimizer:
         self._learning_rate = learning_rate
         # Keras 3: no name -> the class name in snake case, made unique (sgd, sgd_1, rm_sprop, adam_w ...)
         self.name = name if name is not None else unique_name(snake_case(type(self).__name__))
-        self._slots: dict[int, dict] = {}
-        self._slot_owners: list = []  # the variables with slots, in the order their slots were built
-        self._iterations = None
+        self._slots: dict[int, dict[str, Variable]] = {}
+        self._slot_owners: list[Any] = []  # the variables with slots, in the order their slots were built
+        self._iterations: Variable | None = None
         # As Keras' TF optimizer: the strategy in scope at construction owns the optimizer's variables.
         self._distribution_strategy = ds_context.get_strategy() if ds_context.has_strategy() else None
 
-    def get_config(self) -> dict:
+    def get_config(self) -> dict[str, Any]:
         """Keras 3's optimizer config (see optimizer_config.py)."""
         from tpustrategy.keras.optimizers.optimizer_config import optimizer_config
 
@@ -88,10 +96,8 @@ class Optimizer:
             self._iterations._name, self._iterations.path = "iteration", f"{self.name}/iteration"  # Keras 3's names
         return self._iterations
 
-    def _variable_scope(self, strategy=None):
+    def _variable_scope(self, strategy: StrategyBase | None = None) -> contextlib.AbstractContextManager[Any]:
         """The scope the optimizer's own variables are created in: the owning strategy's, if any."""
-        import contextlib
-
         strategy = strategy or self._distribution_strategy
         return strategy.scope() if strategy is not None else contextlib.nullcontext()
 
@@ -109,13 +115,13 @@ class Optimizer:
         self._learning_rate = value
 
     @property
-    def variables(self) -> list:
+    def variables(self) -> list[Any]:
         """Keras' order: ``iterations``, the learning rate (unless a schedule; a float32 value holder here, not
         a variable), then the slot variables."""
         lr = [] if callable(self._learning_rate) else [self._learning_rate_value()]
         return [self.iterations, *lr, *self._ordered_slots()]
 
-    def _ordered_slots(self) -> list:
+    def _ordered_slots(self) -> list[Variable]:
         slots = [self._slots[id(owner)] for owner in self._slot_owners]
         return [slot[name] for group in self._keras_slot_groups() for slot in slots for name in group if name in slot]
 
@@ -128,10 +134,10 @@ class Optimizer:
     assign_add = staticmethod(sparse_math.assign_add)
     assign_sub = staticmethod(sparse_math.assign_sub)
 
-    def _slot(self, variable, slot_name):
+    def _slot(self, variable: Any, slot_name: str) -> Variable:
         return self._slots[_var_key(variable)][slot_name]
 
-    def _build_slots_for(self, variables, strategy=None) -> None:
+    def _build_slots_for(self, variables: Iterable[Any], strategy: StrategyBase | None = None) -> None:
         built = False
         for variable in variables:
             key = _var_key(variable)
@@ -148,19 +154,20 @@ class Optimizer:
     _KERAS_SLOT_ATTRIBUTES = {"momentum": "_momentums", "velocity": "_velocities", "velocity_hat": "_velocity_hats",
                               "average_gradient": "_average_gradients", "accumulator": "_accumulators"}
 
-    def _keras_slot_groups(self) -> list:
+    def _keras_slot_groups(self) -> list[list[str]]:
         names = list(next(iter(self._slots.values()), {}))
         return [names] if names else []
 
-    def _trackable_children(self):
+    def _trackable_children(self) -> list[tuple[str, Any]]:
         """The checkpoint children, named as Keras 3's optimizer so that TF-written checkpoints restore:
         ``_variables`` (iterations, learning rate, then the slots), ``_trainable_variables``, ``_iterations``,
         ``_learning_rate`` and one list per slot kind (``_momentums``, ``_velocities``, ...)."""
         slots = [self._slots[id(owner)] for owner in self._slot_owners]
         ordered = self._ordered_slots()
         lr = None if callable(self._learning_rate) else self._learning_rate_value()
-        children = [("_variables", [self.iterations] + ([lr] if lr is not None else []) + ordered),
-                    ("_trainable_variables", list(self._slot_owners)), ("_iterations", self.iterations)]
+        children: list[tuple[str, Any]] = [
+            ("_variables", [self.iterations] + ([lr] if lr is not None else []) + ordered),
+            ("_trainable_variables", list(self._slot_owners)), ("_iterations", self.iterations)]
         if lr is not None:
             children.append(("_learning_rate", lr))
         for name in (n for group in self._keras_slot_groups() for n in group):
@@ -168,13 +175,13 @@ class Optimizer:
             children.append((attribute, [slot[name] for slot in slots if name in slot]))
         return children
 
-    def _learning_rate_value(self):
-        holder = getattr(self, "_learning_rate_holder", None)
+    def _learning_rate_value(self) -> _LearningRateValue:
+        holder: _LearningRateValue | None = getattr(self, "_learning_rate_holder", None)
         if holder is None:
             holder = self._learning_rate_holder = _LearningRateValue(self)
         return holder
 
-    def _zeros_like_variable(self, variable, slot_name):
+    def _zeros_like_variable(self, variable: Any, slot_name: str) -> Variable:
         base = (getattr(variable, "path", None) or variable.name.split(":")[0]).replace("/", "_")
         slot = Variable(zeros(variable.shape.as_list() if hasattr(variable.shape, "as_list") else
                               list(variable.numpy().shape), variable.dtype),
@@ -182,7 +189,7 @@ class Optimizer:
         slot._name, slot.path = f"{base}_{slot_name}", f"{self.name}/{base}_{slot_name}"  # Keras 3's names
         return slot
 
-    def build_slots(self, variable: Any) -> dict:
+    def build_slots(self, variable: Any) -> dict[str, Variable]:
         return {}
 
     def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
@@ -205,7 +212,7 @@ class Optimizer:
         grads = tape.gradient(loss, var_list)
         return self.apply_gradients(zip(grads, var_list, strict=True))
 
-    def _clip(self, pairs: list) -> list:
+    def _clip(self, pairs: _Pairs) -> _Pairs:
         """Keras 3's gradient clipping (before the replicas' gradients are summed): per-gradient norm, global
         norm, or value, whichever is set and positive; IndexedSlices stay sparse, clipped occurrence by
         occurrence as Keras does."""
@@ -242,7 +249,7 @@ class Optimizer:
         return self.iterations
 
     @staticmethod
-    def _given_gradients(grads_and_vars) -> list:
+    def _given_gradients(grads_and_vars: Iterable[tuple[Any, Any]]) -> _Pairs:
         """The pairs with a gradient (Keras 3 warns about the others; none at all is a ValueError)."""
         pairs = list(grads_and_vars)
         kept = [(g, v) for g, v in pairs if g is not None]
@@ -254,7 +261,7 @@ class Optimizer:
                             [v.name for g, v in pairs if g is None])
         return kept
 
-    def _local_apply(self, grads_and_vars) -> None:
+    def _local_apply(self, grads_and_vars: _Pairs) -> None:
         """Without a strategy: the update of each variable, then ``iterations`` + 1."""
         lr = self.learning_rate
         self._build_slots_for([v for _, v in grads_and_vars])
@@ -263,7 +270,7 @@ class Optimizer:
             _apply_constraint(variable, variable)
         self.iterations.assign_add(1)
 
-    def _distributed_apply(self, strategy, grads_and_vars) -> None:
+    def _distributed_apply(self, strategy: StrategyBase, grads_and_vars: _Pairs) -> None:
         """Cross-replica: the same update on every component of each variable (Keras' extended.update)."""
         if self._distribution_strategy is None:
             self._distribution_strategy = strategy
@@ -279,14 +286,14 @@ class Optimizer:
         self.iterations.assign_add(1)
 
 
-def _aggregate_option(skip_gradients_aggregation, kwargs) -> bool:
+def _aggregate_option(skip_gradients_aggregation: bool, kwargs: dict[str, Any]) -> bool:
     aggregate = not skip_gradients_aggregation and kwargs.pop("experimental_aggregate_gradients", True)
     if kwargs:
         raise TypeError(f"apply_gradients() got unexpected keyword argument(s): {sorted(kwargs)}")
     return bool(aggregate)
 
 
-def _apply_constraint(owner, variable) -> None:
+def _apply_constraint(owner: Any, variable: Any) -> None:
     """Keras 3: a variable's ``constraint`` (set by the layer that made it) is applied after each update."""
     constraint = getattr(owner, "constraint", None)
     if constraint is not None:
@@ -308,7 +315,7 @@ class _LearningRateValue:
     name = "learning_rate"
     shape = ()
 
-    def __init__(self, optimizer: Any) -> None:
+    def __init__(self, optimizer: Optimizer) -> None:
         self._optimizer = optimizer
         self._checkpoint_full_name = self.path = f"{optimizer.name}/learning_rate"
 
@@ -319,7 +326,7 @@ class _LearningRateValue:
     def numpy(self) -> Any:
         return self._checkpoint_read()
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray[Any, Any]:
         import numpy as np
 
         return np.asarray(self._checkpoint_read(), dtype=dtype)
@@ -330,12 +337,14 @@ class _LearningRateValue:
 
         self._checkpoint_assign(float(np.float32(np.asarray(value))))
 
-    def _checkpoint_read(self):
+    def _checkpoint_read(self) -> np.float32:
         import numpy as np
 
-        return np.float32(self._optimizer._learning_rate)
+        # a holder is made only for a fixed rate, not a schedule (see Optimizer.variables)
+        rate: np.float32 = np.float32(cast(float, self._optimizer._learning_rate))
+        return rate
 
-    def _checkpoint_assign(self, value) -> None:
+    def _checkpoint_assign(self, value: Any) -> None:
         if not callable(self._optimizer._learning_rate):
             self._optimizer._learning_rate = float(value)
 
@@ -343,6 +352,6 @@ class _LearningRateValue:
 _container = distributed_container
 
 
-def _var_key(variable) -> int:
+def _var_key(variable: Any) -> int:
     """Slots are shared by every component of one distributed variable."""
     return id(_container(variable))

@@ -9,13 +9,18 @@ accumulation); ``from_config`` accepts them at their defaults and names any othe
 from __future__ import annotations
 
 import inspect
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tpustrategy.keras.optimizers.optimizer import Optimizer
 
 # Keras 3 base-optimizer options that are not built here, with the default value Keras writes.
 _UNBUILT_DEFAULTS = {"weight_decay": None, "use_ema": False, "ema_momentum": 0.99, "ema_overwrite_frequency": None,
                      "gradient_accumulation_steps": None}
 
 
-def optimizer_config(optimizer) -> dict:
+def optimizer_config(optimizer: Optimizer) -> dict[str, Any]:
     # lazy: serialization_lib knows every built-in Keras class, so it sits above this module
     from tpustrategy.keras.saving.serialization_lib import serialize_keras_object
 
@@ -36,7 +41,7 @@ def optimizer_config(optimizer) -> dict:
     return config
 
 
-def optimizer_from_config(cls, config):
+def optimizer_from_config(cls: type[Optimizer], config: Mapping[str, Any]) -> Optimizer:
     # lazy: serialization_lib knows every built-in Keras class, so it sits above this module
     from tpustrategy.keras.saving.serialization_lib import deserialize_keras_object
 

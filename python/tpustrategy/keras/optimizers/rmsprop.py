@@ -8,6 +8,7 @@ from typing import Any
 
 from tpustrategy.keras.optimizers import sparse_math as sm
 from tpustrategy.keras.optimizers.optimizer import Optimizer
+from tpustrategy.variables import Variable
 
 
 class RMSprop(Optimizer):
@@ -18,7 +19,7 @@ class RMSprop(Optimizer):
         super().__init__(learning_rate, name, **kwargs)
         self.rho, self.momentum, self.epsilon, self.centered = rho, momentum, epsilon, bool(centered)
 
-    def build_slots(self, variable: Any) -> dict:
+    def build_slots(self, variable: Any) -> dict[str, Variable]:
         slots = {"velocity": self._zeros_like_variable(variable, "velocity")}
         if self.momentum > 0:
             slots["momentum"] = self._zeros_like_variable(variable, "momentum")
@@ -26,7 +27,7 @@ class RMSprop(Optimizer):
             slots["average_gradient"] = self._zeros_like_variable(variable, "average_gradient")
         return slots
 
-    def _keras_slot_groups(self) -> list:  # Keras 3 builds each kind with its own call: not interleaved
+    def _keras_slot_groups(self) -> list[list[str]]:  # Keras 3 builds each kind with its own call: not interleaved
         built = next(iter(self._slots.values()), {})
         return [[name] for name in ("velocity", "momentum", "average_gradient") if name in built]
 

@@ -28,7 +28,7 @@ class SGD(Optimizer):
 
     _KERAS_SLOT_ATTRIBUTES = {**Optimizer._KERAS_SLOT_ATTRIBUTES, "momentum": "momentums"}  # Keras 3's name
 
-    def build_slots(self, variable: Any) -> dict:
+    def build_slots(self, variable: Any) -> dict[str, Variable]:
         return {"momentum": self._zeros_like_variable(variable, "momentum")} if self.momentum != 0 else {}
 
     def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:

@@ -14,13 +14,18 @@ Keras keeps an IndexedSlices gradient sparse where the result stays sparse, oper
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from tpustrategy import _core
 from tpustrategy.framework.indexed_slices import IndexedSlices
+from tpustrategy.ops._args import TensorLike
 from tpustrategy.ops.gather_scatter_ops import tensor_scatter_nd_update
+
+# an elementwise binary op of _core.ops (add, multiply, maximum ...)
+_BinaryOp = Callable[[Any, Any], _core.tensor.Tensor]
 
 
 def is_sparse(x: Any) -> bool:
@@ -32,11 +37,11 @@ def densify(x: Any) -> Any:
     return x._as_tensor() if is_sparse(x) else x
 
 
-def _with_values(x, values):
+def _with_values(x: IndexedSlices, values: TensorLike) -> IndexedSlices:
     return IndexedSlices(values, x.indices, x.dense_shape)
 
 
-def _is_scalar(x) -> bool:
+def _is_scalar(x: Any) -> bool:
     return isinstance(x, int | float) or len(getattr(x, "shape", ())) == 0
 
 
@@ -49,14 +54,15 @@ def constant(value: Any, dtype: Any) -> Any:
     return _core.tensor.constant(value, dtype)
 
 
-def _dtype(a, b):
+def _dtype(a: Any, b: Any) -> _core.tensor.DType:
     for x in (a, b):
         if not isinstance(x, int | float):
-            return x.dtype
+            dtype: _core.tensor.DType = x.dtype
+            return dtype
     raise TypeError(f"sparse_math: one operand must be a tensor, got {a!r} and {b!r}")
 
 
-def _elementwise(op, a, b):
+def _elementwise(op: _BinaryOp, a: Any, b: Any) -> _core.tensor.Tensor:
     dtype = _dtype(a, b)
     return op(constant(a, dtype), constant(b, dtype))
 
@@ -92,7 +98,7 @@ def multiply(a: Any, b: Any) -> Any:
     return _elementwise(_core.ops.multiply, a, b)
 
 
-def _union(op, a, b):
+def _union(op: _BinaryOp, a: Any, b: Any) -> _core.tensor.Tensor | IndexedSlices:
     if is_sparse(a) and is_sparse(b) and a.indices is b.indices:
         return _with_values(a, op(a.values, b.values))
     return _elementwise(op, densify(a), densify(b))
@@ -125,7 +131,7 @@ def divide(a: Any, b: Any) -> Any:
     return _elementwise(_core.ops.divide, a, b)
 
 
-def _scatter(variable, slices, combine) -> None:
+def _scatter(variable: Any, slices: IndexedSlices, combine: Callable[[_core.tensor.Tensor, Any], Any]) -> None:
     """Applies the slices' rows to `variable` one occurrence at a time, in order, as TF's scatter kernels:
     the k-th occurrences of all rows form round k, each a scatter without duplicates."""
     indices = np.asarray(slices.indices.numpy()).reshape(-1).astype(np.int64)
@@ -174,7 +180,7 @@ def assign_sub(variable: Any, value: Any) -> None:
         variable.assign_sub(cast(value, variable.dtype))
 
 
-def clip_by_global_norm(values: list, clip_norm: float) -> list:
+def clip_by_global_norm(values: list[Any], clip_norm: float) -> list[Any]:
     """Keras 3's ``clip_by_global_norm``: the norm over every gradient's occurrences (a slice's values squared
     one by one), then each gradient times ``clip_norm * min(1 / norm, 1 / clip_norm)`` (NaN when the norm is not
     finite). Keras multiplies with ``*``, which TF's Tensor takes over for slices: they come back dense."""

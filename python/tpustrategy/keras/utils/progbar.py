@@ -24,7 +24,7 @@ def _format_time(seconds: float, unit: str) -> str:
     return f" {seconds * 1e6:.0f}us/{unit}"
 
 
-def _format_value(value) -> str:
+def _format_value(value: float) -> str:
     return f" {value:.4f}" if abs(value) > 1e-3 else f" {value:.4e}"
 
 
@@ -37,15 +37,15 @@ class Progbar:
         # As Keras 3: redraw in place on terminals, in Jupyter, and on any POSIX system (its test is that broad).
         self._dynamic = (hasattr(sys.stdout, "isatty") and sys.stdout.isatty()) or "ipykernel" in sys.modules \
             or os.name == "posix"
-        self._values: dict = {}
-        self._order: list = []
+        self._values: dict[str, list[Any]] = {}  # name -> [weighted total, count] ([value, 1] if stateful)
+        self._order: list[str] = []
         self._seen = 0
         self._start = time.time()
         self._last_update = 0.0
-        self._first_step_time = None
+        self._first_step_time: float | None = None
         self._prev_width = 0
 
-    def _step_time(self, current, now) -> float:
+    def _step_time(self, current: int, now: float) -> float:
         if not current:
             return 0.0
         if self._first_step_time is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tpustrategy import _core
 from tpustrategy.compat.v1.train.optimizer import Optimizer
 
 
@@ -17,5 +18,5 @@ class GradientDescentOptimizer(Optimizer):
     def _prepare(self) -> None:
         self._learning_rate_tensor = self._hyper_tensor(self._learning_rate)
 
-    def _apply_dense(self, grad, var) -> None:
+    def _apply_dense(self, grad: _core.tensor.Tensor, var: Any) -> None:
         var.assign_sub(grad * self._cast(self._learning_rate_tensor, var.dtype))

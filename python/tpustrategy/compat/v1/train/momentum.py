@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tpustrategy import _core
 from tpustrategy.compat.v1.train.optimizer import Optimizer
 from tpustrategy.ops.array_ops import reshape
 from tpustrategy.ops.gather_scatter_ops import gather, tensor_scatter_nd_update
@@ -20,7 +21,7 @@ class MomentumOptimizer(Optimizer):
         self._momentum = momentum
         self._use_nesterov = bool(use_nesterov)
 
-    def _create_slots(self, var_list) -> None:
+    def _create_slots(self, var_list: list[Any]) -> None:
         for var in var_list:
             self._zeros_slot(var, "momentum", self._name)
 
@@ -28,7 +29,7 @@ class MomentumOptimizer(Optimizer):
         self._learning_rate_tensor = self._hyper_tensor(self._learning_rate)
         self._momentum_tensor = self._hyper_tensor(self._momentum)
 
-    def _apply_dense(self, grad, var) -> None:
+    def _apply_dense(self, grad: _core.tensor.Tensor, var: Any) -> None:
         lr, momentum = (self._cast(t, var.dtype) for t in (self._learning_rate_tensor, self._momentum_tensor))
         accum = self._slot(var, "momentum")
         accum.assign(accum.value() * momentum + grad)
@@ -37,7 +38,7 @@ class MomentumOptimizer(Optimizer):
         else:
             var.assign_sub(accum.value() * lr)
 
-    def _apply_sparse(self, values, rows, var) -> None:
+    def _apply_sparse(self, values: _core.tensor.Tensor, rows: _core.tensor.Tensor, var: Any) -> None:
         """TF's SparseApplyMomentum: only the rows present move (their accumulators too); other rows keep both."""
         lr, momentum = (self._cast(t, var.dtype) for t in (self._learning_rate_tensor, self._momentum_tensor))
         accum, index = self._slot(var, "momentum"), reshape(rows, [-1, 1])

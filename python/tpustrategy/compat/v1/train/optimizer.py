@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tpustrategy import _core, errors
 from tpustrategy.distribute import distribution_strategy_context as ds_context
@@ -27,10 +27,18 @@ from tpustrategy.distribute.gradient_aggregation import apply_across_replicas
 from tpustrategy.distribute.gradient_aggregation import distributed_container as container
 from tpustrategy.eager.backprop import GradientTape
 from tpustrategy.framework.indexed_slices import IndexedSlices
+from tpustrategy.ops._args import TensorLike
 from tpustrategy.ops.array_ops import reshape, zeros
 from tpustrategy.ops.gather_scatter_ops import tensor_scatter_nd_add
 from tpustrategy.ops.numpy_backed_ops import unique, unsorted_segment_sum
 from tpustrategy.variables import Variable
+
+if TYPE_CHECKING:
+    from tpustrategy.distribute.distribute_lib import StrategyBase
+    from tpustrategy.distribute.distributed_variables import DistributedVariable
+
+    # a slot or non-slot variable: mirrored when created in a strategy's scope
+    _OptimizerVariable = Variable | DistributedVariable
 
 
 def component_for(distributed: Any, var: Any) -> Any:
@@ -44,11 +52,11 @@ def component_for(distributed: Any, var: Any) -> Any:
     return distributed
 
 
-def _is_variable(value) -> bool:
+def _is_variable(value: object) -> bool:
     return bool(getattr(value, "_is_variable", False))
 
 
-def _check_target(variable) -> None:
+def _check_target(variable: object) -> None:
     """TF's `_get_processor`: only variables can be optimized."""
     if _is_variable(variable):
         return
@@ -57,17 +65,19 @@ def _check_target(variable) -> None:
     raise NotImplementedError("Trying to optimize unsupported type ", variable)
 
 
-def _as_gradient(gradient):
+def _as_gradient(gradient: TensorLike) -> _core.tensor.Tensor | IndexedSlices:
     if isinstance(gradient, IndexedSlices):
         return gradient
     try:
-        return _core.tensor.convert_to_tensor(gradient)
+        converted: _core.tensor.Tensor = _core.tensor.convert_to_tensor(gradient)
+        return converted
     except (TypeError, ValueError) as error:
         raise TypeError(f"Gradient must be convertible to a Tensor or IndexedSlices, or None: {gradient}") from error
 
 
-def _base_name(variable) -> str:
-    return container(variable).name.split(":")[0]
+def _base_name(variable: Any) -> str:
+    name: str = container(variable).name
+    return name.split(":")[0]
 
 
 class Optimizer:
@@ -81,8 +91,8 @@ class Optimizer:
             raise ValueError("Must specify the optimizer name")
         self._use_locking = bool(use_locking)
         self._name = name
-        self._slots: dict[str, dict[int, object]] = {}
-        self._non_slots: dict[str, object] = {}
+        self._slots: dict[str, dict[int, _OptimizerVariable]] = {}  # slot name -> id(variable) -> slot
+        self._non_slots: dict[str, _OptimizerVariable] = {}
         self._slot_names_used: set[str] = set()
         self._distribution_strategy = ds_context.get_strategy() if ds_context.has_strategy() else None
 
@@ -161,7 +171,8 @@ class Optimizer:
             global_step.assign_add(1)
         return None
 
-    def _distributed_apply(self, strategy, grads_and_vars, global_step=None):
+    def _distributed_apply(self, strategy: StrategyBase, grads_and_vars: list[tuple[Any, Any]],
+                           global_step: Any = None) -> Any:
         """Cross-replica: the (already summed) gradients applied to every component of each variable."""
         self._create_slots_in_scope([v for _, v in grads_and_vars], strategy)
         self._prepare()
@@ -177,7 +188,7 @@ class Optimizer:
         strategy.extended.update(global_step, lambda component: component.assign_add(1), group=False)
         return global_step.value()
 
-    def _finish_step(self, strategy) -> None:
+    def _finish_step(self, strategy: StrategyBase | None) -> None:
         for variable, fn in self._finish():
             if strategy is None:
                 fn(variable)
@@ -185,7 +196,7 @@ class Optimizer:
                 strategy.extended.update(variable, fn, group=False)
 
     @staticmethod
-    def _check_compatible(gradient, variable) -> None:
+    def _check_compatible(gradient: Any, variable: Any) -> None:
         sparse = isinstance(gradient, IndexedSlices)
         gradient = gradient.values if sparse else gradient
         if gradient.dtype != variable.dtype:
@@ -198,48 +209,50 @@ class Optimizer:
                 f"{gradient.shape.as_list()}: the gradient of {variable.name}")
 
     # ---- hooks for subclasses ----
-    def _create_slots(self, var_list) -> None:
+    def _create_slots(self, var_list: list[Any]) -> None:
         pass
 
     def _prepare(self) -> None:
         pass
 
-    def _apply_dense(self, grad, var) -> None:
+    def _apply_dense(self, grad: _core.tensor.Tensor, var: Any) -> None:
         raise NotImplementedError
 
-    def _apply_sparse_duplicate_indices(self, grad, var) -> None:
+    def _apply_sparse_duplicate_indices(self, grad: IndexedSlices, var: Any) -> None:
         """An IndexedSlices gradient: duplicate indices summed first (as TF), then ``_apply_sparse``."""
         rows, positions = unique(grad.indices)
         values = unsorted_segment_sum(grad.values, positions, int(rows.shape[0]))
         self._apply_sparse(values, rows, var)
 
-    def _apply_sparse(self, values, rows, var) -> None:
+    def _apply_sparse(self, values: _core.tensor.Tensor, rows: _core.tensor.Tensor, var: Any) -> None:
         """Default: the rows scattered into a dense gradient (exact for TF's GradientDescent and Adam, whose
         sparse kernels update every row the same way as the dense ones)."""
         dense = zeros(var.shape.as_list(), var.dtype)
         self._apply_dense(tensor_scatter_nd_add(dense, reshape(rows, [-1, 1]), values), var)
 
-    def _finish(self) -> list:
+    def _finish(self) -> list[tuple[Any, Callable[[Any], Any]]]:
         """``[(non-slot variable, update fn)]`` applied once per step after the variables' updates."""
         return []
 
     @staticmethod
-    def _hyper_tensor(param):
+    def _hyper_tensor(param: Any) -> _core.tensor.Tensor:
         """A hyperparameter as TF's v1 optimizers hold it (``convert_to_tensor``): a Python float becomes float32
         and is cast to each variable's dtype where used, so a float64 variable sees float32(0.05), as in TF."""
         param = param() if callable(param) else param
-        return param if isinstance(param, _core.tensor.Tensor) else _core.tensor.convert_to_tensor(param)
+        tensor: _core.tensor.Tensor = param if isinstance(param, _core.tensor.Tensor) else \
+            _core.tensor.convert_to_tensor(param)
+        return tensor
 
     @staticmethod
-    def _cast(tensor, dtype):
+    def _cast(tensor: TensorLike, dtype: _core.tensor.DType) -> _core.tensor.Tensor:
         return _core.ops.cast(tensor, dtype)
 
     # ---- slots ----
-    def _variable_scope(self, strategy):
+    def _variable_scope(self, strategy: StrategyBase | None) -> contextlib.AbstractContextManager[Any]:
         strategy = strategy or self._distribution_strategy
         return strategy.scope() if strategy is not None else contextlib.nullcontext()
 
-    def _create_slots_in_scope(self, var_list, strategy) -> None:
+    def _create_slots_in_scope(self, var_list: Iterable[Any], strategy: StrategyBase | None) -> None:
         if strategy is not None and self._distribution_strategy is None:
             self._distribution_strategy = strategy
         with self._variable_scope(strategy):
@@ -253,7 +266,7 @@ class Optimizer:
         self._slot_names_used.add(candidate)
         return candidate
 
-    def _zeros_slot(self, var, slot_name, op_name) -> None:
+    def _zeros_slot(self, var: Any, slot_name: str, op_name: str) -> None:
         """A zero slot for `var` (a container), created once, named ``<var>/<op_name>`` made unique."""
         named = self._slots.setdefault(slot_name, {})
         if id(var) in named:
@@ -262,16 +275,16 @@ class Optimizer:
         named[id(var)] = Variable(zeros(shape, var.dtype), trainable=False,
                                   name=self._unique_name(f"{_base_name(var)}/{op_name}"))
 
-    def _create_non_slot_variable(self, initial_value, name):
+    def _create_non_slot_variable(self, initial_value: Any, name: str) -> _OptimizerVariable:
         """A variable shared by all slots (TF: a Python float initial value makes it float32)."""
         if name not in self._non_slots:
             self._non_slots[name] = Variable(self._hyper_tensor(initial_value), trainable=False, name=name)
         return self._non_slots[name]
 
-    def _get_non_slot_variable(self, name):
+    def _get_non_slot_variable(self, name: str) -> _OptimizerVariable | None:
         return self._non_slots.get(name)
 
-    def get_slot_names(self) -> list:
+    def get_slot_names(self) -> list[str]:
         """The names of the slots this optimizer creates (sorted)."""
         return sorted(self._slots)
 
@@ -281,11 +294,11 @@ class Optimizer:
         slot = self._slots.get(name, {}).get(id(container(var)))
         return None if slot is None else component_for(slot, var)
 
-    def _slot(self, var, name):
+    def _slot(self, var: Any, name: str) -> Any:
         """The slot of the variable or component `var` being updated (its own component)."""
         return self.get_slot(var, name)
 
-    def variables(self) -> list:
+    def variables(self) -> list[_OptimizerVariable]:
         """The optimizer's variables (non-slot ones and slots), sorted by name."""
         found = list(self._non_slots.values()) + [slot for named in self._slots.values() for slot in named.values()]
         return sorted(found, key=lambda v: v.name)

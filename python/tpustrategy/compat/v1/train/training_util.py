@@ -4,12 +4,15 @@ inside a strategy's scope it is that strategy's (mirrored) variable, as TF."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tpustrategy import _core
 from tpustrategy.variables import Variable, VariableAggregation
 
-_global_step: list = [None]
+if TYPE_CHECKING:
+    from tpustrategy.distribute.distributed_variables import DistributedVariable
+
+_global_step: list[Variable | DistributedVariable | None] = [None]  # distributed when made in a strategy's scope
 
 
 def get_global_step(graph: object = None) -> Any:  # a Variable (a distributed one under a strategy) or None
@@ -17,7 +20,7 @@ def get_global_step(graph: object = None) -> Any:  # a Variable (a distributed o
     return _global_step[0]
 
 
-def _check_graph(caller: str, graph) -> None:
+def _check_graph(caller: str, graph: object) -> None:
     # Eager only: there is one (implicit) graph, so the argument can only be None.
     if graph is not None:
         raise TypeError(f"{caller}: `graph` must be None (eager execution has no graphs), got "
