@@ -32,10 +32,10 @@ from tpustrategy.framework import string_tensor
 from tpustrategy.ops._args import Tensor, TensorLike, int_list
 
 _ops = _core.ops
-DType = _core.tensor.DType
+_DType = _core.tensor.DType
 # A sampler's draws: floats(dims, dtype, distribution) and ints(dims, dtype, minval, maxval).
-_DrawFloats = Callable[[list[int], DType, str], Any]
-_DrawInts = Callable[[list[int], DType, int, int], Any]
+_DrawFloats = Callable[[list[int], _DType, str], Any]
+_DrawInts = Callable[[list[int], _DType, int, int], Any]
 DEFAULT_GRAPH_SEED = 87654321
 _MASK64 = (1 << 64) - 1
 
@@ -144,7 +144,7 @@ def _is_python_number(value: Any, target: int) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool) and value == target
 
 
-def _scaled(sample: Tensor, low_or_mean: TensorLike, scale: TensorLike, dtype: DType, uniform: bool) -> Tensor:
+def _scaled(sample: Tensor, low_or_mean: TensorLike, scale: TensorLike, dtype: _DType, uniform: bool) -> Tensor:
     """sample * scale + offset (uniform: offset + sample * (maxval - minval)), skipping identities; tensors
     broadcast as in TF, and are differentiable."""
     if uniform:
@@ -184,7 +184,7 @@ def _uniform_from(shape: TensorLike, minval: TensorLike, maxval: TensorLike, dty
     return _scaled(draw_float(dims, dtype, "uniform"), minval, 1 if maxval is None else maxval, dtype, True)
 
 
-def _float_dtype(dtype: object, what: str) -> DType:
+def _float_dtype(dtype: object, what: str) -> _DType:
     dtype = _core.tensor.DType(dtype)
     if not dtype.is_floating:
         raise ValueError(f"Invalid dtype {dtype!r} for {what}: a floating dtype is required")
@@ -257,7 +257,7 @@ def _as_tensor(value: TensorLike) -> Tensor:
     return value if isinstance(value, _core.tensor.Tensor) else _core.tensor.convert_to_tensor(value)
 
 
-def _categorical_dtype(dtype: Any) -> DType:
+def _categorical_dtype(dtype: Any) -> _DType:
     out = _core.tensor.int64 if dtype is None else _core.tensor.DType(dtype)
     if out not in (_t.int32, _t.int64):
         raise ValueError(f"Argument `dtype` got invalid value {_dtype_str(out)}. Accepted dtypes are "
