@@ -4,6 +4,7 @@ dict keys (identity hash)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import tpustrategy as tf
@@ -58,3 +59,17 @@ def test_ragged_tensors_hash_by_identity():
     a, b = tf.ragged.constant([[1]]), tf.ragged.constant([[1]])
     assert {a: 1, b: 2}[a] == 1
     assert bool(tf.reduce_all((a == b).flat_values))
+
+
+@pytest.mark.parametrize("ragged_rank", [None, 1.0, np.int64(1)])
+def test_from_tensor_rejects_a_ragged_rank_that_is_not_an_int_as_tf(ragged_rank):
+    # TF 2.21: TypeError "Argument `ragged_rank` must be an int. Received 1.0." (before: None failed inside an
+    # addition, 1.0 and np.int64(1) were accepted)
+    with pytest.raises(TypeError, match=rf"`ragged_rank` must be an int. Received {ragged_rank}\."):
+        tf.RaggedTensor.from_tensor([[1, 2]], ragged_rank=ragged_rank)
+
+
+def test_from_tensor_rejects_a_ragged_rank_below_one_as_tf():
+    with pytest.raises(ValueError, match=r"`ragged_rank` must be greater than 0. Received 0\."):
+        tf.RaggedTensor.from_tensor([[1, 2]], ragged_rank=0)
+    assert tf.RaggedTensor.from_tensor([[1, 2]], ragged_rank=True).to_list() == [[1, 2]]  # a bool is an int, as TF

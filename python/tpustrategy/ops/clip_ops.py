@@ -8,29 +8,32 @@ from typing import Any
 
 from tpustrategy import _core
 from tpustrategy.framework.indexed_slices import IndexedSlices
-from tpustrategy.ops._args import TensorLike
+from tpustrategy.ops._args import Tensor, TensorLike
 from tpustrategy.ops.array_ops import ones_like, zeros_like
 
 
-def _tensor(value):
-    if isinstance(value, _core.tensor.Tensor):
+def _tensor(value: TensorLike) -> Tensor:
+    if isinstance(value, Tensor):
         return value
     if hasattr(value, "_as_tensor") and not isinstance(value, IndexedSlices):
-        return value._as_tensor()
-    return _core.tensor.convert_to_tensor(value)
+        converted: Tensor = value._as_tensor()  # a variable's current value
+    else:
+        converted = _core.tensor.convert_to_tensor(value)
+    return converted
 
 
-def _values(t):
+def _values(t: TensorLike) -> Tensor:
     return t.values if isinstance(t, IndexedSlices) else _tensor(t)
 
 
-def _scaled(t, scale):
+def _scaled(t: TensorLike, scale: Tensor) -> Tensor | IndexedSlices | None:
     if t is None:
         return None
     if isinstance(t, IndexedSlices):
         return IndexedSlices(t.values * _core.ops.cast(scale, t.values.dtype), t.indices, t.dense_shape)
     t = _tensor(t)
-    return t * _core.ops.cast(scale, t.dtype)
+    scaled: Tensor = t * _core.ops.cast(scale, t.dtype)
+    return scaled
 
 
 def global_norm(t_list: Sequence[Any], name: str | None = None) -> Any:

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import math
 import string
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from tpustrategy import _core, errors
 from tpustrategy.ops import _spmd_hook
-from tpustrategy.ops._args import TensorLike
+from tpustrategy.ops._args import Tensor, TensorLike
 
 _ops = _core.ops
+# The `ops` argument below: the _core.ops module or _FacadeOps (same four functions); operands are Tensors, or
+# ShardedTensors on the SPMD path, hence Any.
 
 
 class _FacadeOps:
@@ -48,11 +51,11 @@ class _FacadeOps:
         return math_ops.reduce_sum(t, axes, keepdims)
 
 
-def _tensor(value):
+def _tensor(value: TensorLike) -> Tensor:
     return value if isinstance(value, _core.tensor.Tensor) else _core.tensor.convert_to_tensor(value)
 
 
-def _parse(equation, tensors):
+def _parse(equation: str, tensors: Sequence[Any]) -> tuple[list[str], str]:
     if not isinstance(equation, str):
         raise TypeError(f"einsum equation must be a string, got {type(equation).__name__}")
     eq = equation.replace(" ", "")
@@ -84,6 +87,7 @@ def _parse(equation, tensors):
                              f"supported by tpustrategy")
         subs.append(term)
     if explicit:
+        assert out is not None  # set from the "->" split
         out = out.replace("...", ell)
         if len(set(out)) != len(out):
             raise ValueError(f"einsum output '{out}' repeats a label")
@@ -91,7 +95,7 @@ def _parse(equation, tensors):
             if not any(c in s for s in subs):
                 raise ValueError(f"einsum output label '{c}' appears in no input of '{equation}'")
     else:
-        counts = {}
+        counts: dict[str, int] = {}
         for s in subs:
             for c in s:
                 counts[c] = counts.get(c, 0) + 1
@@ -99,7 +103,7 @@ def _parse(equation, tensors):
     return subs, out
 
 
-def _sum_out(t, sub, keep, ops=_ops):
+def _sum_out(t: Any, sub: str, keep: set[str], ops: Any = _ops) -> tuple[Any, str]:
     """Sums the axes of `t` whose labels are not in `keep`."""
     axes = [i for i, c in enumerate(sub) if c not in keep]
     if not axes:
@@ -107,17 +111,17 @@ def _sum_out(t, sub, keep, ops=_ops):
     return ops.reduce_sum(t, axes, keepdims=False), "".join(c for c in sub if c in keep)
 
 
-def _permute(t, sub, order, ops=_ops):
+def _permute(t: Any, sub: str, order: str, ops: Any = _ops) -> Any:
     if sub == order:
         return t
     return ops.transpose(t, [sub.index(c) for c in order])
 
 
-def _size(dims, labels):
+def _size(dims: dict[str, int], labels: Iterable[str]) -> int:
     return int(math.prod(dims[c] for c in labels))
 
 
-def _contract(a, sa, b, sb, keep, ops=_ops):
+def _contract(a: Any, sa: str, b: Any, sb: str, keep: set[str], ops: Any = _ops) -> tuple[Any, str]:
     """a (labels sa) times b (labels sb), keeping the labels in `keep`; returns (tensor, labels)."""
     a, sa = _sum_out(a, sa, keep | set(sb), ops)
     b, sb = _sum_out(b, sb, keep | set(sa), ops)

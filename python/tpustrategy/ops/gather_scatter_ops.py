@@ -11,30 +11,33 @@ the duplicates' updates are summed (documented deviation).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from tpustrategy import _core, errors
 from tpustrategy.ops import _spmd_hook
-from tpustrategy.ops._args import TensorLike, axis_int, int_list
+from tpustrategy.ops._args import Tensor, TensorLike, axis_int, int_list
 
 _ops = _core.ops
 
 
-def _tensor(value, dtype=None):
-    if isinstance(value, _core.tensor.Tensor):
+def _tensor(value: TensorLike, dtype: Any = None) -> Tensor:
+    if isinstance(value, Tensor):
         return value
     if hasattr(value, "_as_tensor"):
-        return value._as_tensor()
-    return _core.tensor.convert_to_tensor(value, dtype)
+        converted: Tensor = value._as_tensor()  # a variable's current value
+    else:
+        converted = _core.tensor.convert_to_tensor(value, dtype)
+    return converted
 
 
-def _invalid(message):
+def _invalid(message: str) -> errors.InvalidArgumentError:
     return errors.InvalidArgumentError(None, None, message)
 
 
-def _linear_indices(indices, shape, what):
+def _linear_indices(indices: TensorLike, shape: Sequence[int], what: str) -> tuple[Tensor, int]:
     """The row-major positions in shape[:depth] of each index vector (int64 tensor of indices.shape[:-1])."""
     idx = np.asarray(indices)
     if idx.dtype.kind not in "iu":
@@ -55,7 +58,8 @@ def _linear_indices(indices, shape, what):
     for i in range(depth - 2, -1, -1):
         strides[i] = strides[i + 1] * dims[i + 1]
     linear = (flat * strides).sum(axis=1) if depth else np.zeros(flat.shape[0], np.int64)
-    return _core.tensor.constant(linear.reshape(idx.shape[:-1]), _core.tensor.int64), depth
+    positions: Tensor = _core.tensor.constant(linear.reshape(idx.shape[:-1]), _core.tensor.int64)
+    return positions, depth
 
 
 def gather_nd(params: TensorLike, indices: TensorLike, batch_dims: int = 0, name: str | None = None) -> Any:
@@ -85,7 +89,7 @@ def scatter_nd(indices: TensorLike, updates: TensorLike, shape: TensorLike, name
     return _ops.reshape(summed, shape)
 
 
-def _scatter_like(tensor, indices, updates, what):
+def _scatter_like(tensor: TensorLike, indices: TensorLike, updates: TensorLike, what: str) -> tuple[Tensor, Any]:
     t = _tensor(tensor)
     u = _tensor(updates, t.dtype)
     if u.dtype != t.dtype:

@@ -19,11 +19,11 @@ import numpy as np
 from tpustrategy import _core
 
 
-def _is_tensor(value):
+def _is_tensor(value: Any) -> bool:
     return isinstance(value, _core.tensor.Tensor) or (hasattr(value, "_as_tensor") and hasattr(value, "dtype"))
 
 
-def _float_text(v, single):
+def _float_text(v: np.floating[Any], single: bool) -> str:
     if np.isnan(v):
         return "nan"
     if np.isinf(v):
@@ -35,7 +35,7 @@ def _float_text(v, single):
     return f"{v:.{full}g}"
 
 
-def _scalar_text(v, kind):
+def _scalar_text(v: Any, kind: str) -> str:  # v: a numpy scalar (numpy types a[()] as an array)
     if kind == "b":
         return "1" if v else "0"
     if kind == "f":
@@ -43,7 +43,7 @@ def _scalar_text(v, kind):
     return str(v)
 
 
-def _array_text(a, summarize, depth=0):
+def _array_text(a: np.ndarray, summarize: int, depth: int = 0) -> str:
     if a.ndim == 0:
         return _scalar_text(a[()], a.dtype.kind)
     n = a.shape[0]
@@ -62,7 +62,7 @@ def _array_text(a, summarize, depth=0):
     return "[" + sep.join(parts) + "]"
 
 
-def _tensor_text(value, summarize):
+def _tensor_text(value: Any, summarize: int) -> str:
     t = value._as_tensor() if not isinstance(value, _core.tensor.Tensor) else value
     a = np.asarray(t)
     if a.dtype.kind == "f" and a.dtype.itemsize < 4 or a.dtype.name == "bfloat16":
@@ -70,7 +70,7 @@ def _tensor_text(value, summarize):
     return _array_text(a, summarize)
 
 
-def _text(value, summarize, top):
+def _text(value: Any, summarize: int, top: bool) -> str:
     if _is_tensor(value):
         return _tensor_text(value, summarize)
     if isinstance(value, str):

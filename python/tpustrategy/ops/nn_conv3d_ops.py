@@ -8,23 +8,23 @@ TF's CPU kernels, which a TPU has: dilations > 1 and the NCDHW layout (TF's CPU 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from tpustrategy import _core, errors
-from tpustrategy.ops._args import TensorLike, int_list
+from tpustrategy.ops._args import Tensor, TensorLike, int_list
 
 _ops = _core.ops
 _PADDINGS = ("SAME", "VALID")
 
 
-def _tensor(value, like=None):
+def _tensor(value: TensorLike, like: Tensor | None = None) -> Any:  # a Tensor, or a variable as is
     if isinstance(value, _core.tensor.Tensor) or hasattr(value, "_as_tensor"):
         return value
     return _core.tensor.convert_to_tensor(value, None if like is None else like.dtype)
 
 
-def _channel_first(data_format):
+def _channel_first(data_format: str | None) -> bool:
     if data_format is None or data_format == "NDHWC":
         return False
     if data_format == "NCDHW":
@@ -32,15 +32,15 @@ def _channel_first(data_format):
     raise ValueError(f"data_format must be 'NDHWC' or 'NCDHW', got {data_format!r}")
 
 
-def _to_last(x, cf):
+def _to_last(x: TensorLike, cf: bool) -> TensorLike:
     return _ops.transpose(x, [0, 2, 3, 4, 1]) if cf else x
 
 
-def _from_last(y, cf):
+def _from_last(y: Tensor, cf: bool) -> Tensor:
     return _ops.transpose(y, [0, 4, 1, 2, 3]) if cf else y
 
 
-def _padding(padding):
+def _padding(padding: Any) -> str:
     if not isinstance(padding, str):
         raise TypeError(f"Expected string for argument 'padding' not {padding!r}.")
     if padding not in _PADDINGS:
@@ -50,7 +50,7 @@ def _padding(padding):
     return padding
 
 
-def _attr5(value, name, op, cf, default=1):
+def _attr5(value: Any, name: str, op: str, cf: bool, default: int = 1) -> list[int]:
     """The spatial part of a length-5 list attribute (conv3d's strides / dilations)."""
     if value is None:
         return [default] * 3
@@ -70,7 +70,7 @@ def _attr5(value, name, op, cf, default=1):
     return values[2:] if cf else values[1:4]
 
 
-def _sequence3(value, name, cf):
+def _sequence3(value: Any, name: str, cf: bool) -> list[int]:
     """TF's _get_sequence for 3 spatial dimensions: an int or a list of length 1, 3 or 5."""
     values = int_list(value, name)
     if len(values) == 1:
@@ -127,7 +127,8 @@ def conv3d_transpose(input: TensorLike, filters: TensorLike, output_shape: Tenso
     return _from_last(y, cf)
 
 
-def _pool3d(kernel, input, ksize, strides, padding, data_format, op):  # noqa: A002
+def _pool3d(kernel: Callable[..., Tensor], input: TensorLike, ksize: Any, strides: Any, padding: Any,  # noqa: A002
+            data_format: str | None, op: str) -> Tensor:
     cf = _channel_first(data_format)
     k = _sequence3(ksize, "ksize", cf)
     s = _sequence3(strides, "strides", cf)

@@ -10,24 +10,25 @@ the kernels reject.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from tpustrategy import _core, errors
 from tpustrategy.ops import _spmd_hook
-from tpustrategy.ops._args import TensorLike, int_list
+from tpustrategy.ops._args import Tensor, TensorLike, int_list
 
 _ops = _core.ops
 
 
-def _tensor(value, like=None):
-    """A Tensor; a non-tensor takes `like`'s dtype (TF converts a second operand to the first's dtype)."""
+def _tensor(value: TensorLike, like: Tensor | None = None) -> Any:
+    """A Tensor (a variable as is); a non-tensor takes `like`'s dtype (TF converts a second operand to the
+    first's dtype)."""
     if isinstance(value, _core.tensor.Tensor) or hasattr(value, "_as_tensor"):
         return value
     return _core.tensor.convert_to_tensor(value, None if like is None else like.dtype)
 
 
-def _sequence(value, n, name, channel_first=False):
+def _sequence(value: Any, n: int, name: str, channel_first: bool = False) -> list[int]:
     """TF's _get_sequence: an int or a list of length 1, n or n + 2 -> the n spatial values."""
     if value is None:
         return [1] * n
@@ -49,7 +50,7 @@ def _sequence(value, n, name, channel_first=False):
     return values
 
 
-def _padding(padding, n, channel_first=False):
+def _padding(padding: Any, n: int, channel_first: bool = False) -> tuple[str, list[int]]:
     """('SAME' | 'VALID' | 'EXPLICIT', [before, after] per spatial dimension flattened)."""
     if isinstance(padding, str):
         return padding, [0] * (2 * n)
@@ -69,7 +70,7 @@ def _padding(padding, n, channel_first=False):
     raise TypeError(f"padding must be 'SAME', 'VALID' or a list of pairs, got {padding!r}")
 
 
-def _channel_first(data_format, n):
+def _channel_first(data_format: str | None, n: int) -> bool:
     last = {1: "NWC", 2: "NHWC"}[n]
     first = {1: "NCW", 2: "NCHW"}[n]
     if data_format is None or data_format == last:
@@ -79,11 +80,11 @@ def _channel_first(data_format, n):
     raise ValueError(f"data_format must be {last!r} or {first!r}, got {data_format!r}")
 
 
-def _to_last(x, channel_first):
+def _to_last(x: TensorLike, channel_first: bool) -> TensorLike:
     return _ops.transpose(x, [0, 2, 3, 1]) if channel_first else x
 
 
-def _from_last(y, channel_first):
+def _from_last(y: Tensor, channel_first: bool) -> Tensor:
     return _ops.transpose(y, [0, 3, 1, 2]) if channel_first else y
 
 
@@ -178,7 +179,7 @@ def conv2d_transpose(input: TensorLike, filters: TensorLike, output_shape: Tenso
     return _from_last(y, cf)
 
 
-def convolution(input: TensorLike, filters: TensorLike, strides: int | Sequence[int] = None,  # noqa: A002
+def convolution(input: TensorLike, filters: TensorLike, strides: int | Sequence[int] | None = None,  # noqa: A002
                 padding: Any = "VALID", data_format: str | None = None, dilations: Any = None,
                 name: str | None = None) -> Any:
     """tf.nn.convolution for 1-D, 2-D and 3-D inputs (rank 3, 4 or 5)."""
@@ -195,12 +196,13 @@ def convolution(input: TensorLike, filters: TensorLike, strides: int | Sequence[
         cf = data_format == "NCDHW"
         s = _sequence(strides, 3, "strides", cf)
         d = _sequence(dilations, 3, "dilations", cf)
-        full = (lambda v: [1, 1, *v]) if cf else (lambda v: [1, *v, 1])
+        full: Callable[[list[int]], list[int]] = (lambda v: [1, 1, *v]) if cf else (lambda v: [1, *v, 1])
         return nn_conv3d_ops.conv3d(input, filters, full(s), padding, data_format or "NDHWC", full(d))
     raise ValueError(f"`input.shape.rank` must be 3, 4 or 5 for tf.nn.convolution, got rank {rank}")
 
 
-def _pool2d(kernel, input, ksize, strides, padding, data_format, allow_explicit):  # noqa: A002
+def _pool2d(kernel: Callable[..., Tensor], input: TensorLike, ksize: Any, strides: Any, padding: Any,  # noqa: A002
+            data_format: str | None, allow_explicit: bool) -> Tensor:
     cf = _channel_first(data_format, 2)
     k = _sequence(ksize, 2, "ksize", cf)
     s = _sequence(strides, 2, "strides", cf)
@@ -227,7 +229,8 @@ def avg_pool2d(input: TensorLike, ksize: int | Sequence[int], strides: int | Seq
     return _pool2d(_ops.avg_pool2d, input, ksize, strides, padding, data_format, False)
 
 
-def _pool1d(pool2d, input, ksize, strides, padding, data_format):  # noqa: A002
+def _pool1d(pool2d: Callable[..., Any], input: TensorLike, ksize: Any, strides: Any, padding: Any,  # noqa: A002
+            data_format: str | None) -> Tensor:
     cf = _channel_first(data_format or "NWC", 1)
     k = [1] + _sequence(ksize, 1, "ksize", cf)
     s = [1] + _sequence(strides, 1, "strides", cf)
@@ -251,7 +254,8 @@ def avg_pool1d(input: TensorLike, ksize: int | Sequence[int], strides: int | Seq
     return _pool1d(avg_pool2d, input, ksize, strides, padding, data_format)
 
 
-def _pool_nd(pool1d, pool2d, input, ksize, strides, padding, data_format, name):  # noqa: A002
+def _pool_nd(pool1d: Callable[..., Any], pool2d: Callable[..., Any], input: TensorLike, ksize: Any,  # noqa: A002
+             strides: Any, padding: Any, data_format: str | None, name: str) -> Any:
     rank = _tensor(input).ndim
     if rank == 3:
         return pool1d(input, ksize, strides, padding, data_format or "NWC")

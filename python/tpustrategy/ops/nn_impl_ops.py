@@ -11,15 +11,16 @@ import numpy as np
 
 from tpustrategy import _core, errors
 from tpustrategy.ops import random_ops
-from tpustrategy.ops._args import TensorLike, axis_list, int_list
+from tpustrategy.ops._args import Tensor, TensorLike, axis_list, int_list
 
 _ops = _core.ops
 
 
-def _tensor(value, dtype=None):
-    if isinstance(value, _core.tensor.Tensor):
+def _tensor(value: TensorLike, dtype: Any = None) -> Tensor:
+    if isinstance(value, Tensor):
         return value
-    return _core.tensor.convert_to_tensor(value, dtype)
+    converted: Tensor = _core.tensor.convert_to_tensor(value, dtype)
+    return converted
 
 
 def dropout(x: TensorLike, rate: TensorLike, noise_shape: TensorLike = None, seed: int | None = None,
@@ -100,7 +101,7 @@ def batch_normalization(x: TensorLike, mean: TensorLike, variance: TensorLike, o
     return _ops.add(_ops.multiply(x, _ops.cast(inv, x.dtype)), _ops.cast(shift, x.dtype))
 
 
-def _div_rows(ids, sizes):
+def _div_rows(ids: Tensor, sizes: Sequence[int]) -> Tensor:
     """Rows of the concatenated shards that TF2's "div" strategy reads for `ids` (the shard from the total row
     count, then the row inside it), so uneven shards behave as in TF."""
     idx = np.asarray(ids).astype(np.int64)
@@ -116,7 +117,8 @@ def _div_rows(ids, sizes):
         raise errors.InvalidArgumentError(None, None, f"embedding_lookup: id {bad} is outside the {total} rows of "
                                           f"the shards {sizes}")
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-    return _core.tensor.constant(offsets[shard] + row, _core.tensor.int64)
+    rows: Tensor = _core.tensor.constant(offsets[shard] + row, _core.tensor.int64)
+    return rows
 
 
 def embedding_lookup(params: TensorLike, ids: TensorLike, max_norm: float | None = None,

@@ -8,7 +8,7 @@ Values, dtypes and output orders are TensorFlow's; bad arguments raise TF's erro
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, cast
 
 import numpy as np
 
@@ -182,7 +182,7 @@ def reverse(tensor: TensorLike, axis: Any, name: str | None = None) -> Any:
     axes = [_axis(ax, a.ndim) for ax in np.asarray(axis).reshape(-1)]
     if len(set(axes)) != len(axes):
         raise _invalid(f"axis {list(np.asarray(axis).reshape(-1))} specified more than once")
-    return _like(_out(np.flip(a, axes) if axes else a, a.dtype), tensor)
+    return _like(_out(np.flip(a, tuple(axes)) if axes else a, a.dtype), tensor)
 
 
 def pad(tensor: TensorLike, paddings: Any, mode: str = "CONSTANT", constant_values: Any = 0,
@@ -211,7 +211,8 @@ def meshgrid(*args: Any, indexing: str = "xy", name: str | None = None) -> Any:
     if indexing not in ("xy", "ij"):
         raise TypeError(f"Argument `indexing` parameter must be either 'xy' or 'ij', got '{indexing}'")
     arrays = [_np(a).reshape(-1) for a in args]
-    return [_out(g, arrays[0].dtype) for g in np.meshgrid(*arrays, indexing=indexing)]
+    checked = cast(Literal["xy", "ij"], indexing)  # one of the two, checked above
+    return [_out(g, arrays[0].dtype) for g in np.meshgrid(*arrays, indexing=checked)]
 
 
 def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: Any = 0) -> Any:
@@ -234,7 +235,8 @@ def searchsorted(sorted_sequence: Any, values: TensorLike, side: str = "left", o
     if seq.ndim == 0 or seq.shape[:-1] != vals.shape[:-1]:
         raise _invalid(f"Leading dims of sorted_sequence {list(seq.shape)} and values {list(vals.shape)} must match")
     flat_seq, flat_vals = seq.reshape(-1, seq.shape[-1]), vals.reshape(-1, vals.shape[-1] if vals.ndim else 1)
-    out = np.stack([np.searchsorted(s, v, side=side) for s, v in zip(flat_seq, flat_vals, strict=True)])
+    checked = cast(Literal["left", "right"], side)  # one of the two, checked above
+    out = np.stack([np.searchsorted(s, v, side=checked) for s, v in zip(flat_seq, flat_vals, strict=True)])
     return _out(out.reshape(vals.shape), out_type)
 
 
@@ -308,8 +310,9 @@ _slice_tensor = Tensor.__getitem__
 def _getitem(self: Tensor, key: object) -> Tensor:
     if ((isinstance(key, Tensor) and key.dtype == _core.tensor.bool)
             or (isinstance(key, np.ndarray) and key.dtype == np.bool_)):
-        return boolean_mask(self, key)
+        masked: Tensor = boolean_mask(self, key)
+        return masked
     return _slice_tensor(self, key)
 
 
-Tensor.__getitem__ = _getitem
+Tensor.__getitem__ = _getitem  # type: ignore[method-assign]  # on purpose: the boolean-mask path in front

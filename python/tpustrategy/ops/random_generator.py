@@ -17,6 +17,7 @@ from __future__ import annotations
 import enum
 import math
 import secrets
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -50,7 +51,7 @@ def _signed(value: int) -> int:
     return value - (1 << 64) if value >= 1 << 63 else value
 
 
-def _int_values(value) -> list[int]:
+def _int_values(value: Any) -> list[int]:
     if isinstance(value, list | tuple) and all(isinstance(v, int) for v in value):
         return [_signed(v) for v in value]  # numpy would turn [7, 2**63] into floats
     if hasattr(value, "numpy"):
@@ -73,7 +74,8 @@ def create_rng_state(seed: Any, alg: Any) -> _core.tensor.Tensor:
     else:
         values = _int_values(seed)[:size]
     values = [0] * (size - len(values)) + values  # left: a short seed must not land in the counter alone
-    return _core.tensor.constant(values, _core.tensor.int64)
+    state: _core.tensor.Tensor = _core.tensor.constant(values, _core.tensor.int64)
+    return state
 
 
 def _check_state_shape(count: int, alg: int) -> None:
@@ -108,7 +110,7 @@ class Generator:
             self._state_var = self._new_variable(values)
 
     @staticmethod
-    def _new_variable(values):
+    def _new_variable(values: Sequence[int]) -> Variable:
         return Variable(_core.tensor.constant(values, _core.tensor.int64), trainable=False, name="StateVar")
 
     @classmethod
@@ -135,7 +137,7 @@ class Generator:
         return cls(state=cls._key_counter_state(key, counter, alg), alg=alg)
 
     @staticmethod
-    def _key_counter_state(key, counter, alg):
+    def _key_counter_state(key: Any, counter: Any, alg: int) -> list[int]:
         counter_values = _int_values(counter)
         if len(counter_values) != _state_size(alg) - 1:
             raise ValueError(f"Shapes ({len(counter_values)},) and [{_state_size(alg) - 1}] are incompatible")
@@ -157,12 +159,13 @@ class Generator:
     @property
     def key(self) -> _core.tensor.Tensor:
         """The key: the state's last element."""
-        return _core.tensor.constant(self._values()[-1], _core.tensor.int64)
+        key: _core.tensor.Tensor = _core.tensor.constant(self._values()[-1], _core.tensor.int64)
+        return key
 
     def _values(self) -> list[int]:
         return [int(v) & _MASK64 for v in np.asarray(self._state_var.numpy()).reshape(-1)]
 
-    def _assign(self, values) -> None:
+    def _assign(self, values: Sequence[int]) -> None:
         self._state_var.assign(_core.tensor.constant([_signed(v) for v in values], _core.tensor.int64))
 
     def reset(self, state: Any) -> None:
@@ -181,7 +184,9 @@ class Generator:
 
     def skip(self, delta: int) -> _core.tensor.Tensor:
         """Advances the counter as drawing `delta` values would; returns the state before (TF's RngReadAndSkip)."""
-        return _core.tensor.constant([_signed(v) for v in self._read_and_skip(int(delta))], _core.tensor.int64)
+        before: _core.tensor.Tensor = _core.tensor.constant([_signed(v) for v in self._read_and_skip(int(delta))],
+                                                            _core.tensor.int64)
+        return before
 
     def _read_and_skip(self, delta: int) -> list[int]:
         if self._alg == random_ops.THREEFRY:
@@ -192,7 +197,7 @@ class Generator:
         self._assign([counter[0] | (counter[1] << 32), counter[2] | (counter[3] << 32), old[2]])
         return old
 
-    def _sampler(self, shape) -> random_ops.Sampler:
+    def _sampler(self, shape: TensorLike) -> random_ops.Sampler:
         """The kernels at the counter a draw of `shape` gets (the state advances first, even for a shape the kernel
         then rejects, as in TF)."""
         old = self._read_and_skip(math.prod(int_list(shape, "shape")))
@@ -246,7 +251,7 @@ class Generator:
         return [Generator(state=[0] * (size - 1) + [int(k)], alg=self._alg) for k in keys]
 
 
-def _philox_skip(counter: tuple, count: int) -> list[int]:
+def _philox_skip(counter: tuple[int, ...], count: int) -> list[int]:
     """TF's PhiloxRandom::Skip(count) on four 32-bit counter words: a 128-bit add, except that a carry out of the
     low word into a high half of all ones is lost (TF's arithmetic, kept for equal states)."""
     words = list(counter)
@@ -262,7 +267,7 @@ def _philox_skip(counter: tuple, count: int) -> list[int]:
     return words
 
 
-def _float_dtype(dtype, mean):
+def _float_dtype(dtype: object, mean: Any) -> _core.tensor.DType:
     dtype = _core.tensor.DType(dtype)
     if not dtype.is_floating:  # TF fails converting the mean to the dtype, before drawing
         raise TypeError(f"Cannot convert {mean!r} to EagerTensor of dtype {dtype.name}")

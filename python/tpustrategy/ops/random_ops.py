@@ -22,16 +22,20 @@ import math
 import numbers
 import random
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
 from tpustrategy import _core, errors
 from tpustrategy.framework import string_tensor
-from tpustrategy.ops._args import TensorLike, int_list
+from tpustrategy.ops._args import Tensor, TensorLike, int_list
 
 _ops = _core.ops
+_DType = _core.tensor.DType
+# A sampler's draws: floats(dims, dtype, distribution) and ints(dims, dtype, minval, maxval).
+_DrawFloats = Callable[[list[int], _DType, str], Any]
+_DrawInts = Callable[[list[int], _DType, int, int], Any]
 DEFAULT_GRAPH_SEED = 87654321
 _MASK64 = (1 << 64) - 1
 
@@ -43,7 +47,8 @@ _BLOCKS_RESERVED_PER_OUTPUT = 256  # TF's stateful kernels advance their Philox 
 class _SeedState:
     global_seed: int | None = None
     op_seeds = random.Random()
-    kernels: dict = {}  # TF's stateful kernels: (kernel, dtype, seed, seed2) -> Philox blocks used so far
+    # TF's stateful kernels: (kernel, dtype, seed, seed2) -> Philox blocks used so far
+    kernels: dict[tuple[str, str, int, int], int] = {}
 
 
 def set_seed(seed: int | None) -> None:
@@ -106,7 +111,7 @@ def philox_seeded(seed: int, seed2: int) -> Sampler:
     return Sampler(_words(seed, 2), (0, 0) + _words(seed2, 2))
 
 
-def _stateful(op_seed, kernel: str, dtype, outputs: int, blocks: int | None = None) -> Sampler:
+def _stateful(op_seed: int | None, kernel: str, dtype: Any, outputs: int, blocks: int | None = None) -> Sampler:
     """One call of TF's stateful kernel `kernel` (RandomUniform, Multinomial, ...): Philox keyed by the global
     seed, its counter's high half the op seed and its low half the blocks earlier calls of the same kernel (same
     dtype and seeds) reserved. This call reserves `blocks` more (default 256 per output, as most kernels). No
@@ -116,29 +121,30 @@ def _stateful(op_seed, kernel: str, dtype, outputs: int, blocks: int | None = No
     if seed is None:  # fresh seeds are never seen again: nothing to remember (no growing table)
         seed, seed2 = secrets.randbits(63), secrets.randbits(63)
     else:
+        assert seed2 is not None  # get_seed gives both seeds or neither
         name = (kernel, dtype.name if hasattr(dtype, "name") else _core.tensor.DType(dtype).name, seed, seed2)
         used = _SeedState.kernels.get(name, 0)
         _SeedState.kernels[name] = used + (outputs * _BLOCKS_RESERVED_PER_OUTPUT if blocks is None else blocks)
     return Sampler(_words(seed, 2), _words(used, 2) + _words(seed2, 2))
 
 
-def _words(value: int, count: int) -> tuple:
+def _words(value: int, count: int) -> tuple[int, ...]:
     """`value` as `count` 32-bit words, low first (two's complement for negatives)."""
     return tuple((int(value) >> (32 * i)) & 0xFFFFFFFF for i in range(count))
 
 
-def _shape(shape):
+def _shape(shape: TensorLike) -> list[int]:
     dims = int_list(shape, "shape")
     if any(d < 0 for d in dims):
         raise errors.InvalidArgumentError(None, None, f"Dimension -1 must be >= 0; shape {dims} is invalid")
     return dims
 
 
-def _is_python_number(value, target):
+def _is_python_number(value: Any, target: int) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool) and value == target
 
 
-def _scaled(sample, low_or_mean, scale, dtype, uniform):
+def _scaled(sample: Tensor, low_or_mean: TensorLike, scale: TensorLike, dtype: _DType, uniform: bool) -> Tensor:
     """sample * scale + offset (uniform: offset + sample * (maxval - minval)), skipping identities; tensors
     broadcast as in TF, and are differentiable."""
     if uniform:
@@ -155,7 +161,7 @@ def _scaled(sample, low_or_mean, scale, dtype, uniform):
     return out
 
 
-def _int_bound(value, what):
+def _int_bound(value: TensorLike, what: str) -> int:
     if isinstance(value, _core.tensor.Tensor):
         if value.ndim != 0:
             raise errors.InvalidArgumentError(None, None, f"{what} must be a scalar for integer uniform, got shape "
@@ -164,7 +170,8 @@ def _int_bound(value, what):
     return int(value)
 
 
-def _uniform_from(shape, minval, maxval, dtype, draw_float, draw_int):
+def _uniform_from(shape: TensorLike, minval: TensorLike, maxval: TensorLike, dtype: Any, draw_float: _DrawFloats,
+                  draw_int: _DrawInts) -> Any:
     """Uniform values from the samplers `draw_float(dims, dtype, distribution)` / `draw_int(dims, dtype, lo, hi)`."""
     dtype = _core.tensor.DType(dtype)
     dims = _shape(shape)
@@ -177,20 +184,21 @@ def _uniform_from(shape, minval, maxval, dtype, draw_float, draw_int):
     return _scaled(draw_float(dims, dtype, "uniform"), minval, 1 if maxval is None else maxval, dtype, True)
 
 
-def _float_dtype(dtype, what):
+def _float_dtype(dtype: object, what: str) -> _DType:
     dtype = _core.tensor.DType(dtype)
     if not dtype.is_floating:
         raise ValueError(f"Invalid dtype {dtype!r} for {what}: a floating dtype is required")
     return dtype
 
 
-def _normal_from(shape, mean, stddev, dtype, truncated, draw_float):
+def _normal_from(shape: TensorLike, mean: TensorLike, stddev: TensorLike, dtype: Any, truncated: bool,
+                 draw_float: _DrawFloats) -> Tensor:
     dtype = _float_dtype(dtype, "truncated_normal" if truncated else "normal")
     sample = draw_float(_shape(shape), dtype, "truncated_normal" if truncated else "normal")
     return _scaled(sample, mean, stddev, dtype, False)
 
 
-def _outputs(shape) -> int:
+def _outputs(shape: TensorLike) -> int:
     return math.prod(_shape(shape))
 
 
@@ -229,15 +237,15 @@ def truncated_normal(shape: TensorLike, mean: TensorLike = 0.0, stddev: TensorLi
 
 
 
-def _dtype_repr(dtype) -> str:
+def _dtype_repr(dtype: Any) -> str:
     return f"tf.{_core.tensor.DType(dtype).name}"
 
 
-def _dtype_str(dtype) -> str:
+def _dtype_str(dtype: Any) -> str:
     return f"<dtype: '{_core.tensor.DType(dtype).name}'>"
 
 
-def _dtypes_str(dtypes) -> str:
+def _dtypes_str(dtypes: Iterable[Any]) -> str:
     return "(" + ", ".join(_dtype_repr(d) for d in dtypes) + ")"
 
 
@@ -245,11 +253,11 @@ _t = _core.tensor
 _UNIFORM_DTYPES = (_t.float16, _t.bfloat16, _t.float32, _t.float64, _t.int32, _t.int64, _t.uint32, _t.uint64)
 
 
-def _as_tensor(value):
+def _as_tensor(value: TensorLike) -> Tensor:
     return value if isinstance(value, _core.tensor.Tensor) else _core.tensor.convert_to_tensor(value)
 
 
-def _categorical_dtype(dtype):
+def _categorical_dtype(dtype: Any) -> _DType:
     out = _core.tensor.int64 if dtype is None else _core.tensor.DType(dtype)
     if out not in (_t.int32, _t.int64):
         raise ValueError(f"Argument `dtype` got invalid value {_dtype_str(out)}. Accepted dtypes are "
@@ -257,10 +265,10 @@ def _categorical_dtype(dtype):
     return out
 
 
-def _categorical_blocks(logits, num_samples: int) -> int:
+def _categorical_blocks(logits: Tensor, num_samples: int) -> int:
     """The Philox blocks TF's Multinomial reserves: 256 per pair of words its CPU kernel may use (none when it
     rejects the input or has nothing to draw)."""
-    dims = logits._shape_tuple
+    dims: tuple[int, ...] = logits._shape_tuple
     if len(dims) != 2 or num_samples <= 0 or dims[0] == 0 or dims[1] <= 0 or not logits.dtype.is_floating:
         return 0
     return dims[0] * ((num_samples + 3) // 4 * 4) * 2 * _BLOCKS_RESERVED_PER_OUTPUT
@@ -290,13 +298,13 @@ def stateless_categorical(logits: TensorLike, num_samples: int, seed: TensorLike
     return stateless_sampler(seed).categorical(x, int(num_samples), out)
 
 
-def _shuffle_operand(value):
+def _shuffle_operand(value: TensorLike) -> Tensor | string_tensor.StringTensor:
     if string_tensor.is_string_value(value):
         return value if isinstance(value, string_tensor.StringTensor) else string_tensor.StringTensor(value)
     return _as_tensor(value)
 
 
-def _shuffled_rows(x) -> int:
+def _shuffled_rows(x: Tensor | string_tensor.StringTensor) -> int:
     """The rows TF's shuffle kernels permute: none for a tensor of at most one element or row (returned as is)."""
     if x.ndim == 0 or math.prod(x._shape_tuple) <= 1:
         return 0
@@ -318,7 +326,7 @@ def stateless_shuffle(value: TensorLike, seed: TensorLike, alg: Any = "auto_sele
     return stateless_sampler(seed, alg).shuffled(x, _shuffled_rows(x))
 
 
-def _stateless_seed(seed) -> tuple[int, int]:
+def _stateless_seed(seed: TensorLike) -> tuple[int, int]:
     values = np.asarray(seed.numpy() if isinstance(seed, _core.tensor.Tensor) else seed)
     if values.shape != (2,):
         raise errors.InvalidArgumentError(None, None, f"seed must have shape [2], not {list(values.shape)}")

@@ -39,14 +39,14 @@ def tf_error_of(e: Exception) -> errors.OpError:
     return error(None, None, f"{type(e).__name__}: {e}")
 
 
-def _call(func, args):
+def _call(func: Callable[..., Any], args: Sequence[Any]) -> Any:
     try:
         return func(*args)
     except Exception as e:  # noqa: BLE001  (every Python error becomes a TF error, as in TF's kernel)
         raise tf_error_of(e) from e
 
 
-def _convert(value, dtype):
+def _convert(value: Any, dtype: Any) -> Tensor | StringTensor:
     if is_string_dtype(dtype):
         try:
             return StringTensor(value if isinstance(value, StringTensor) else to_bytes_array(
@@ -61,10 +61,12 @@ def _convert(value, dtype):
     if array.dtype.kind in "OSU" or (array.dtype.kind == "f" and target.is_integer):
         raise errors.InvalidArgumentError(None, None, f"The function's output {value!r} cannot be converted to "
                                           f"{target!r} (Tout).")
-    return _core.tensor.constant(array.astype(target.as_numpy_dtype), target)
+    converted: Tensor = _core.tensor.constant(array.astype(target.as_numpy_dtype), target)
+    return converted
 
 
-def _outputs(result, Tout, inputs=()):  # noqa: N803  (TF's argument name)
+def _outputs(result: Any, Tout: Any, inputs: Sequence[Any] = ()  # noqa: N803  (TF's argument name)
+             ) -> Tensor | StringTensor | list[Tensor | StringTensor] | None:
     if Tout is None:
         return None
     if isinstance(Tout, (list, tuple)):
@@ -81,7 +83,7 @@ def _outputs(result, Tout, inputs=()):  # noqa: N803  (TF's argument name)
     return _opaque(_convert(result, Tout), inputs)
 
 
-def _opaque(output, inputs):
+def _opaque(output: Tensor | StringTensor, inputs: Sequence[Any]) -> Tensor | StringTensor:
     """`output` gets an unknown static shape where a Dataset function's spec is being found (TF's rule)."""
     if static_shape.active():
         # A fresh tensor: an input the function returned keeps the static shape it has.

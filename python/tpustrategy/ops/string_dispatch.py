@@ -8,6 +8,8 @@ to the kernels. A string given to a numeric-only op still fails as TF does (Inva
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -16,15 +18,15 @@ from tpustrategy.framework.string_tensor import StringTensor, is_string_dtype, t
 from tpustrategy.ops._args import axis_int, int_list
 
 
-def _arr(value) -> np.ndarray:
+def _arr(value: Any) -> np.ndarray:
     return to_bytes_array(value)
 
 
-def _ints(value) -> np.ndarray:
+def _ints(value: Any) -> np.ndarray:
     return np.asarray(value.numpy() if isinstance(value, _core.tensor.Tensor) else value)
 
 
-def _reshape(tensor, shape, name=None):
+def _reshape(tensor: Any, shape: Any, name: str | None = None) -> StringTensor:
     array, dims = _arr(tensor), int_list(shape, "shape")
     try:
         return StringTensor(array.reshape(dims))
@@ -33,11 +35,11 @@ def _reshape(tensor, shape, name=None):
                                           f"the requested shape is {dims}") from None
 
 
-def _concat(values, axis, name="concat"):
+def _concat(values: Any, axis: Any, name: str = "concat") -> StringTensor:
     return StringTensor(np.concatenate([_arr(v) for v in values], axis_int(axis)))
 
 
-def _stack(values, axis=0, name="stack"):
+def _stack(values: Any, axis: Any = 0, name: str = "stack") -> StringTensor:
     arrays = [_arr(v) for v in values]
     if len({a.shape for a in arrays}) > 1:
         raise errors.InvalidArgumentError(None, None, f"Shapes of all inputs must match: "
@@ -45,12 +47,13 @@ def _stack(values, axis=0, name="stack"):
     return StringTensor(np.stack(arrays, axis_int(axis)))
 
 
-def _unstack(value, num=None, axis=0, name="unstack"):
+def _unstack(value: Any, num: int | None = None, axis: Any = 0, name: str = "unstack") -> list[StringTensor]:
     array = np.moveaxis(_arr(value), axis_int(axis), 0)
     return [StringTensor(np.ascontiguousarray(row)) for row in array]
 
 
-def _gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
+def _gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = None, batch_dims: int = 0,
+            name: str | None = None) -> StringTensor:
     array, index = _arr(params), _ints(indices)
     ax = 0 if axis is None else axis_int(axis)
     limit = array.shape[ax] if array.ndim else 0
@@ -60,7 +63,7 @@ def _gather(params, indices, validate_indices=None, axis=None, batch_dims=0, nam
     return StringTensor(np.take(array, index, axis=ax))
 
 
-def _cast(x, dtype, name=None):
+def _cast(x: Any, dtype: Any, name: str | None = None) -> StringTensor:
     if isinstance(x, StringTensor):
         if is_string_dtype(dtype):
             return x
@@ -68,7 +71,7 @@ def _cast(x, dtype, name=None):
     raise errors.UnimplementedError(None, None, f"Cast {x.dtype.name} to string is not supported")
 
 
-def _where(condition, x=None, y=None, name=None):
+def _where(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> StringTensor:
     if x is None or y is None:
         raise errors.InvalidArgumentError(None, None, "tf.where on a string condition is not defined")
     mask = _ints(condition).astype(bool)
@@ -76,7 +79,7 @@ def _where(condition, x=None, y=None, name=None):
     return StringTensor(np.asarray(np.where(mask, left, right), dtype=object))
 
 
-_IMPLEMENTATIONS = {
+_IMPLEMENTATIONS: dict[str, Callable[..., Any]] = {
     "reshape": _reshape,
     "expand_dims": lambda input, axis, name=None: StringTensor(np.expand_dims(_arr(input), axis_int(axis))),  # noqa: A006
     "squeeze": lambda input, axis=None, name=None: StringTensor(  # noqa: A006
@@ -104,18 +107,18 @@ _IMPLEMENTATIONS = {
 }
 
 
-def _mentions_string(value) -> bool:
+def _mentions_string(value: Any) -> bool:
     if isinstance(value, StringTensor):
         return True
     return isinstance(value, (list, tuple)) and any(isinstance(v, StringTensor) for v in value)
 
 
-def wrap(name: str, fn):
+def wrap(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     """`fn` with the string path of `name` in front (only when a StringTensor is among the arguments)."""
     string_fn = _IMPLEMENTATIONS[name]
 
     @functools.wraps(fn)
-    def dispatch(*args, **kwargs):
+    def dispatch(*args: Any, **kwargs: Any) -> Any:
         if any(_mentions_string(a) for a in args) or any(_mentions_string(v) for v in kwargs.values()) or (
                 name == "cast" and is_string_dtype(args[1] if len(args) > 1 else kwargs.get("dtype"))):
             return string_fn(*args, **kwargs)

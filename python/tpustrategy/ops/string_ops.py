@@ -8,20 +8,23 @@ RaggedTensor, as in TF.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from tpustrategy import _core, errors
-from tpustrategy.data import _structure
 from tpustrategy.framework.string_tensor import StringTensor, to_bytes_array
+from tpustrategy.framework.string_tensor import string as string  # tf.string, re-exported
 from tpustrategy.framework.string_tensor import to_bytes as _bytes
 from tpustrategy.framework.tensor import Tensor
 from tpustrategy.ops._args import TensorLike
 
+if TYPE_CHECKING:
+    from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor
 
-def _strings(value) -> np.ndarray:
+
+def _strings(value: Any) -> np.ndarray:
     """Any string input (StringTensor, bytes, str, nested lists, object arrays) as an object array of bytes."""
     return to_bytes_array(value)
 
@@ -31,7 +34,7 @@ def _out(array: np.ndarray) -> StringTensor:
     return StringTensor(array)
 
 
-def _invalid(message: str):
+def _invalid(message: str) -> errors.InvalidArgumentError:
     return errors.InvalidArgumentError(None, None, message)
 
 
@@ -119,7 +122,7 @@ def split(input: TensorLike, sep: str | None = None, maxsplit: int = -1,  # noqa
         raise _invalid("Separator must not be empty: use tf.strings.bytes_split")
     limit = -1 if maxsplit is None else int(maxsplit)
 
-    def pieces(text: bytes) -> list:
+    def pieces(text: bytes) -> list[bytes]:
         if sep is None:
             return text.split(None, limit) if text.strip() else []
         return text.split(_bytes(sep), limit)
@@ -127,7 +130,7 @@ def split(input: TensorLike, sep: str | None = None, maxsplit: int = -1,  # noqa
     return _split_each(array, pieces)
 
 
-def _split_each(array: np.ndarray, pieces_of):
+def _split_each(array: np.ndarray, pieces_of: Callable[[bytes], list[bytes]]) -> StringTensor | RaggedTensor:
     from tpustrategy.ops.ragged import ragged_tensor
 
     if array.ndim == 0:
@@ -185,12 +188,14 @@ def decode_raw(input_bytes: TensorLike, out_type: Any, little_endian: bool = Tru
         bad = next(b for b in array.ravel() if len_(b) % dtype.itemsize)
         raise _invalid(f"Input to DecodeRaw has length {len_(bad)} that is not a multiple of {dtype.itemsize}, the "
                        f"size of {_core.tensor.DType(out_type).name}")
-    width = len_(rows[0]) if rows else 0
-    stacked = np.stack(rows).astype(dtype.newbyteorder("=")) if rows else np.zeros((0, width), dtype.newbyteorder("="))
+    present = cast(list[np.ndarray], rows)  # no None left past the check above
+    width = len_(present[0]) if present else 0
+    stacked = (np.stack(present).astype(dtype.newbyteorder("=")) if rows
+               else np.zeros((0, width), dtype.newbyteorder("=")))
     return _core.tensor.constant(stacked.reshape(*array.shape, width), _core.tensor.DType(out_type).name)
 
 
-def _default_of(default):
+def _default_of(default: Any) -> tuple[str | None, Any]:
     """(kind, default value or None when required) of one record_defaults entry."""
     if isinstance(default, Tensor):
         values = np.asarray(default.numpy()).ravel()
@@ -229,21 +234,22 @@ def decode_csv(records: TensorLike, record_defaults: Sequence[Any], field_delim:
                     raise _invalid(f"Field {column} is required but missing in record {flat}!")
                 out[index] = default
                 continue
+            assert kind is not None  # every entry was checked to have one above
             try:
                 out[index] = field if kind == "string" else int(field) if "int" in kind else float(field)
             except ValueError:
                 raise _invalid(f"Field {column} in record {flat} is not a valid {kind}: {field!r}") from None
     results = []
-    for (kind, _), column in zip(kinds, columns, strict=True):
+    for (kind, _), values in zip(kinds, columns, strict=True):
         if kind == "string":
-            results.append(_out(column))
+            results.append(_out(values))
         else:
             numpy_dtype = np.dtype(_core.tensor.DType(kind).as_numpy_dtype)
-            results.append(_core.tensor.constant(column.astype(numpy_dtype), kind))
+            results.append(_core.tensor.constant(values.astype(numpy_dtype), kind))
     return results
 
 
-def _split_record(record: bytes, delim: bytes, quotes: bool) -> list:
+def _split_record(record: bytes, delim: bytes, quotes: bool) -> list[bytes]:
     if not quotes or b'"' not in record:
         return record.split(delim)
     fields, current, quoted, i = [], bytearray(), False, 0
@@ -269,5 +275,3 @@ def _split_record(record: bytes, delim: bytes, quotes: bool) -> list:
     fields.append(bytes(current))
     return fields
 
-
-string = _structure.string  # tf.string

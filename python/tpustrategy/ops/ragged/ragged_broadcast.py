@@ -10,24 +10,29 @@ values, so the op itself runs on two dense tensors of one leading size.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from tpustrategy import _core, errors
 from tpustrategy.framework.string_tensor import StringTensor
 
+if TYPE_CHECKING:
+    from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor
 
-def _invalid(message: str):
+
+def _invalid(message: str) -> errors.InvalidArgumentError:
     return errors.InvalidArgumentError(None, None, message)
 
 
-def dense_array(value) -> np.ndarray:
+def dense_array(value: Any) -> np.ndarray:
     """The host values of a dense operand (numbers or bytes)."""
     if isinstance(value, StringTensor):
         return np.asarray(value._array)
     return np.asarray(value.numpy())
 
 
-def _repeat_outer(rt, count: int):
+def _repeat_outer(rt: RaggedTensor, count: int) -> RaggedTensor:
     """`rt` stacked `count` times along a new uniform outer dimension (shape [count, *rt.shape])."""
     from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor, _concat_values  # lazy: it imports this module
 
@@ -35,7 +40,7 @@ def _repeat_outer(rt, count: int):
                                                 validate=False)
 
 
-def _positions(rt) -> list[np.ndarray]:
+def _positions(rt: RaggedTensor) -> list[np.ndarray]:
     """For every flat value row of `rt`: its index in dimension 0, 1, ..., ragged_rank (one array per dim)."""
     splits = [np.asarray(s.numpy()) for s in rt.nested_row_splits]
     ids = np.arange(int(splits[-1][-1]), dtype=np.int64)
@@ -47,16 +52,16 @@ def _positions(rt) -> list[np.ndarray]:
     return [ids, *reversed(inner)]
 
 
-def align(rt, dense):
+def align(rt: RaggedTensor, dense: Any) -> tuple[RaggedTensor, Any]:
     """(rt', values): `rt` with any outer dimensions the dense operand adds, and the dense operand as a tensor whose
     leading dimension matches rt'.flat_values (the rest broadcasts against the flat values' inner dimensions)."""
     array = dense_array(dense)
     if array.ndim == 0:
         return rt, dense
-    rank = rt.shape.rank
+    rank = rt._known_rank()
     for size in reversed(array.shape[:max(array.ndim - rank, 0)]):
         rt = _repeat_outer(rt, int(size))
-    rank = rt.shape.rank
+    rank = rt._known_rank()
     dims = (1,) * (rank - array.ndim) + tuple(array.shape)
     array = array.reshape(dims)
     nrows = rt.nrows_int()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -14,7 +15,7 @@ from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor
 _Tensor = _core.tensor.Tensor
 
 
-def _dtype_of(values, dtype):
+def _dtype_of(values: Sequence[TensorLike], dtype: Any) -> _core.tensor.DType:
     if dtype is not None:
         return _core.tensor.DType(dtype)
     tensors = [v.dtype for v in values if isinstance(v, _Tensor)]

@@ -9,8 +9,8 @@ dimensions; a dimension made with ``from_uniform_row_length`` reports its size i
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeAlias, cast
 
 import numpy as np
 
@@ -21,21 +21,29 @@ from tpustrategy.ops._args import TensorLike
 from tpustrategy.ops.ragged import ragged_broadcast
 
 _Tensor = _core.tensor.Tensor
+# What a RaggedTensor's rows are cut from: the next ragged level down, or dense / string flat values.
+_Values: TypeAlias = "RaggedTensor | _core.tensor.Tensor | StringTensor"
+_BinaryOp = Callable[[Any, Any], Any]
 
 
-def _invalid(message: str):
+def _invalid(message: str) -> errors.InvalidArgumentError:
     return errors.InvalidArgumentError(None, None, message)
 
 
-def _elementwise(fn, reverse: bool = False):
+def _int64_tensor(value: Any) -> _core.tensor.Tensor:
+    tensor: _core.tensor.Tensor = _core.tensor.constant(value, _core.tensor.int64)
+    return tensor
+
+
+def _elementwise(fn: _BinaryOp, reverse: bool = False) -> Callable[[RaggedTensor, Any], RaggedTensor]:
     """A RaggedTensor operator method applying `fn` to the flat values (RaggedTensor._binary)."""
-    def method(self, other: Any) -> Any:
+    def method(self: RaggedTensor, other: Any) -> RaggedTensor:
         return self._binary(other, fn, reverse)
 
     return method
 
 
-def _as_values(values):
+def _as_values(values: TensorLike) -> _Values:
     if isinstance(values, (RaggedTensor, _Tensor, StringTensor)):
         return values
     from tpustrategy.framework.constant import convert_to_tensor
@@ -43,14 +51,14 @@ def _as_values(values):
     return convert_to_tensor(values)
 
 
-def _ints(value, what: str) -> np.ndarray:
+def _ints(value: TensorLike, what: str) -> np.ndarray:
     array = np.asarray(value.numpy() if isinstance(value, _Tensor) else value)
     if array.dtype.kind not in "iu" and array.size:
         raise TypeError(f"{what} must be an integer tensor, got {array.dtype}")
     return array.astype(np.int64)
 
 
-def _nrows(values) -> int:
+def _nrows(values: _Values) -> int:
     return values.nrows_int() if isinstance(values, RaggedTensor) else (
         int(values._shape_tuple[0]) if values._shape_tuple else 0)
 
@@ -59,6 +67,9 @@ class RaggedTensor:
     """See the module docstring. Build with the ``from_*`` factories or ``tf.ragged.constant``."""
 
     __slots__ = ("_values", "_row_splits", "_uniform_row_length")
+    _values: _Values
+    _row_splits: np.ndarray  # int64, read-only
+    _uniform_row_length: int | None
 
     def __init__(self, values: TensorLike, row_splits: TensorLike, uniform_row_length: TensorLike = None,
                  internal: bool = False) -> None:
@@ -129,7 +140,8 @@ class RaggedTensor:
 
     @classmethod
     def from_nested_row_splits(cls, flat_values: TensorLike, nested_row_splits: Iterable[Any],
-                               name: str | None = None, validate: bool = True) -> RaggedTensor:
+                               name: str | None = None, validate: bool = True) -> Any:
+        """A RaggedTensor, or `flat_values` itself when there are no splits (as TF)."""
         result = flat_values
         for splits in reversed(list(nested_row_splits)):
             result = cls.from_row_splits(result, splits, validate=validate)
@@ -145,8 +157,16 @@ class RaggedTensor:
 
     @classmethod
     def from_tensor(cls, tensor: TensorLike, lengths: TensorLike = None, padding: TensorLike = None,
-                    ragged_rank: int | None = 1, name: str | None = None, row_splits_dtype: Any = None) -> RaggedTensor:
-        """Rows of a dense tensor; `lengths` (per row) or `padding` (a value trimmed from row ends) cut them."""
+                    ragged_rank: int = 1, name: str | None = None, row_splits_dtype: Any = None) -> RaggedTensor:
+        """Rows of a dense tensor; `lengths` (per row) or `padding` (a value trimmed from row ends) cut them.
+
+        Raises:
+          TypeError: `ragged_rank` is not an int. ValueError: it is not positive (TF's errors and texts).
+        """
+        if not isinstance(ragged_rank, int):
+            raise TypeError(f"Argument `ragged_rank` must be an int. Received {ragged_rank}.")
+        if ragged_rank <= 0:
+            raise ValueError(f"Argument `ragged_rank` must be greater than 0. Received {ragged_rank}.")
         array = np.asarray(tensor.numpy() if hasattr(tensor, "numpy") else tensor, dtype=None)
         strings = isinstance(tensor, StringTensor) or array.dtype == object
         dtype = string if strings else (tensor.dtype if isinstance(tensor, _Tensor) else None)
@@ -179,7 +199,7 @@ class RaggedTensor:
 
     @property
     def row_splits(self) -> _core.tensor.Tensor:
-        return _core.tensor.constant(np.asarray(self._row_splits), _core.tensor.int64)
+        return _int64_tensor(np.asarray(self._row_splits))
 
     @property
     def ragged_rank(self) -> int:
@@ -193,7 +213,7 @@ class RaggedTensor:
     def uniform_row_length(self) -> _core.tensor.Tensor | None:
         if self._uniform_row_length is None:
             return None
-        return _core.tensor.constant(self._uniform_row_length, _core.tensor.int64)
+        return _int64_tensor(self._uniform_row_length)
     _is_ragged = True
 
     @property
@@ -205,7 +225,8 @@ class RaggedTensor:
 
     @property
     def nested_row_splits(self) -> tuple[_core.tensor.Tensor, ...]:
-        out, node = [], self
+        out: list[_core.tensor.Tensor] = []
+        node: _Values = self
         while isinstance(node, RaggedTensor):
             out.append(node.row_splits)
             node = node._values
@@ -224,34 +245,38 @@ class RaggedTensor:
     def get_shape(self) -> TensorShape:
         return self.shape
 
+    def _known_rank(self) -> int:
+        return cast(int, self.shape.rank)  # never None: shape lists every dimension
+
     @property
-    def _composite_components(self):
+    def _composite_components(self) -> list[Any]:
         return [self.flat_values, *self.nested_row_splits]
 
     def nrows_int(self) -> int:
         return len(self._row_splits) - 1
 
     def nrows(self, out_type: Any = None, name: str | None = None) -> _core.tensor.Tensor:
-        return _core.tensor.constant(self.nrows_int(), _core.tensor.int64 if out_type is None else out_type)
+        nrows: _core.tensor.Tensor = _core.tensor.constant(self.nrows_int(),
+                                                          _core.tensor.int64 if out_type is None else out_type)
+        return nrows
 
     def row_lengths(self, axis: int | None = 1, name: str | None = None) -> _core.tensor.Tensor:
-        return _core.tensor.constant(np.diff(self._row_splits), _core.tensor.int64)
+        return _int64_tensor(np.diff(self._row_splits))
 
     def value_rowids(self, name: str | None = None) -> _core.tensor.Tensor:
-        return _core.tensor.constant(np.repeat(np.arange(self.nrows_int(), dtype=np.int64), np.diff(self._row_splits)),
-                              _core.tensor.int64)
+        return _int64_tensor(np.repeat(np.arange(self.nrows_int(), dtype=np.int64), np.diff(self._row_splits)))
 
     def row_starts(self, name: str | None = None) -> _core.tensor.Tensor:
-        return _core.tensor.constant(self._row_splits[:-1].copy(), _core.tensor.int64)
+        return _int64_tensor(self._row_splits[:-1].copy())
 
     def row_limits(self, name: str | None = None) -> _core.tensor.Tensor:
-        return _core.tensor.constant(self._row_splits[1:].copy(), _core.tensor.int64)
+        return _int64_tensor(self._row_splits[1:].copy())
 
     def bounding_shape(self, axis: int | None = None, name: str | None = None,
                        out_type: Any = None) -> _core.tensor.Tensor:
         shape = _bounding(self)
-        out = _core.tensor.constant(shape, _core.tensor.int64)
-        return out if axis is None else _core.tensor.constant(shape[int(axis)], _core.tensor.int64)
+        out = _int64_tensor(shape)
+        return out if axis is None else _int64_tensor(shape[int(axis)])
 
     def with_values(self, new_values: TensorLike) -> RaggedTensor:
         new_values = _as_values(new_values)
@@ -265,7 +290,7 @@ class RaggedTensor:
         return self.with_values(new_values)
 
     # ---- conversions ----
-    def to_list(self) -> list:
+    def to_list(self) -> list[Any]:
         values = self._values
         rows = values.to_list() if isinstance(values, RaggedTensor) else np.asarray(
             values._array if isinstance(values, StringTensor) else values.numpy()).tolist()
@@ -305,13 +330,13 @@ class RaggedTensor:
         return StringTensor(out) if strings else _core.tensor.constant(out, self.dtype)
 
     # ---- protocols ----
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         return (self[i] for i in range(self.nrows_int()))
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.nrows_int()
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: Any) -> Any:
         if isinstance(key, _Tensor):
             key = int(key.numpy())
         if key is Ellipsis or key is None:
@@ -327,7 +352,7 @@ class RaggedTensor:
         index %= count
         return _rows(self._values, int(self._row_splits[index]), int(self._row_splits[index + 1]))
 
-    def _row_slice(self, key: slice):
+    def _row_slice(self, key: slice) -> RaggedTensor:
         start, stop, step = key.indices(self.nrows_int())
         if step == 1:
             stop = max(stop, start)
@@ -336,7 +361,7 @@ class RaggedTensor:
                                                 validate=False)
         return self._gather_rows(list(range(start, stop, step)))
 
-    def _gather_rows(self, picked: list):
+    def _gather_rows(self, picked: list[int]) -> RaggedTensor:
         """Rows `picked` (any order) as a RaggedTensor of len(picked) rows."""
         lengths = [int(self._row_splits[i + 1] - self._row_splits[i]) for i in picked]
         parts = [_rows(self._values, int(self._row_splits[i]), int(self._row_splits[i + 1])) for i in picked]
@@ -345,7 +370,7 @@ class RaggedTensor:
         result._uniform_row_length = self._uniform_row_length
         return result
 
-    def _getitem_nested(self, key: tuple):
+    def _getitem_nested(self, key: tuple[Any, ...]) -> Any:
         """``rt[k0, k1, ...]``: k0 picks rows, the rest applies inside every row (TF's ragged __getitem__)."""
         if not key:
             return self
@@ -368,18 +393,19 @@ class RaggedTensor:
             return rows
         return RaggedTensor.from_row_lengths(_concat_values(pieces), [_nrows(p) for p in pieces], validate=False)
 
-    def _getitem_expanded(self, key: tuple):
+    def _getitem_expanded(self, key: tuple[Any, ...]) -> Any:
         """Indexing with ``...`` (as many full slices as the rank leaves; a second one adds none) and
         ``tf.newaxis`` (a dimension of size 1 where it stands in the result), as TF's ragged __getitem__."""
         explicit = sum(1 for k in key if k is not Ellipsis and k is not None)
-        spread: list = []
+        spread: list[Any] = []
         for i, k in enumerate(key):
             if k is Ellipsis:
                 if Ellipsis not in key[:i]:
-                    spread.extend([slice(None)] * max(self.shape.rank - explicit, 0))
+                    spread.extend([slice(None)] * max(self._known_rank() - explicit, 0))
             else:
                 spread.append(k)
-        new_axes, plain = [], []
+        new_axes: list[int] = []
+        plain: list[Any] = []
         for k in spread:
             if k is None:
                 new_axes.append(len(new_axes) + sum(isinstance(p, slice) for p in plain))
@@ -390,7 +416,7 @@ class RaggedTensor:
             result = _insert_unit_axis(result, axis)
         return result
 
-    def _compare(self, other, op):
+    def _compare(self, other: Any, op: _BinaryOp) -> RaggedTensor | None:
         """``==`` / ``!=``: element-wise where the operands broadcast (TF's ragged dispatch); otherwise, as TF's
         Tensor equality, a Python bool (False for ==)."""
         try:
@@ -398,17 +424,17 @@ class RaggedTensor:
         except (errors.InvalidArgumentError, ValueError, TypeError):
             return None
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> RaggedTensor | bool:  # type: ignore[override]  # element-wise, as TF
         result = self._compare(other, lambda a, b: a == b)
         return False if result is None else result
 
-    def __ne__(self, other):
+    def __ne__(self, other: object) -> RaggedTensor | bool:  # type: ignore[override]  # element-wise, as TF
         result = self._compare(other, lambda a, b: a != b)
         return True if result is None else result
 
     __hash__ = object.__hash__
 
-    def _binary(self, other, op, reverse=False):
+    def _binary(self, other: Any, op: _BinaryOp, reverse: bool = False) -> RaggedTensor:
         """An element-wise op on the flat values (TF's ragged dispatch): a RaggedTensor of the same row partitions,
         a scalar, or a dense operand broadcast against the rows (ragged_broadcast.py)."""
         ragged = self
@@ -446,44 +472,45 @@ class RaggedTensor:
     __gt__ = _elementwise(operator.gt)
     __ge__ = _elementwise(operator.ge)
 
-    def __neg__(self):
+    def __neg__(self) -> RaggedTensor:
         return self.with_flat_values(-self.flat_values)
 
-    def __abs__(self):
+    def __abs__(self) -> RaggedTensor:
         return self.with_flat_values(abs(self.flat_values))
 
-    def __invert__(self):
+    def __invert__(self) -> RaggedTensor:
         return self.with_flat_values(~self.flat_values)
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         raise TypeError("RaggedTensor may not be used as a boolean.")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         # As TF: numpy's layout (one row per line when the rows have one length), elements comma-separated.
         with np.printoptions(formatter={"all": _format_numpy}):
             return f"<tf.RaggedTensor {_format_numpy(self.numpy())}>"
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"<tf.RaggedTensor {self.to_list()!r}>"
 
 
-def _format_numpy(x) -> str:
+def _format_numpy(x: Any) -> str:
     if not isinstance(x, np.ndarray):
         return str(x)
     # array2string prints any empty array as "[]"; the nested list keeps an empty array's shape ([[], []]).
     return np.array2string(x, separator=", ") if x.size else repr(x.tolist())
 
 
-def _rows(values, lo: int, hi: int):
+def _rows(values: _Values, lo: int, hi: int) -> _Values:
     """Rows [lo, hi) of a values tensor (dense, string or ragged)."""
     if isinstance(values, RaggedTensor):
-        return values[lo:hi]
+        rows: RaggedTensor = values[lo:hi]
+        return rows
     if isinstance(values, StringTensor):
         return StringTensor(values._array[lo:hi])
     return _core.data.slice_rows(values, lo, hi - lo)
 
 
-def _insert_unit_axis(value, axis: int):
+def _insert_unit_axis(value: _Values, axis: int) -> _Values:
     """`value` (ragged, dense or string) with a new dimension of size 1 at `axis` (uniform when ragged)."""
     if isinstance(value, StringTensor):
         return StringTensor(np.expand_dims(value._array, axis))
@@ -496,11 +523,11 @@ def _insert_unit_axis(value, axis: int):
     return value.with_values(_insert_unit_axis(value._values, axis - 1))
 
 
-def _all_splits(rt) -> list:
+def _all_splits(rt: RaggedTensor) -> list[np.ndarray]:
     return [np.asarray(s.numpy()) for s in rt.nested_row_splits]
 
 
-def _bounding(rt: RaggedTensor) -> list:
+def _bounding(rt: RaggedTensor) -> list[int]:
     lengths = np.diff(rt._row_splits)
     width = rt._uniform_row_length if rt._uniform_row_length is not None else int(lengths.max(initial=0))
     inner = _bounding(rt._values) if isinstance(rt._values, RaggedTensor) else list(rt._values._shape_tuple)
@@ -515,31 +542,35 @@ def _fill_dense(rt: RaggedTensor, out: np.ndarray) -> None:
         lo, hi = int(rt._row_splits[i]), int(rt._row_splits[i + 1])
         hi = min(hi, lo + out.shape[1])
         if dense_values is None:
-            _fill_dense(values[lo:hi], out[i])
+            _fill_dense(cast(RaggedTensor, values)[lo:hi], out[i])  # no dense values: ragged ones
         else:
             block = dense_values[lo:hi]
             index = (slice(0, hi - lo), *[slice(0, min(a, b)) for a, b in zip(block.shape[1:], out.shape[2:],
                                                                                 strict=True)])
-            out[i][index] = block[(slice(None), *index[1:])]
+            source = (slice(None), *index[1:])  # a local: mypy reads x[(a, *b)] as 3.11's x[a, *b]
+            out[i][index] = block[source]
 
 
-def _trimmed_length(row: np.ndarray, pad) -> int:
+def _trimmed_length(row: np.ndarray, pad: Any) -> int:
     length = len(row)
     while length and np.all(row[length - 1] == pad):
         length -= 1
     return length
 
 
-def _scalar_bytes(value) -> bytes:
+def _scalar_bytes(value: Any) -> bytes:
     if isinstance(value, StringTensor):
-        return value._array.item()
+        item: bytes = value._array.item()
+        return item
     return value.encode() if isinstance(value, str) else bytes(value)
 
 
-def _make_values(array: np.ndarray, dtype):
+def _make_values(array: np.ndarray, dtype: Any) -> _core.tensor.Tensor | StringTensor:
     if dtype is string or array.dtype == object or array.dtype.kind in "SU":
         return StringTensor(np.asarray(array, dtype=object))
-    return _core.tensor.constant(array, dtype) if dtype is not None else _core.tensor.convert_to_tensor(array)
+    tensor: _core.tensor.Tensor = (_core.tensor.constant(array, dtype) if dtype is not None
+                                   else _core.tensor.convert_to_tensor(array))
+    return tensor
 
 
 class RaggedTensorSpec:
@@ -591,23 +622,23 @@ class RaggedTensorSpec:
         return (isinstance(other, RaggedTensorSpec) and self._dtype == other._dtype and
                 self._ragged_rank == other._ragged_rank and self._shape.is_compatible_with(other._shape))
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return (isinstance(other, RaggedTensorSpec) and self._shape == other._shape and self._dtype == other._dtype
                 and self._ragged_rank == other._ragged_rank)
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((self._shape, repr(self._dtype), self._ragged_rank))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"RaggedTensorSpec({self._shape!r}, {self._dtype!r}, {self._ragged_rank}, "
                 f"{self._row_splits_dtype!r})")
 
 
 def constant(pylist: Any, dtype: Any = None, ragged_rank: int | None = None,
              inner_shape: tuple[int, ...] | None = None, name: str | None = None,
-             row_splits_dtype: Any = _core.tensor.int64) -> RaggedTensor:
+             row_splits_dtype: Any = _core.tensor.int64) -> RaggedTensor | _core.tensor.Tensor | StringTensor:
     """``tf.ragged.constant``: a RaggedTensor from a nested Python list (ragged_rank = its depth - 1 unless
-    given; the dims below it must be uniform)."""
+    given; the dims below it must be uniform); ragged_rank=0 gives a dense tensor, as in TF."""
     depth = _depth(pylist)
     if depth == 0:
         raise ValueError("tf.ragged.constant needs a list; use tf.constant for a scalar")
@@ -619,10 +650,11 @@ def constant(pylist: Any, dtype: Any = None, ragged_rank: int | None = None,
         from tpustrategy.framework.constant import constant as dense_constant
 
         return dense_constant(pylist, dtype)
-    level, nested = list(pylist), []
+    level: list[Any] = list(pylist)
+    nested: list[list[int]] = []
     for _ in range(ragged_rank):
         lengths = []
-        flat = []
+        flat: list[Any] = []
         for item in level:
             if not isinstance(item, (list, tuple, np.ndarray)):
                 raise ValueError(f"all scalar values must have the same nesting depth: {pylist!r}")
@@ -631,10 +663,11 @@ def constant(pylist: Any, dtype: Any = None, ragged_rank: int | None = None,
         nested.append(lengths)
         level = flat
     values = _leaf_values(level, dtype, inner_shape)
-    return RaggedTensor.from_nested_row_lengths(values, nested)
+    ragged: RaggedTensor = RaggedTensor.from_nested_row_lengths(values, nested)  # ragged_rank >= 1 levels
+    return ragged
 
 
-def _depth(value) -> int:
+def _depth(value: Any) -> int:
     if isinstance(value, (list, tuple)):
         return 1 + max((_depth(v) for v in value), default=0)
     if isinstance(value, np.ndarray):
@@ -642,7 +675,7 @@ def _depth(value) -> int:
     return 0
 
 
-def _leaf_values(level: list, dtype, inner_shape):
+def _leaf_values(level: list[Any], dtype: Any, inner_shape: tuple[int, ...] | None) -> _Tensor | StringTensor:
     from tpustrategy.framework.constant import constant as dense_constant
 
     if not level:
@@ -650,14 +683,15 @@ def _leaf_values(level: list, dtype, inner_shape):
         if is_string_dtype(dtype):
             return StringTensor(np.empty(shape, dtype=object))
         zeros = np.zeros(shape, np.dtype(_core.tensor.DType(dtype or _core.tensor.float32).as_numpy_dtype))
-        return _core.tensor.constant(zeros, _core.tensor.DType(dtype or _core.tensor.float32))
+        empty: _Tensor = _core.tensor.constant(zeros, _core.tensor.DType(dtype or _core.tensor.float32))
+        return empty
     try:
         return dense_constant(level, dtype)
     except (ValueError, TypeError) as e:
         raise ValueError(f"inner values of the ragged tensor do not form a uniform tensor: {e}") from None
 
 
-def _concat_values(parts: list):
+def _concat_values(parts: list[Any]) -> _Values:
     """The rows of `parts` (all dense, all string or all ragged) one after another."""
     first = parts[0]
     if isinstance(first, RaggedTensor):
@@ -674,7 +708,7 @@ def _concat_values(parts: list):
     return _core.ops.concat(list(parts), 0)
 
 
-def _as_ragged_row(value, ragged_rank: int):
+def _as_ragged_row(value: _Values, ragged_rank: int) -> _Values:
     """One element to be stacked: a RaggedTensor, or a dense tensor made ragged in its `ragged_rank` dims."""
     if isinstance(value, RaggedTensor):
         return value
@@ -683,8 +717,10 @@ def _as_ragged_row(value, ragged_rank: int):
     return RaggedTensor.from_tensor(value, ragged_rank=ragged_rank - 1)
 
 
-def stack(values: Iterable[Any], axis: int = 0, name: str | None = None) -> RaggedTensor:
-    """``tf.ragged.stack`` along axis 0: one row per input (dense inputs of any length become ragged rows)."""
+def stack(values: Iterable[Any], axis: int = 0,
+          name: str | None = None) -> RaggedTensor | _core.tensor.Tensor | StringTensor:
+    """``tf.ragged.stack`` along axis 0: one row per input (dense inputs of any length become ragged rows; scalars
+    stack into a dense vector)."""
     if int(axis) != 0:
         raise NotImplementedError("tf.ragged.stack: only axis=0 is built")
     values = [v if isinstance(v, (RaggedTensor, _Tensor, StringTensor)) else _as_values(v) for v in values]
