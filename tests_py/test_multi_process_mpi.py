@@ -207,6 +207,33 @@ def test_without_mpirun_the_module_says_so():
     assert multi_process.mpi_available() == bool(_core.mpi.available())
 
 
+class _ErrorWithoutNotes(ValueError):
+    """An error as Python 3.10 raises them: no ``add_note`` (it is new in 3.11; requires-python is >= 3.10)."""
+
+    @property
+    def add_note(self):
+        raise AttributeError("add_note")
+
+
+def test_a_replica_error_keeps_its_type_where_exceptions_take_no_notes():
+    # run_replica tells the other processes, then re-raises the replica's own error: on Python 3.10 it used to call
+    # error.add_note unguarded, which raised AttributeError instead. No MPI needed: the slice's abort is stubbed.
+    process_slice = multi_process.ProcessSlice.__new__(multi_process.ProcessSlice)
+    process_slice.process_index = 1
+    told = []
+    process_slice.abort = lambda replica_id, error: told.append((replica_id, error)) or True
+
+    def replica_fn():
+        raise _ErrorWithoutNotes("bad input")
+
+    with pytest.raises(_ErrorWithoutNotes, match="bad input"):
+        process_slice.run_replica(3, replica_fn)
+    assert [(replica_id, type(error)) for replica_id, error in told] == [(3, _ErrorWithoutNotes)]
+    with pytest.raises(ValueError, match="boom") as raised:  # with notes: the note names replica and process
+        process_slice.run_replica(2, lambda: (_ for _ in ()).throw(ValueError("boom")))
+    assert raised.value.__notes__ == ["(replica 2 of process 1; every other process was told to abort)"]
+
+
 @needs_mpi
 @pytest.mark.parametrize("processes", [2, 4])
 def test_a_missing_process_is_a_deadline_naming_it(processes):

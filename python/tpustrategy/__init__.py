@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import importlib as _importlib
 import os as _os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tpustrategy import _core, errors
 from tpustrategy._core.tensor import (
@@ -97,6 +97,7 @@ _LAZY_NAMES = {
 _LAZY_HOME = {name: module for module, names in _LAZY_NAMES.items() for name in names}
 
 if TYPE_CHECKING:  # what type checkers and IDEs see; tests_py/test_lazy_import.py keeps it equal to the tables
+    # `name as name`: an explicit re-export, which mypy --strict (no implicit re-export) needs to see tf.<name>
     from tpustrategy import (
         bitwise,  # noqa: F401
         compat,  # noqa: F401
@@ -123,44 +124,47 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; tests_py/test_lazy_import.
         tpu,  # noqa: F401
         train,  # noqa: F401
     )
-    from tpustrategy.eager.backprop import GradientTape  # noqa: F401
-    from tpustrategy.framework.control_dependencies import control_dependencies  # noqa: F401
-    from tpustrategy.framework.function import function  # noqa: F401
-    from tpustrategy.framework.indexed_slices import IndexedSlices  # noqa: F401
-    from tpustrategy.framework.name_scope import name_scope  # noqa: F401
-    from tpustrategy.framework.sparse_tensor import SparseTensor, SparseTensorSpec  # noqa: F401
-    from tpustrategy.framework.string_tensor import string  # noqa: F401
-    from tpustrategy.module import Module  # noqa: F401
-    from tpustrategy.ops.check_ops import (  # noqa: F401
-        Assert,
-        assert_equal,
-        assert_greater,
-        assert_less,
-        assert_rank,
-        ensure_shape,
-    )
-    from tpustrategy.ops.clip_ops import clip_by_global_norm, clip_by_norm, norm  # noqa: F401
-    from tpustrategy.ops.custom_gradient import custom_gradient  # noqa: F401
-    from tpustrategy.ops.numpy_backed_ops import (
-        argsort,  # noqa: F401
-        boolean_mask,  # noqa: F401
-        cumprod,  # noqa: F401
-        cumsum,  # noqa: F401
-        histogram_fixed_width,  # noqa: F401
-        linspace,  # noqa: F401
-        meshgrid,  # noqa: F401
-        reverse,  # noqa: F401
-        searchsorted,  # noqa: F401
-        sort,  # noqa: F401
-        unique,  # noqa: F401
-    )
-    from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec  # noqa: F401
-    from tpustrategy.ops.script_ops import numpy_function, py_function  # noqa: F401
-    from tpustrategy.ops.unconnected_gradients import UnconnectedGradients  # noqa: F401
-    from tpustrategy.variables import Variable, VariableAggregation, VariableSynchronization  # noqa: F401
+    from tpustrategy.eager.backprop import GradientTape as GradientTape
+    from tpustrategy.framework.control_dependencies import control_dependencies as control_dependencies
+    from tpustrategy.framework.function import function as function
+    from tpustrategy.framework.indexed_slices import IndexedSlices as IndexedSlices
+    from tpustrategy.framework.name_scope import name_scope as name_scope
+    from tpustrategy.framework.sparse_tensor import SparseTensor as SparseTensor
+    from tpustrategy.framework.sparse_tensor import SparseTensorSpec as SparseTensorSpec
+    from tpustrategy.framework.string_tensor import string as string
+    from tpustrategy.module import Module as Module
+    from tpustrategy.ops.check_ops import Assert as Assert
+    from tpustrategy.ops.check_ops import assert_equal as assert_equal
+    from tpustrategy.ops.check_ops import assert_greater as assert_greater
+    from tpustrategy.ops.check_ops import assert_less as assert_less
+    from tpustrategy.ops.check_ops import assert_rank as assert_rank
+    from tpustrategy.ops.check_ops import ensure_shape as ensure_shape
+    from tpustrategy.ops.clip_ops import clip_by_global_norm as clip_by_global_norm
+    from tpustrategy.ops.clip_ops import clip_by_norm as clip_by_norm
+    from tpustrategy.ops.clip_ops import norm as norm
+    from tpustrategy.ops.custom_gradient import custom_gradient as custom_gradient
+    from tpustrategy.ops.numpy_backed_ops import argsort as argsort
+    from tpustrategy.ops.numpy_backed_ops import boolean_mask as boolean_mask
+    from tpustrategy.ops.numpy_backed_ops import cumprod as cumprod
+    from tpustrategy.ops.numpy_backed_ops import cumsum as cumsum
+    from tpustrategy.ops.numpy_backed_ops import histogram_fixed_width as histogram_fixed_width
+    from tpustrategy.ops.numpy_backed_ops import linspace as linspace
+    from tpustrategy.ops.numpy_backed_ops import meshgrid as meshgrid
+    from tpustrategy.ops.numpy_backed_ops import reverse as reverse
+    from tpustrategy.ops.numpy_backed_ops import searchsorted as searchsorted
+    from tpustrategy.ops.numpy_backed_ops import sort as sort
+    from tpustrategy.ops.numpy_backed_ops import unique as unique
+    from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor as RaggedTensor
+    from tpustrategy.ops.ragged.ragged_tensor import RaggedTensorSpec as RaggedTensorSpec
+    from tpustrategy.ops.script_ops import numpy_function as numpy_function
+    from tpustrategy.ops.script_ops import py_function as py_function
+    from tpustrategy.ops.unconnected_gradients import UnconnectedGradients as UnconnectedGradients
+    from tpustrategy.variables import Variable as Variable
+    from tpustrategy.variables import VariableAggregation as VariableAggregation
+    from tpustrategy.variables import VariableSynchronization as VariableSynchronization
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     """Loads a lazy namespace or name on first access and binds it here, so later reads are plain lookups."""
     if name in _LAZY_SUBMODULES:
         value = _importlib.import_module(f"{__name__}.{name}")

@@ -66,8 +66,9 @@ def run_demo(slice_name: str | None = None) -> None:
         weights = tps.Variable(tps.ones((4, 1)), name="weights")
 
     @tps.function
-    def step(x):
+    def step(x: tps.Tensor) -> tuple[tps.Tensor, tps.Tensor]:
         ctx = tps.distribute.get_replica_context()
+        assert ctx is not None  # inside strategy.run: replica context
         local = tps.reduce_sum(tps.matmul(x, weights) ** 2)
         return local, ctx.all_reduce(tps.distribute.ReduceOp.SUM, local)
 

@@ -31,7 +31,7 @@ _logical_configuration: dict[str, list[LogicalDeviceConfiguration]] = {}
 _GPU_COUNT = 0
 
 
-def _device_type_filter(device_type, function: str) -> str:
+def _device_type_filter(device_type: object, function: str) -> str:
     """``device_type`` (None or a string such as "TPU") as the registry's filter; TypeError otherwise.
 
     TF 2.21 raises AttributeError for some non-string types and silently returns [] for others; a
@@ -53,7 +53,7 @@ def list_logical_devices(device_type: str | None = None) -> list[LogicalDevice]:
     return [LogicalDevice(_logical_name(d), d.device_type) for d in devices]
 
 
-def _logical_name(device) -> str:
+def _logical_name(device: _core.devices.Device) -> str:
     # TF drops job, replica and task from devices of job "localhost" (no cluster configured yet): "/device:CPU:0".
     if device.name.startswith("/job:localhost/"):
         return f"/device:{device.device_type}:{device.index}"
@@ -72,7 +72,7 @@ def list_physical_devices(device_type: str | None = None) -> list[PhysicalDevice
     return out
 
 
-def _physical_to_devices(device):
+def _physical_to_devices(device: object) -> _core.devices.Device:
     name = device.name if isinstance(device, (PhysicalDevice, LogicalDevice)) else str(device)
     if name.startswith("/physical_device:"):
         kind, index = name[len("/physical_device:") :].split(":")
@@ -146,7 +146,7 @@ def set_visible_devices(devices: Sequence[PhysicalDevice] | PhysicalDevice, devi
     """
     _device_type_filter(device_type, "set_visible_devices")
     if not isinstance(devices, list):  # as TF: a PhysicalDevice is itself a tuple
-        devices = [devices]
+        devices = [devices]  # type: ignore[list-item]  # a PhysicalDevice is a Sequence too: mypy cannot narrow
     physical = list_physical_devices()
     for d in devices:
         if d not in physical:

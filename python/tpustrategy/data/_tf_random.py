@@ -16,10 +16,11 @@ from tpustrategy.ops import random_ops
 class IteratorSeeds:
     """The (seed, seed2) of each new iterator of one random dataset."""
 
-    def __init__(self, seed, reshuffle: bool):
+    def __init__(self, seed: int | None, reshuffle: bool):
         first, second = random_ops.get_seed(seed)
         if first is None:
             first, second = secrets.randbits(63), secrets.randbits(63)
+        assert second is not None  # get_seed gives both seeds or neither
         self._pair = (first, second)
         self._reshuffle = reshuffle
         self._count = 0

@@ -15,7 +15,8 @@ replica's device memory:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any, cast
 
 from tpustrategy import _core
 from tpustrategy.data import _structure, _transforms
@@ -52,7 +53,7 @@ class InputWorkers:
     def num_replicas(self) -> int:
         return len(self.replica_devices)
 
-    def devices_of(self, worker: int) -> list:
+    def devices_of(self, worker: int) -> list[_core.devices.Device]:
         return [self.replica_devices[r] for r in self.replica_ids[worker]]
 
 
@@ -74,7 +75,7 @@ _KEEPS_BATCH_SIZE = (_transforms.PrefetchDataset, _transforms.OptionsDataset, _t
                      _transforms.CacheDataset)
 
 
-def compute_batch_size(dataset) -> int:
+def compute_batch_size(dataset: Dataset) -> int:
     """The batch size of the last ``batch`` of the pipeline, or -1 when it cannot be known statically."""
     node = dataset
     while True:
@@ -85,7 +86,7 @@ def compute_batch_size(dataset) -> int:
         node = node._input
 
 
-def check_batched(dataset, num_replicas: int) -> None:
+def check_batched(dataset: Dataset, num_replicas: int) -> None:
     for spec in _structure.flatten(dataset.element_spec):
         if spec.shape.rank == 0:
             raise ValueError(
@@ -93,7 +94,7 @@ def check_batched(dataset, num_replicas: int) -> None:
                 f"across {num_replicas} replicas. (See the tf.distribute.Strategy guide.)")
 
 
-def effective_policy(dataset) -> AutoShardPolicy:
+def effective_policy(dataset: Dataset) -> AutoShardPolicy:
     """The auto-shard policy in force: AUTO means FILE for a pipeline reading files, else DATA."""
     policy = AutoShardPolicy(dataset.options().experimental_distribute.auto_shard_policy)
     if policy == AutoShardPolicy.AUTO:
@@ -101,7 +102,7 @@ def effective_policy(dataset) -> AutoShardPolicy:
     return policy
 
 
-def build_pipelines(dataset, workers: InputWorkers) -> list:
+def build_pipelines(dataset: Dataset, workers: InputWorkers) -> list[StreamPipeline | SplitPipeline]:
     """One pipeline per worker for ``experimental_distribute_dataset`` (rebatching + auto-sharding)."""
     n, w = workers.num_replicas, workers.num_workers
     r = n // w
@@ -109,7 +110,7 @@ def build_pipelines(dataset, workers: InputWorkers) -> list:
         return [StreamPipeline([dataset], workers.devices_of(0), workers.host_devices[0])]
     check_batched(dataset, n)
     policy = effective_policy(dataset)
-    pipelines = []
+    pipelines: list[StreamPipeline | SplitPipeline] = []
     for i in range(w):
         devices, host = workers.devices_of(i), workers.host_devices[i]
         if policy == AutoShardPolicy.DATA:
@@ -130,7 +131,7 @@ def build_pipelines(dataset, workers: InputWorkers) -> list:
     return pipelines
 
 
-def place(element, device):
+def place(element: Any, device: _core.devices.Device | None) -> Any:
     """`element` with every tensor copied onto `device` (charged to its memory); bytes stay on the host."""
     if device is None:
         return element
@@ -142,14 +143,14 @@ def place(element, device):
     return _structure.pack_as(element, leaves)
 
 
-def _place_ragged(rt, device):
+def _place_ragged(rt: RaggedTensor, device: _core.devices.Device | None) -> RaggedTensor:
     """`rt` with its flat values on `device` (strings and the row partition stay on the host, as in TF)."""
     if device is None or not isinstance(rt.flat_values, Tensor):
         return rt
     return rt.with_flat_values(_core.tensor.copy_to_device(rt.flat_values, device.name))
 
 
-def _place_sparse(sp, name: str):
+def _place_sparse(sp: SparseTensor, name: str) -> SparseTensor:
     values = sp._values if not isinstance(sp._values, Tensor) else _core.tensor.copy_to_device(sp._values, name)
     copy = _core.tensor.copy_to_device
     return SparseTensor(copy(sp.indices, name), values, copy(sp.dense_shape, name))
@@ -167,14 +168,14 @@ class StreamPipeline:
         self._per_replica = per_replica
         self.element_spec = self.datasets[0].element_spec
 
-    def steps(self):
+    def steps(self) -> Iterator[list[Any]]:
         """Yields, per step, one placed element per replica (None for a replica whose input is exhausted)."""
         with device_scope.device_scope(self.host_device):
             iterators = [d._iterate() for d in self.datasets]
         exhausted = [False] * len(iterators)
         count = len(self.devices)
         while True:
-            out = [None] * count
+            out: list[Any] = [None] * count
             for k in range(count):
                 source = k if self._per_replica else 0
                 if exhausted[source]:
@@ -192,35 +193,36 @@ class SplitPipeline:
     """Cuts every batch into `num_slices` slices of ceil(B / num_slices) rows and hands slice
     ``keep[k]`` to replica k, copying it straight into that replica's memory."""
 
-    def __init__(self, dataset, num_slices: int, keep: list[int], devices, host_device=None):
+    def __init__(self, dataset: Dataset, num_slices: int, keep: list[int], devices: Sequence[_core.devices.Device],
+                 host_device: _core.devices.Device | None = None) -> None:
         check_batched(dataset, num_slices)
         self.dataset = dataset
         self.num_slices = num_slices
         self.keep = keep
         self.devices = list(devices)
         self.host_device = host_device
-        self._range_cache: dict[int, tuple] = {}
+        self._range_cache: dict[int, tuple[list[int], list[int]]] = {}
 
-        def split_spec(spec):
+        def split_spec(spec: Any) -> Any:
             batch = spec.shape[0] if spec.shape.rank else None
             dim = batch // num_slices if batch is not None and batch % num_slices == 0 else None
             return _structure.with_shape(spec, [dim, *spec.shape[1:]]) if spec.shape.rank is not None else spec
 
         self.element_spec = _structure.map_structure(split_spec, dataset.element_spec)
 
-    def _ranges(self, rows: int):
+    def _ranges(self, rows: int) -> tuple[list[int], list[int]]:
         cached = self._range_cache.get(rows)  # batches mostly share one size: compute the cut once
         if cached is None:
             cached = self._range_cache[rows] = self._compute_ranges(rows)
         return cached
 
-    def _compute_ranges(self, rows: int):
+    def _compute_ranges(self, rows: int) -> tuple[list[int], list[int]]:
         per_slice = -(-rows // self.num_slices)
         begins = [min(j * per_slice, rows) for j in self.keep]
         counts = [min((j + 1) * per_slice, rows) - b for j, b in zip(self.keep, begins, strict=True)]
         return begins, counts
 
-    def steps(self):
+    def steps(self) -> Iterator[list[Any]]:
         fused = _sliced_source(self.dataset)
         if fused is not None:
             yield from self._steps_from_source(*fused)
@@ -241,13 +243,14 @@ class SplitPipeline:
                                  f"can be split across {self.num_slices} replicas.")
             if len(rows) != 1:
                 raise _structure._invalid_argument(
-                    f"Cannot split a batch whose components have different batch sizes: {sorted(rows)}")
-            begins, counts = self._ranges(rows.pop())
+                    "Cannot split a batch whose components have different batch sizes: "
+                    f"{sorted(cast('set[int]', rows))}")
+            begins, counts = self._ranges(cast(int, rows.pop()))  # None is not in rows (above)
             columns = [_split_leaf(leaf, begins, counts, devices) for leaf in leaves]
             yield _per_replica_elements(element, columns, len(devices))
 
 
-    def _steps_from_source(self, source, batch_size: int, drop_remainder: bool):
+    def _steps_from_source(self, source: Any, batch_size: int, drop_remainder: bool) -> Iterator[list[Any]]:
         """``from_tensor_slices(x).batch(n)``: each replica's rows are copied straight from x to its device,
         skipping the intermediate global batch (one copy instead of two, and no large host allocation)."""
         structure = source._element
@@ -259,7 +262,7 @@ class SplitPipeline:
             yield _per_replica_elements(structure, columns, len(self.devices))
 
 
-def _sliced_source(dataset):
+def _sliced_source(dataset: Dataset) -> tuple[Any, int, bool] | None:
     """(source, batch_size, drop_remainder) when `dataset` is ``from_tensor_slices(...).batch(...)`` (seen
     through prefetch / with_options), else None."""
     node = dataset
@@ -270,18 +273,19 @@ def _sliced_source(dataset):
     return None
 
 
-def _per_replica_elements(structure, columns: list, count: int) -> list:
+def _per_replica_elements(structure: Any, columns: list[list[Any]], count: int) -> list[Any]:
     """Replica k's element: the k-th piece of every leaf, packed like `structure`."""
     if len(columns) == 1 and not _structure.is_structure(structure):
         return columns[0]  # a bare tensor element: nothing to pack
     return [_structure.pack_as(structure, [c[k] for c in columns]) for k in range(count)]
 
 
-def _split_leaf(leaf, begins, counts, devices) -> list:
+def _split_leaf(leaf: Any, begins: list[int], counts: list[int],
+                devices: Sequence[_core.devices.Device]) -> list[Any]:
     if leaf is None:
         return [None] * len(begins)
     if isinstance(leaf, RaggedTensor):  # rows of a ragged batch; values placed on each replica's device
-        return [_place_ragged(_structure.slice_leaf_rows(leaf, b, c), d)
+        return [_place_ragged(cast(RaggedTensor, _structure.slice_leaf_rows(leaf, b, c)), d)
                 for b, c, d in zip(begins, counts, devices, strict=True)]
     if isinstance(leaf, SparseTensor):  # rows of a sparse batch, placed on each replica's device
         return [place(_structure.slice_leaf_rows(leaf, b, c), d) for b, c, d in zip(begins, counts, devices,

@@ -22,8 +22,8 @@ from __future__ import annotations
 import atexit
 import json
 import os
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from greenlet import GreenletExit
@@ -31,6 +31,11 @@ from greenlet import GreenletExit
 from tpustrategy import _core, errors
 from tpustrategy.distribute.collective_util import CommunicationOptions
 from tpustrategy.distribute.reduce_util import ReduceOp, as_reduce_op
+from tpustrategy.distribute.scheduler import _add_note
+
+if TYPE_CHECKING:
+    from tpustrategy.data.dataset_ops import Dataset
+    from tpustrategy.distribute.input_pipeline import InputWorkers, SplitPipeline, StreamPipeline
 
 _MPI_SIZE_VARIABLES = ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK")
 
@@ -54,7 +59,7 @@ def mpi_available() -> bool:
     return bool(_core.mpi.available())
 
 
-def _local_replicas(devices: Sequence, hosts: Sequence[int]) -> list[int]:
+def _local_replicas(devices: Sequence[_core.devices.Device], hosts: Sequence[int]) -> list[int]:
     wanted = set(hosts)
     return [r for r, d in enumerate(devices) if d.task in wanted]
 
@@ -84,7 +89,8 @@ class ProcessSlice:
       ValueError: the slice's hosts cannot be split evenly over the processes.
     """
 
-    def __init__(self, communication_options=None, devices=None):
+    def __init__(self, communication_options: CommunicationOptions | None = None,
+                 devices: Sequence[_core.devices.Device] | None = None) -> None:
         mpi = _core.mpi
         if not mpi.available():
             raise errors.UnimplementedError(None, None, "tpustrategy was built without MPI: install Open MPI "
@@ -111,7 +117,7 @@ class ProcessSlice:
     def num_replicas_in_sync(self) -> int:
         return int(self.communicator.size)
 
-    def tf_config(self, base_port: int = 8470) -> dict:
+    def tf_config(self, base_port: int = 8470) -> dict[str, Any]:
         """The ``TF_CONFIG`` of this process: one worker task per process, task index = MPI rank."""
         workers = [f"localhost:{base_port + p}" for p in range(self.process_count)]
         return {"cluster": {"worker": workers}, "task": {"type": "worker", "index": self.process_index}}
@@ -120,13 +126,14 @@ class ProcessSlice:
         """Sets ``TF_CONFIG`` for this process (TFConfigClusterResolver's task_id then equals the MPI rank)."""
         os.environ["TF_CONFIG"] = json.dumps(self.tf_config())
 
-    def _apply_options(self, options) -> None:
+    def _apply_options(self, options: CommunicationOptions | None) -> None:
         """Sets the communicator's timeout from the merged options (TF: None / 0 = no timeout; here the default)."""
         timeout = self.communication_options.merge(options).timeout_seconds
         self.communicator.timeout_seconds = float(timeout) if timeout else self._default_timeout
 
     # ---- collectives over this process's local values (one per local replica, in replica order) ----
-    def all_reduce(self, reduce_op, local_values: Sequence, options=None) -> Any:
+    def all_reduce(self, reduce_op: ReduceOp | str, local_values: Sequence[Any],
+                   options: CommunicationOptions | None = None) -> Any:
         """The reduction over every replica of every process; one tensor (the shared result).
 
         MEAN of integers is TF's truediv (float64), as in process.
@@ -139,7 +146,8 @@ class ProcessSlice:
             return _core.tensor.convert_to_tensor(total / self.num_replicas_in_sync)
         return _core.tensor.convert_to_tensor(self.communicator.all_reduce(arrays, op.value))
 
-    def reduce(self, reduce_op, local_values: Sequence, axis=None, options=None) -> Any:
+    def reduce(self, reduce_op: ReduceOp | str, local_values: Sequence[Any], axis: Any = None,
+               options: CommunicationOptions | None = None) -> Any:
         """``Strategy.reduce`` across processes: with `axis`, each replica first sums along it, and MEAN divides
         by the global number of elements along `axis` (TF's truediv: integers give floats)."""
         from tpustrategy.distribute import cross_replica_ops
@@ -155,7 +163,8 @@ class ProcessSlice:
         count = self.all_reduce(ReduceOp.SUM, [c for _, c in shares], options)
         return math_ops.divide(total, math_ops.cast(count, total.dtype))
 
-    def all_gather(self, local_values: Sequence, axis: int = 0, options=None) -> Any:
+    def all_gather(self, local_values: Sequence[Any], axis: int = 0,
+                   options: CommunicationOptions | None = None) -> Any:
         """Every replica's value concatenated along `axis`, in global replica order (equal shapes required)."""
         arrays = [np.asarray(_core.tensor.convert_to_tensor(v)) for v in local_values]
         if not arrays or arrays[0].ndim == 0:
@@ -166,12 +175,12 @@ class ProcessSlice:
         shape = (moved[0].shape[0] * self.num_replicas_in_sync, *moved[0].shape[1:])
         return _core.tensor.convert_to_tensor(np.moveaxis(flat.reshape(shape), 0, axis))
 
-    def broadcast(self, local_values: Sequence, root: int = 0) -> Any:
+    def broadcast(self, local_values: Sequence[Any], root: int = 0) -> Any:
         """Replica `root`'s value, in every process."""
         arrays = [np.asarray(_core.tensor.convert_to_tensor(v)) for v in local_values]
         return _core.tensor.convert_to_tensor(self.communicator.broadcast(arrays, root)[0])
 
-    def broadcast_initial_value(self, value) -> Any:
+    def broadcast_initial_value(self, value: Any) -> Any:
         """Process 0's `value` (a tensor), in every process: a variable's initial value, as MultiWorkerMirroredStrategy
         broadcasts it from the chief, so that random initialisers agree."""
         value = _core.tensor.convert_to_tensor(value)
@@ -193,7 +202,8 @@ class ProcessSlice:
         votes = [np.array([1 if flag else 0], np.int32)] * len(self.replica_ids)
         return bool(np.asarray(self.communicator.all_reduce(votes, "MAX"))[0])
 
-    def local_pipelines(self, dataset, local_devices, on_host: bool = False) -> tuple:
+    def local_pipelines(self, dataset: Dataset, local_devices: Sequence[_core.devices.Device], on_host: bool = False
+                        ) -> tuple[InputWorkers, list[StreamPipeline | SplitPipeline]]:
         """``experimental_distribute_dataset``'s input workers and pipelines for this process: the pipelines
         over the whole slice (one per host, TF's auto-shard and rebatch rules), this process's hosts' only.
         `on_host` (``InputOptions(experimental_fetch_to_device=False)``): each replica's input stays on its
@@ -209,7 +219,7 @@ class ProcessSlice:
                                        f"expected {self.hosts}")
         return local, [pipelines[workers.hosts.index(h)] for h in self.hosts]
 
-    def distribute_dataset(self, dataset):
+    def distribute_dataset(self, dataset: Dataset) -> Iterator[list[Any]]:
         """Yields, per step, this process's replicas' elements (local replica order; None once a replica's input
         is exhausted), until every local replica's input is.
 
@@ -229,7 +239,8 @@ class ProcessSlice:
             yield step
 
     # ---- running the local replicas (Strategy.run drives them; see extended._call_for_each_replica) ----
-    def run_replica(self, replica_id: int, fn: Callable, args: Sequence = (), kwargs: dict | None = None) -> Any:
+    def run_replica(self, replica_id: int, fn: Callable[..., Any], args: Sequence[Any] = (),
+                    kwargs: dict[str, Any] | None = None) -> Any:
         """Runs local replica `replica_id`'s function. If it raises, every other process is told first (their
         collective raises AbortedError naming this process and the replica), then the error goes on here."""
         try:
@@ -238,12 +249,14 @@ class ProcessSlice:
             raise  # another process failed (and told everyone), or the scheduler cancelled this replica
         except BaseException as error:
             self.abort(replica_id, error)
-            error.add_note(f"(replica {replica_id} of process {self.process_index}; every other process was told "
-                           "to abort)")
+            _add_note(error, f"(replica {replica_id} of process {self.process_index}; every other process was told "
+                      "to abort)")  # BaseException.add_note is new in Python 3.11
             raise
 
 
-def slice_for_this_process(communication_options=None, devices_of_process=None) -> ProcessSlice | None:
+def slice_for_this_process(
+        communication_options: CommunicationOptions | None = None,
+        devices_of_process: Callable[[int, int], Sequence[_core.devices.Device]] | None = None) -> ProcessSlice | None:
     """The ProcessSlice a strategy made now should run on: one when launched by mpirun with more than one
     process (tpustrategy built with MPI), else None (every replica runs in this process).
 

@@ -31,16 +31,21 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import greenlet
 
 from tpustrategy import _core, errors
 from tpustrategy.distribute import _gc_headroom
 
+if TYPE_CHECKING:
+    from tpustrategy._core.runtime import ExecutionContext, ReplicaRendezvous
+    from tpustrategy._core.tensor import Tensor
+
 _set_context = _core.runtime.set_current_context
 _drive = _core.runtime.drive
 _finish_job = _core.runtime.finish_job
+_T = TypeVar("_T")
 
 
 class _Merge:
@@ -48,7 +53,7 @@ class _Merge:
 
     __slots__ = ("contribution", "combine")
 
-    def __init__(self, contribution, combine):
+    def __init__(self, contribution: Any, combine: Callable[[list[Any]], Sequence[Any]]) -> None:
         self.contribution = contribution
         self.combine = combine
 
@@ -56,8 +61,8 @@ class _Merge:
 class ReplicaRun:
     """One ``run``: drives the replica greenlets and executes their synchronisation points."""
 
-    def __init__(self, num_replicas: int, contexts: Sequence | None = None, communicator=None,
-                 modes: Sequence | None = None, devices_of: Callable[[], Any] | None = None):
+    def __init__(self, num_replicas: int, contexts: list[ExecutionContext] | None = None, communicator: Any = None,
+                 modes: list[Any] | None = None, devices_of: Callable[[], Any] | None = None) -> None:
         self.num_replicas = num_replicas
         # The strategy's ``_replica_devices`` (bound): where a replica's collective delivers its results, asked at
         # each collective (a TPU replica's logical-device scope changes them). None: the replicas' contexts ask.
@@ -69,21 +74,22 @@ class ReplicaRun:
         # each replica's job runs in (pushed on its context's stack at the start, unwound at the end).
         self._contexts = contexts
         self._modes = modes
-        self._rendezvous: _core.runtime.ReplicaRendezvous | None = None  # taken from the thread's pool for the run
-        self._parked: list = [None] * num_replicas  # replicas in merge_call: their _Merge
+        self._rendezvous: ReplicaRendezvous | None = None  # taken from the thread's pool for the run
+        self._parked: list[_Merge | None] = [None] * num_replicas  # replicas in merge_call: their _Merge
         self._driver: greenlet.greenlet | None = None
         # Inside a synchronisation point (parked, or being resumed): kept by the C++ driver loop.
         self._suspended = [False] * num_replicas
         # A finished replica leaves its value (_DONE) or error (_FAILED) here rather than passing it through
         # switch(): an argument of a suspended switch() stays referenced by the pooled worker's frame, which
         # would keep the last step's outputs (and their HBM) alive until the worker's next run.
-        self._finished: list = [None] * num_replicas
+        self._finished: list[Any] = [None] * num_replicas
         self._clean = False  # every replica finished normally: the Rendezvous needs no reset
-        self._driver_context = None  # the caller's execution context
+        self._driver_context: ExecutionContext | None = None  # the caller's execution context
 
     # ---- called from inside a replica ----
-    def collective(self, replica_id: int, kind: str, tensors: list, devices, op: str = "", axis: int = 0,
-                   structure: str = "", ragged: bool = True, **tpu_args) -> list:
+    def collective(self, replica_id: int, kind: str, tensors: list[Tensor], devices: Sequence[_core.devices.Device],
+                   op: str = "", axis: int = 0, structure: str = "", ragged: bool = True,
+                   **tpu_args: Any) -> list[Tensor]:
         """Replica `replica_id` takes part in collective `kind` over `tensors` (a nest's leaves, whose
         structure is `structure`); returns its result tensors, delivered to `devices` (one per replica).
         `ragged`: an all_gather's inputs may differ in size along `axis`. `tpu_args`: ``groups`` (TF's
@@ -91,16 +97,19 @@ class ReplicaRun:
         if self.num_replicas == 1:
             rendezvous = self._rendezvous or self._take_rendezvous()
             rendezvous.arrive(replica_id, kind, tensors, op, axis, structure, ragged, **tpu_args)
-            return rendezvous.complete(devices)[0]
+            return cast("list[Tensor]", rendezvous.complete(devices)[0])  # one replica: its result is there
         # Raises on a mismatch with the replicas already there; else parks until the driver resumes it.
+        assert self._rendezvous is not None  # taken by execute() for the run
         if tpu_args:
-            return self._rendezvous.park(replica_id, kind, tensors, op, axis, structure, ragged, devices,
-                                         self._driver, _PARKED, **tpu_args)
+            out: list[Tensor] = self._rendezvous.park(replica_id, kind, tensors, op, axis, structure, ragged, devices,
+                                                      self._driver, _PARKED, **tpu_args)
+            return out
         # positional only: pybind matches keywords by name, at a cost per replica
-        return self._rendezvous.park(replica_id, kind, tensors, op, axis, structure, ragged, devices, self._driver,
-                                     _PARKED)
+        out = self._rendezvous.park(replica_id, kind, tensors, op, axis, structure, ragged, devices, self._driver,
+                                    _PARKED)
+        return out
 
-    def merge(self, replica_id: int, contribution: Any, combine: Callable[[list], Sequence],
+    def merge(self, replica_id: int, contribution: Any, combine: Callable[[list[Any]], Sequence[Any]],
               structure: str = "") -> Any:
         """Parks replica `replica_id` in ``merge_call`` until every replica is there; `combine` runs once,
         in the caller of ``run``, over the contributions in replica order and returns one result each.
@@ -110,10 +119,11 @@ class ReplicaRun:
         self._parked[replica_id] = _Merge(contribution, combine)
         # Raises on a mismatch (the _Merge left behind is dropped with the failed run); else parks until the driver
         # has run the merge function.
+        assert self._rendezvous is not None  # taken by execute() for the run
         return self._rendezvous.park(replica_id, "merge_call", [], "", 0, structure, True, None, self._driver, _MERGED)
 
     # ---- called by the strategy, in the caller's context ----
-    def execute(self, calls: Sequence) -> list:
+    def execute(self, calls: Sequence[tuple[Callable[..., Any], Sequence[Any], dict[str, Any]]]) -> list[Any]:
         """Runs ``fn(*args, **kwargs)`` for each ``(fn, args, kwargs)`` of `calls` (one per replica) in that replica,
         and returns their results in replica order."""
         n = self.num_replicas
@@ -123,15 +133,17 @@ class ReplicaRun:
         self._driver = greenlet.getcurrent()
         driver_context = self._driver_context = _core.runtime.current_context()
         contexts, modes, suspended = self._contexts, self._modes, self._suspended
+        assert contexts is not None and modes is not None  # given for every run of more than one replica
         workers = _take_workers(n)
         rendezvous = self._take_rendezvous()
-        results: list | None = None
+        results: list[Any] | None = None
         # The first switch into a worker starts its job; after a merge_call, each replica gets its result.
-        values: list | None = [(self, call, i) for i, call in enumerate(calls)]
+        values: list[Any] | None = [(self, call, i) for i, call in enumerate(calls)]
         fresh = True
         gc_raised = _gc_headroom.enter(n)  # n replicas' objects alive at once: room in GC generation 0
         try:
             while True:
+                assert values is not None  # None only once the run failed (below)
                 try:
                     i, out, finished_count = _drive(workers, contexts, values, fresh, modes, suspended, rendezvous,
                                                     driver_context, _PARKED, _MERGED, _DONE, _FAILED, self._driver,
@@ -144,10 +156,10 @@ class ReplicaRun:
                 if i < n:  # replica i stopped the round: it raised, or switched out by itself
                     if out is not _FAILED:
                         self._escaped(workers, i)
-                    error, self._finished[i] = self._finished[i], None
-                    self._cancel(workers, f"replica {i} raised {type(error).__name__}: {error}")
-                    _add_note(error, f"raised in replica {i} of {n} while running the replica function")
-                    raise error
+                    failure, self._finished[i] = self._finished[i], None
+                    self._cancel(workers, f"replica {i} raised {type(failure).__name__}: {failure}")
+                    _add_note(failure, f"raised in replica {i} of {n} while running the replica function")
+                    raise failure
                 if finished_count == n:
                     results, self._finished = self._finished, [None] * n
                     self._clean = True
@@ -182,11 +194,12 @@ class ReplicaRun:
             if gc_raised:
                 _gc_headroom.leave()
 
-    def _combine(self, replicas) -> list:
+    def _combine(self, replicas: list[Any]) -> list[Any]:
         """Every replica is in merge_call: runs the merge function once, here, over their contributions."""
-        parked = self._parked
+        parked = cast("list[_Merge]", self._parked)  # every replica parked in merge_call left its _Merge
         self._parked = [None] * self.num_replicas
         first = parked[0]
+        assert self._rendezvous is not None and self._driver_context is not None  # set by execute()
         self._fail_on_error(replicas, self._rendezvous.complete)
         context = self._driver_context  # the merge function runs here, in merge mode
         previous_mode, context.mode = context.mode, "merge"
@@ -198,23 +211,24 @@ class ReplicaRun:
             raise AssertionError(f"combine returned {len(outputs)} results for {self.num_replicas} replicas")
         return outputs
 
-    def _fail_on_error(self, replicas, action):
+    def _fail_on_error(self, replicas: list[Any], action: Callable[[], _T]) -> _T:
         try:
             return action()
         except BaseException as error:
             self._cancel(replicas, f"a synchronisation point failed: {type(error).__name__}: {error}")
             raise
 
-    def _fail(self, replicas, action) -> None:
+    def _fail(self, replicas: list[Any], action: Callable[[], object]) -> None:
         self._fail_on_error(replicas, action)
 
-    def _escaped(self, workers, i: int) -> None:
+    def _escaped(self, workers: list[Any], i: int) -> None:
         """Replica i switched out of its greenlet by itself (e.g. ``greenlet.getcurrent().parent.switch()``
         inside the replica function): it can never be resumed at a synchronisation point."""
         message = (f"replica {i} switched out of its greenlet outside a synchronisation point (a greenlet switch "
                    "inside the replica function); replica functions must not switch greenlets themselves")
         worker, workers[i] = workers[i], _new_worker()
         self._finished[i] = None
+        assert self._contexts is not None and self._driver_context is not None  # set for a run of many replicas
         try:
             worker.parent = greenlet.getcurrent()  # so that its end comes back here
             _set_context(self._contexts[i])  # its finally blocks run in its own context (device, mode stack)
@@ -227,9 +241,10 @@ class ReplicaRun:
         self._cancel(workers, message)
         raise RuntimeError(message)
 
-    def _cancel(self, workers, reason: str) -> None:
+    def _cancel(self, workers: list[Any], reason: str) -> None:
         """Throws CancelledError into every parked replica so that its finally blocks run."""
         driver_context = self._driver_context
+        assert self._contexts is not None and driver_context is not None  # set for a run of many replicas
         suspended = self._suspended
         for i, worker in enumerate(workers):
             attempts = 0
@@ -256,9 +271,10 @@ class ReplicaRun:
     def _end_job(self, i: int) -> None:
         """Replica i's job ended outside the driver loop (cancelled, escaped): its mode frame goes with it."""
         if self._modes is not None:
+            assert self._contexts is not None  # given with the modes
             self._contexts[i].unwind_mode(self._modes[i])
 
-    def _take_rendezvous(self):
+    def _take_rendezvous(self) -> ReplicaRendezvous:
         if self._communicator is not None:  # not pooled: one per run of a multi-process slice
             self._rendezvous = _core.runtime.ReplicaRendezvous(self.num_replicas, self._communicator)
             return self._rendezvous
@@ -283,7 +299,7 @@ _FAILED = object()  # ... when it raised (its error is in run._finished)
 _ROUND = object()  # what the last replica of a round hands the driver
 
 
-def _worker_loop(job):
+def _worker_loop(job: Any) -> None:
     """A reusable replica greenlet: runs jobs (run, (fn, args, kwargs), position) until the thread ends.
 
     Creating a greenlet costs ~12 µs, switching to a live one well under 1 µs, so workers are pooled. At a job's
@@ -310,14 +326,14 @@ class _ThreadPool(threading.local):
     every step: attributes, not getattr with a default)."""
 
     def __init__(self) -> None:
-        self.workers: list = []
-        self.rendezvous: dict[int, list] = {}
+        self.workers: list[Any] = []  # greenlets
+        self.rendezvous: dict[int, list[ReplicaRendezvous]] = {}
 
 
 _pool = _ThreadPool()
 
 
-def _free_rendezvous(num_replicas: int) -> list:
+def _free_rendezvous(num_replicas: int) -> list[ReplicaRendezvous]:
     by_size = _pool.rendezvous
     free = by_size.get(num_replicas)
     if free is None:
@@ -339,7 +355,7 @@ def _new_worker() -> greenlet.greenlet:
     return worker
 
 
-def _take_workers(count: int) -> list:
+def _take_workers(count: int) -> list[Any]:
     free = _pool.workers
     if len(free) >= count:  # the common case: one slice off the end of the pool
         workers = free[-count:]
@@ -349,7 +365,7 @@ def _take_workers(count: int) -> list:
     return [free.pop() if free else _new_worker() for _ in range(count)]
 
 
-def _return_workers(workers, clean: bool) -> None:
+def _return_workers(workers: list[Any], clean: bool) -> None:
     workers.reverse()  # the next run takes them back in replica order
     # After a clean run every job returned, so no worker died (one dies only by GreenletExit: _escaped).
     _pool.workers.extend(workers if clean else (w for w in workers if not w.dead))

@@ -10,6 +10,7 @@ from typing import Any
 
 from tpustrategy import _core
 from tpustrategy.distribute.distribution_strategy_context import current_logical_device
+from tpustrategy.framework.tensor import Tensor
 from tpustrategy.variables import Variable
 
 _REPLICATED = _core.spmd.Sharding.replicated()
@@ -31,11 +32,12 @@ class LogicallyReplicatedVariable(Variable):
         super().__init__(**kwargs)
 
     @property
-    def _value(self):
-        return self._copies.shards[current_logical_device.get()]
+    def _value(self) -> Tensor:
+        copy: Tensor = self._copies.shards[current_logical_device.get()]  # replicated: a copy on every core
+        return copy
 
     @_value.setter
-    def _value(self, tensor):
+    def _value(self, tensor: Tensor) -> None:
         self._copies = _core.spmd.ShardedTensor.shard(tensor, _REPLICATED, self._logical_cores)
 
     @property

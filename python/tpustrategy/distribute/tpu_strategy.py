@@ -125,6 +125,11 @@ class _TPUStrategyMethods(distribute_lib.StrategyBase):
         return super().run(fn, args=args, kwargs=kwargs, options=options)
 
     @property
+    def extended(self) -> TPUExtended:
+        """The strategy's TPUExtended (what ``Strategy.extended`` is on a TPU strategy)."""
+        return self._extended
+
+    @property
     def cluster_resolver(self) -> Any:
         return self._extended._tpu_cluster_resolver
 

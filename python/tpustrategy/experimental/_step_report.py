@@ -27,7 +27,7 @@ class OpTime(NamedTuple):
     """One op name's simulated time, summed over every core."""
 
     name: str
-    count: int
+    count: int  # type: ignore[assignment]  # a public field: shadows tuple.count() on purpose
     seconds: float
     flops: float
     bytes: float
@@ -58,19 +58,19 @@ class record_step:  # noqa: N801 (a context manager named like TF's lower-case h
     def __init__(self, name: str = "", step_num: int | None = None):
         self.name = str(name)
         self.step_num = -1 if step_num is None else int(step_num)
-        self.record = None
+        self.record: _sim.StepRecord | None = None
 
     def __enter__(self) -> record_step:
         _sim.record_start()
         _sim.record_take()  # drop anything left over from an earlier recording
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         _sim.record_stop()
         self.record = _sim.record_take(name=self.name, step_num=self.step_num)
 
 
-def _core_of_slot(device_assignment, record) -> list[int]:
+def _core_of_slot(device_assignment: DeviceAssignment, record: _sim.StepRecord) -> list[int]:
     """Timeline core (task-major TF device index) of every (replica, logical core) of a DeviceAssignment."""
     topology = device_assignment.topology
     per_task = topology.num_tpus_per_task

@@ -10,12 +10,14 @@ Kept here, below both, so that neither tf.Module nor the optimizers import the c
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
+from typing import Any
 
 # object -> {key: callable(object)}: one callback per restoration waiting on the object
-pending: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+pending: weakref.WeakKeyDictionary[Any, dict[int, Callable[[Any], object]]] = weakref.WeakKeyDictionary()
 
 
-def notify(obj) -> None:
+def notify(obj: object) -> None:
     """Restores the checkpoint values waiting for children of `obj` that now exist."""
     if not pending:
         return

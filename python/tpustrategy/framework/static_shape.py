@@ -17,20 +17,22 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from tpustrategy import _core
-from tpustrategy.framework.tensor_shape import TensorShape, as_shape
+from tpustrategy.framework.tensor_shape import ShapeLike, TensorShape, as_shape
 
 _state = threading.local()
 _autodiff = _core.autodiff
 
 
-def _strings() -> dict | None:
+def _strings() -> dict[int, tuple[object, TensorShape]] | None:
     return getattr(_state, "strings", None)
 
 
 @contextlib.contextmanager
-def recording():
+def recording() -> Iterator[None]:
     """Keeps, for the duration, the static shapes TF would give (nests: the inner one wins)."""
     saved = _strings()
     _state.strings = {}
@@ -47,7 +49,7 @@ def active() -> bool:
     return _strings() is not None
 
 
-def _get(tensor) -> TensorShape | None:
+def _get(tensor: object) -> TensorShape | None:
     if isinstance(tensor, _core.tensor.Tensor):
         entry = _autodiff.static_shape(tensor)
         return None if entry is None else TensorShape(entry[1] if entry[0] else None)
@@ -56,7 +58,7 @@ def _get(tensor) -> TensorShape | None:
     return found[1] if found is not None and found[0] is tensor else None
 
 
-def _set(tensor, shape: TensorShape) -> None:
+def _set(tensor: object, shape: TensorShape) -> None:
     if isinstance(tensor, _core.tensor.Tensor):
         _autodiff.set_static_shape(tensor, None if shape.rank is None else shape.as_list())
         return
@@ -65,25 +67,25 @@ def _set(tensor, shape: TensorShape) -> None:
         strings[id(tensor)] = (tensor, shape)  # the tensor is kept alive, so its id stays its own
 
 
-def mark_unknown(tensor) -> None:
+def mark_unknown(tensor: object) -> None:
     """`tensor` has an unknown static shape (the output of an opaque Python function)."""
     if active():
         _set(tensor, TensorShape(None))
 
 
-def refine(tensor, shape) -> None:
+def refine(tensor: object, shape: ShapeLike) -> None:
     """``set_shape`` / ``ensure_shape`` on `tensor`: its static shape merges with `shape`."""
     current = _get(tensor) if active() else None
     if current is not None:
         _set(tensor, current.merge_with(as_shape(shape)))
 
 
-def lookup(value) -> TensorShape | None:
+def lookup(value: object) -> TensorShape | None:
     """The static shape recorded for `value`, or None when TF would know its full shape."""
     return _get(value) if active() else None
 
 
-def note_shape_of(result, tensor) -> None:
+def note_shape_of(result: object, tensor: object) -> None:
     """``tf.shape(tensor)`` gave `result`: a vector as long as `tensor`'s static rank (unknown when that is)."""
     if active():
         static = _get(tensor)
@@ -91,7 +93,7 @@ def note_shape_of(result, tensor) -> None:
             _set(result, TensorShape([static.rank]))
 
 
-def note_like(result, tensor) -> None:
+def note_like(result: object, tensor: object) -> None:
     """An op computed in Python (``zeros_like``, ``sort``, ``cumsum``, ``reverse``, ...) gave `result` of
     `tensor`'s shape: `tensor`'s static shape."""
     if active():
@@ -100,7 +102,7 @@ def note_like(result, tensor) -> None:
             _set(result, static)
 
 
-def note_top_k(results, tensor, k: int) -> None:
+def note_top_k(results: Iterable[object], tensor: object, k: int) -> None:
     """``top_k(tensor, k)`` gave `results` (values, indices): `tensor`'s static shape with the last size k."""
     static = _get(tensor) if active() else None
     if static is not None:
@@ -109,7 +111,7 @@ def note_top_k(results, tensor, k: int) -> None:
             _set(result, shape)
 
 
-def note_data_dependent(result, tensor, axis: int, mask_rank: int) -> None:
+def note_data_dependent(result: object, tensor: Any, axis: int, mask_rank: int) -> None:
     """An op whose output size depends on values (``boolean_mask``, ``unique``) gave `result`: `tensor`'s
     static shape with its sizes ``axis .. axis + mask_rank`` replaced by one unknown size, whatever `tensor` is."""
     if active():

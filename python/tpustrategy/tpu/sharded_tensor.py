@@ -10,6 +10,8 @@ are the same with or without the annotation — only memory per core differs. ``
 from __future__ import annotations
 
 import html
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -27,13 +29,14 @@ class ShardedTensor:
 
     __array_priority__ = 100  # numpy defers binary operators to us
 
-    def __init__(self, impl: _core.spmd.ShardedTensor, spmd: bool = False):
+    def __init__(self, impl: _core.spmd.ShardedTensor, spmd: bool = False) -> None:
         self._impl = impl
         # In SPMD mode ops on this tensor run partitioned (tpu/spmd_partitioner.py) instead of assembling it.
         self._spmd_partitioned = bool(spmd)
 
     @classmethod
-    def shard(cls, tensor, sharding: _core.spmd.Sharding, logical_devices, spmd: bool = False) -> ShardedTensor:
+    def shard(cls, tensor: Any, sharding: _core.spmd.Sharding, logical_devices: Iterable[_core.devices.Device],
+              spmd: bool = False) -> ShardedTensor:
         """Lays `tensor` (anything tensor-convertible, including another ShardedTensor) out on `logical_devices`."""
         if isinstance(tensor, ShardedTensor):
             tensor = tensor._as_tensor()
@@ -42,7 +45,7 @@ class ShardedTensor:
 
     # ---- tensor-like surface ----
     @property
-    def shape(self):
+    def shape(self) -> TensorShape:
         return TensorShape(self._impl._shape_tuple)
 
     @property
@@ -50,7 +53,7 @@ class ShardedTensor:
         return self._impl._shape_tuple
 
     @property
-    def dtype(self):
+    def dtype(self) -> _core.tensor.DType:
         return self._impl.dtype
 
     @property
@@ -60,26 +63,27 @@ class ShardedTensor:
     @property
     def device(self) -> str:
         """The first logical core holding data (TF reports the annotated op's device)."""
-        return next(s.device for s in self._impl.shards if s is not None)
+        device: str = next(s.device for s in self._impl.shards if s is not None)
+        return device
 
-    def _as_tensor(self):
+    def _as_tensor(self) -> _core.tensor.Tensor:
         """The global value, assembled from the shards on the current device."""
         return self._impl.assemble()
 
-    def numpy(self):
+    def numpy(self) -> Any:
         return self._as_tensor().numpy()
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray[Any, Any]:
         array = np.asarray(self._as_tensor())
         return array.astype(dtype) if dtype is not None else array
 
     def __len__(self) -> int:
         return len(self._as_tensor())
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         return iter(self._as_tensor())
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: Any) -> _core.tensor.Tensor:
         return self._as_tensor()[index]
 
     def __bool__(self) -> bool:
@@ -92,9 +96,10 @@ class ShardedTensor:
         return int(self._as_tensor())
 
     def __index__(self) -> int:
-        return self._as_tensor().__index__()
+        index: int = self._as_tensor().__index__()
+        return index
 
-    __hash__ = None  # like tf.Tensor: unhashable
+    __hash__ = None  # type: ignore[assignment]  # like tf.Tensor: unhashable
 
     # ---- placement ----
     @property
@@ -102,12 +107,12 @@ class ShardedTensor:
         return self._impl.sharding
 
     @property
-    def shards(self) -> list:
+    def shards(self) -> list[_core.tensor.Tensor | None]:
         """Logical core k's shard (a Tensor on that core), None where the sharding places nothing."""
         return self._impl.shards
 
     @property
-    def logical_devices(self) -> list:
+    def logical_devices(self) -> list[_core.devices.Device]:
         """The replica's logical cores (``_core.devices.Device``), logical core k at index k."""
         return self._impl.logical_devices
 
@@ -115,7 +120,7 @@ class ShardedTensor:
     def bytes_per_device(self) -> list[int]:
         return self._impl.bytes_per_device
 
-    def layout(self) -> list[dict]:
+    def layout(self) -> list[dict[str, Any]]:
         """One entry per logical core: its physical core, chip, host, tile index, element range and bytes."""
         sharding, shape = self.sharding, self._shape_tuple
         rows = []
@@ -133,7 +138,7 @@ class ShardedTensor:
                     "tile_index": sharding.tile_index_for_device(k) if holds and sharding.is_tiled else None,
                     "offset": sharding.tile_offset_for_device(shape, k) if holds else None,
                     "limit": sharding.tile_limit_for_device(shape, k) if holds else None,
-                    "bytes": shard.nbytes if holds else 0,
+                    "bytes": shard.nbytes if shard is not None else 0,
                 }
             )
         return rows
@@ -165,12 +170,12 @@ class ShardedTensor:
 _PARTITIONED = {"add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide", "pow": "pow"}
 
 
-def _forward(name: str):
+def _forward(name: str) -> Callable[..., Any]:
     op = name.strip("_")
     reflected = op.startswith("r") and op[1:] in _PARTITIONED | {"matmul": 0}
     base = op[1:] if reflected else op
 
-    def method(self, *args):
+    def method(self: ShardedTensor, *args: Any) -> Any:
         if self._spmd_partitioned and (base in _PARTITIONED or base in ("matmul", "neg")):
             from tpustrategy.ops import _spmd_hook
 
@@ -194,11 +199,11 @@ for _name in ("neg", "pos", "abs", "invert", "lt", "le", "gt", "ge", "eq", "ne")
     setattr(ShardedTensor, f"__{_name}__", _forward(f"__{_name}__"))
 
 
-def _coords(values) -> str:
+def _coords(values: Iterable[object]) -> str:
     return "(" + ",".join(str(v) for v in values) + ")"
 
 
-def _range_text(row) -> str:
+def _range_text(row: dict[str, Any]) -> str:
     return "[" + ", ".join(f"{lo}:{hi}" for lo, hi in zip(row["offset"], row["limit"], strict=True)) + "]"
 
 
@@ -219,7 +224,7 @@ def _chip_colour(index: int) -> str:
     return f"hsl({(index * 137.508) % 360:.0f}, 70%, 82%)"
 
 
-def _cell_html(row) -> str:
+def _cell_html(row: dict[str, Any]) -> str:
     title = f"logical {row['logical_device']} on {row['device']}"
     body = (
         f"<b>logical {row['logical_device']}</b> &rarr; TPU:{row['ordinal']}<br>"
@@ -249,7 +254,7 @@ def _layout_html(tensor: ShardedTensor) -> str:
     grid = sharding.tile_assignment_dims[: sharding.tiled_rank]
     split_dims = [d for d, size in enumerate(grid) if size > 1] or [len(grid) - 1]
     column_dim, row_dims = split_dims[-1], split_dims[:-1]
-    by_tile: dict[tuple, list] = {}
+    by_tile: dict[tuple[int, ...], list[dict[str, Any]]] = {}
     for r in rows:
         if r["tile_index"] is not None:
             by_tile.setdefault(tuple(r["tile_index"]), []).append(r)

@@ -8,12 +8,15 @@ position) and partially tiled layouts, with the pure tile math (``tile_index_for
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import SupportsInt
+
 from tpustrategy._core.spmd import Sharding
 
 __all__ = ["Sharding", "tile_slices"]
 
 
-def tile_slices(sharding: Sharding, shape, logical_device: int) -> tuple[slice, ...]:
+def tile_slices(sharding: Sharding, shape: Iterable[SupportsInt], logical_device: int) -> tuple[slice, ...]:
     """The part of a tensor of `shape` that `logical_device` holds, as numpy slices."""
     shape = [int(d) for d in shape]
     offset = sharding.tile_offset_for_device(shape, logical_device)

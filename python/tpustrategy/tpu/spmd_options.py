@@ -10,6 +10,10 @@ from libtpu flags that are not public. Read by every SPMD step started after the
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tpustrategy import _core
 
 _DEFAULT_MIB = 256
 _threshold_mib: float = _DEFAULT_MIB
@@ -30,6 +34,6 @@ def get_windowed_einsum_threshold_mib() -> float:
     return _threshold_mib
 
 
-def configure(ctx) -> None:
+def configure(ctx: _core.spmd.SpmdContext) -> None:
     """Applies the options to a new step's ``_core.spmd.SpmdContext``."""
     ctx.windowed_einsum_threshold_bytes = int(_threshold_mib * (1 << 20))

@@ -21,8 +21,9 @@ Every step's partitioned ops and inserted collectives are kept per replica: ``tp
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
-from typing import Any
+import types
+from collections.abc import Iterable, Sequence
+from typing import Any, cast
 
 from tpustrategy import _core, errors
 from tpustrategy.eager import backprop
@@ -35,16 +36,16 @@ _spmd = recorded(_core.spmd)  # partitioned calls are recorded per logical core 
 _REPLICATED = _core.spmd.Sharding.replicated()
 
 # Per replica (its tuple of logical core names): the C++ context of the current step.
-_steps: dict[tuple, _Step] = {}
-_last_plan = None
+_steps: dict[tuple[str, ...], _Step] = {}
+_last_plan: SpmdPlan | None = None
 
 
 class _Step:
     """One replica's partitioner state for the running step."""
 
-    def __init__(self, devices: Any) -> None:
+    def __init__(self, devices: Iterable[_core.devices.Device]) -> None:
         self.devices = list(devices)
-        self.ctx = _spmd.SpmdContext(self.devices)
+        self.ctx: _core.spmd.SpmdContext = _spmd.SpmdContext(self.devices)
         spmd_options.configure(self.ctx)
 
 
@@ -54,7 +55,7 @@ def activate() -> None:
     _spmd_hook.active = True
 
 
-def _this_module():
+def _this_module() -> types.ModuleType:
     import sys
 
     return sys.modules[__name__]
@@ -72,7 +73,7 @@ def end_step() -> None:
         _last_plan = SpmdPlan([(key, step.ctx.take_record()) for key, step in _steps.items()])
 
 
-def _step_for(devices) -> _Step:
+def _step_for(devices: Sequence[_core.devices.Device]) -> _Step:
     key = tuple(d.name for d in devices)
     step = _steps.get(key)
     if step is None:
@@ -85,19 +86,20 @@ def wrap(impl: Any) -> ShardedTensor:
 
 
 # ---- operands ----
-def _devices_of(values):
+def _devices_of(values: Iterable[Any]) -> list[_core.devices.Device]:
     for v in values:
         if getattr(v, "_spmd_partitioned", False):
-            return v.logical_devices
+            devices: list[_core.devices.Device] = v.logical_devices
+            return devices
     raise ValueError("a partitioned op needs a partitioned ShardedTensor operand")
 
 
-def _operand(step: _Step, value):
+def _operand(step: _Step, value: Any) -> ShardedTensor:
     """`value` as a partitioned ShardedTensor on the step's cores (tensors and variables are replicated). A variable's
     replicated copies are read in place, as a read of the variable (tapes watch it); a tensor is laid out by a
     recorded op, so its gradient goes on through the tape to whatever computed it."""
     if getattr(value, "_spmd_partitioned", False):
-        return value
+        return cast(ShardedTensor, value)  # only a ShardedTensor has the flag
     component = value._get() if hasattr(value, "_get") and hasattr(value, "_values") else value
     copies = getattr(component, "_copies", None)
     if copies is not None and [d.name for d in copies.logical_devices] == [d.name for d in step.devices]:
@@ -110,12 +112,12 @@ def _operand(step: _Step, value):
     return wrap(_core.spmd.shard_recorded(step.ctx, _core.tensor.convert_to_tensor(value), _REPLICATED))
 
 
-def tape_tensor(value: Any) -> Any:
+def tape_tensor(value: Any) -> _core.tensor.Tensor:
     """The tensor standing for partitioned `value` on gradient tapes (what GradientTape watches and differentiates)."""
     return _core.spmd.tape_tensor(_step_for(value.logical_devices).ctx, value._impl)
 
 
-def seed_for(target: Any, grad: Any) -> Any:
+def seed_for(target: Any, grad: Any) -> _core.tensor.Tensor:
     """``output_gradients`` entry `grad` of partitioned `target` as the tape's seed, laid out like the target."""
     if getattr(grad, "_spmd_partitioned", False):
         return tape_tensor(grad)
@@ -130,24 +132,24 @@ def seed_for(target: Any, grad: Any) -> Any:
     return _core.spmd.tape_tensor(_step_for(target.logical_devices).ctx, impl)
 
 
-def from_tape_tensor(tensor: Any) -> Any:
+def from_tape_tensor(tensor: _core.tensor.Tensor) -> ShardedTensor | None:
     """A gradient the tape computed for a partitioned value, as a partitioned ShardedTensor (else None)."""
     impl = _core.spmd.from_tape_tensor(tensor)
     return None if impl is None else wrap(impl)
 
 
-def _operands(*values):
+def _operands(*values: Any) -> tuple[_Step, list[ShardedTensor]]:
     step = _step_for(_devices_of(values))
     return step, [_operand(step, v) for v in values]
 
 
 # ---- partitioned ops (called by the op facade through _spmd_hook) ----
-def unary(name: str, x: Any) -> Any:
+def unary(name: str, x: Any) -> ShardedTensor:
     step, (a,) = _operands(x)
     return wrap(_spmd.unary(step.ctx, name, a._impl))
 
 
-def binary(name: str, x: Any, y: Any) -> Any:
+def binary(name: str, x: Any, y: Any) -> ShardedTensor:
     step, (a, b) = _operands(x, y)
     if b.dtype != a.dtype and not getattr(y, "_spmd_partitioned", False):
         b = _operand(step, _core.ops.cast(b._as_tensor(), a.dtype))
@@ -156,7 +158,7 @@ def binary(name: str, x: Any, y: Any) -> Any:
     return wrap(_spmd.binary(step.ctx, name, a._impl, b._impl))
 
 
-def reduce(kind: str, x: Any, axis: Any, keepdims: bool) -> Any:
+def reduce(kind: str, x: Any, axis: Any, keepdims: bool) -> ShardedTensor:
     step, (a,) = _operands(x)
     rank = len(a._shape_tuple)
     axes = (
@@ -167,7 +169,7 @@ def reduce(kind: str, x: Any, axis: Any, keepdims: bool) -> Any:
     return wrap(_spmd.reduce(step.ctx, kind, a._impl, axes, keepdims=bool(keepdims)))
 
 
-def matmul(x: Any, y: Any, transpose_a: bool = False, transpose_b: bool = False) -> Any:
+def matmul(x: Any, y: Any, transpose_a: bool = False, transpose_b: bool = False) -> ShardedTensor:
     step, (a, b) = _operands(x, y)
     if transpose_a:
         a = transpose(a, _swap_last(len(a._shape_tuple)))
@@ -176,20 +178,20 @@ def matmul(x: Any, y: Any, transpose_a: bool = False, transpose_b: bool = False)
     return wrap(_spmd.matmul(step.ctx, a._impl, b._impl))
 
 
-def _swap_last(rank):
+def _swap_last(rank: int) -> list[int]:
     perm = list(range(rank))
     perm[-1], perm[-2] = perm[-2], perm[-1]
     return perm
 
 
-def transpose(x: Any, perm: Any = None) -> Any:
+def transpose(x: Any, perm: Any = None) -> ShardedTensor:
     step, (a,) = _operands(x)
     rank = len(a._shape_tuple)
     perm = list(range(rank))[::-1] if not perm else [int(p) for p in perm]
     return wrap(_spmd.transpose(step.ctx, a._impl, perm))
 
 
-def reshape(x: Any, shape: Any) -> Any:
+def reshape(x: Any, shape: Any) -> ShardedTensor:
     step, (a,) = _operands(x)
     shape = [int(s) for s in shape]
     if -1 in shape:
@@ -203,28 +205,28 @@ def reshape(x: Any, shape: Any) -> Any:
     return wrap(_spmd.reshape(step.ctx, a._impl, shape))
 
 
-def concat(values: Any, axis: Any) -> Any:
+def concat(values: Any, axis: Any) -> ShardedTensor:
     step, parts = _operands(*values)
     return wrap(_spmd.concat(step.ctx, [p._impl for p in parts], int(axis)))
 
 
-def softmax(logits: Any, axis: Any = -1) -> Any:
+def softmax(logits: Any, axis: Any = -1) -> ShardedTensor:
     step, (a,) = _operands(logits)
     return wrap(_spmd.softmax(step.ctx, a._impl, int(axis)))
 
 
-def sparse_softmax_cross_entropy_with_logits(labels: Any, logits: Any) -> Any:
+def sparse_softmax_cross_entropy_with_logits(labels: Any, logits: Any) -> ShardedTensor:
     step, (lg, lb) = _operands(logits, labels)
     return wrap(_spmd.sparse_softmax_cross_entropy(step.ctx, lg._impl, lb._impl))
 
 
-def gather(params: Any, indices: Any) -> Any:
+def gather(params: Any, indices: Any) -> ShardedTensor:
     step, (table, ids) = _operands(params, indices)
     return wrap(_spmd.gather(step.ctx, table._impl, ids._impl))
 
 
 def conv2d(x: Any, filters: Any, padding: str = "SAME", strides: Any = (1, 1), dilations: Any = (1, 1),
-           channels_first: bool = False, explicit_paddings: Any = None, depthwise: bool = False) -> Any:
+           channels_first: bool = False, explicit_paddings: Any = None, depthwise: bool = False) -> ShardedTensor:
     """NHWC (or NCHW through two local transposes, which keep the collectives the same) partitioned conv2d, or
     depthwise_conv2d; ``explicit_paddings`` (top, bottom, left, right) for padding "EXPLICIT"."""
     step, (a, f) = _operands(x, filters)
@@ -240,7 +242,7 @@ def conv2d(x: Any, filters: Any, padding: str = "SAME", strides: Any = (1, 1), d
     return transpose(y, [0, 3, 1, 2]) if channels_first else y
 
 
-def slice(x: Any, begin: Any, size: Any) -> Any:  # noqa: A001 - tf.slice
+def slice(x: Any, begin: Any, size: Any) -> ShardedTensor:  # noqa: A001 - tf.slice
     step, (a,) = _operands(x)
     begin = [int(v) for v in begin]
     return wrap(_spmd.slice(step.ctx, a._impl, begin, [int(v) for v in size]))
@@ -266,19 +268,19 @@ class SpmdPlan:
       replicas: the logical core names of each replica, in the same order.
     """
 
-    def __init__(self, records: Sequence[tuple[str, Any]]) -> None:
+    def __init__(self, records: Sequence[tuple[tuple[str, ...], _core.spmd.SpmdRecord]]) -> None:
         self.replicas = [key for key, _ in records]
         self.records = [record for _, record in records]
 
     @property
-    def entries(self) -> list[Any]:
+    def entries(self) -> list[_core.spmd.SpmdEntry]:
         """Replica 0's entries (all replicas run the same partitioned program)."""
         return self.records[0].entries if self.records else []
 
-    def collectives(self, replica: int = 0) -> list:
+    def collectives(self, replica: int = 0) -> list[_core.spmd.SpmdEntry]:
         return [e for e in self.records[replica].entries if e.kind == "collective"]
 
-    def ops(self, replica: int = 0) -> list:
+    def ops(self, replica: int = 0) -> list[_core.spmd.SpmdEntry]:
         return [e for e in self.records[replica].entries if e.kind == "op"]
 
     def __str__(self) -> str:

@@ -9,6 +9,9 @@ subgroup collectives underneath. While nothing records, a call costs one extra P
 
 from __future__ import annotations
 
+import types
+from typing import Any
+
 from tpustrategy import _core
 
 _sim = _core.sim
@@ -17,17 +20,17 @@ _sim = _core.sim
 class _Recorded:
     """A module proxy: every function whose first argument is an SpmdContext is recorded per logical core."""
 
-    def __init__(self, module):
+    def __init__(self, module: types.ModuleType) -> None:
         self._module = module
         self._context_type = module.SpmdContext
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         attr = getattr(self._module, name)
         if not callable(attr) or isinstance(attr, type):
             return attr
         context_type = self._context_type
 
-        def call(*args, **kwargs):
+        def call(*args: Any, **kwargs: Any) -> Any:
             if args and isinstance(args[0], context_type) and _sim.record_active():
                 return _sim.record_spmd_call(args[0], attr, *args, **kwargs)
             return attr(*args, **kwargs)
@@ -38,6 +41,6 @@ class _Recorded:
         return call
 
 
-def recorded(module) -> _Recorded:
+def recorded(module: types.ModuleType) -> _Recorded:
     """`module` (``_core.spmd``) with its partitioned calls recorded per logical core while a step is recorded."""
     return _Recorded(module)

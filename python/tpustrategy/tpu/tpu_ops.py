@@ -9,14 +9,18 @@ data moves.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from tpustrategy import _core
 
+if TYPE_CHECKING:
+    from tpustrategy.distribute.replica_context import ReplicaContext
+    from tpustrategy.errors import OpError
 
-def _replica_context(op: str):
+
+def _replica_context(op: str) -> ReplicaContext:
     # lazy: tpustrategy.tpu loads before tpustrategy.distribute (config -> tpu), and these ops need the
     # replica context only when called inside Strategy.run.
     from tpustrategy.distribute import distribution_strategy_context as ds_context
@@ -27,7 +31,7 @@ def _replica_context(op: str):
     return context
 
 
-def _int_matrix(value, name: str, op: str, columns: int | None = None) -> list[list[int]]:
+def _int_matrix(value: Any, name: str, op: str, columns: int | None = None) -> list[list[int]]:
     try:
         array = np.asarray(value.numpy() if isinstance(value, _core.tensor.Tensor) else value)
     except ValueError:  # ragged: as TF, which cannot convert a non-rectangular list to a tensor
@@ -39,14 +43,15 @@ def _int_matrix(value, name: str, op: str, columns: int | None = None) -> list[l
         raise ValueError(f"{op}: {name} must be a 2-D list of shape {want}, got shape {list(array.shape)}")
     if not np.issubdtype(array.dtype, np.integer):
         raise TypeError(f"{op}: {name} must hold integers, got {array.dtype}")
-    return array.astype(np.int64).tolist()
+    matrix: list[list[int]] = array.astype(np.int64).tolist()
+    return matrix
 
 
-def _groups(group_assignment, op: str) -> list[list[int]]:
+def _groups(group_assignment: Any, op: str) -> list[list[int]]:
     return [] if group_assignment is None else _int_matrix(group_assignment, "group_assignment", op)
 
 
-def _run_collective(op_name: str, x, kind: str, **kwargs):
+def _run_collective(op_name: str, x: Any, kind: str, **kwargs: Any) -> Any:
     context = _replica_context(op_name)
     tensor = _core.tensor.convert_to_tensor(x)
     run = context._run
@@ -114,10 +119,11 @@ def collective_permute(x: Any, source_target_pairs: Any, name: str | None = None
     return _run_collective("collective_permute", x, "collective_permute", pairs=[tuple(p) for p in pairs])
 
 
-def _core_error(name: str, message: str):
+def _core_error(name: str, message: str) -> OpError:
     from tpustrategy import errors
 
-    return getattr(errors, name)(None, None, message)
+    error: OpError = getattr(errors, name)(None, None, message)
+    return error
 
 
 __all__ = ["all_to_all", "collective_permute", "cross_replica_sum"]

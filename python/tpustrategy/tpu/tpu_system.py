@@ -32,7 +32,7 @@ class TPUSystemMetadata(
 _initialized: dict[str, Topology] = {}
 
 
-def _slice_name_of(cluster_resolver) -> str | None:
+def _slice_name_of(cluster_resolver: Any) -> str | None:
     """The simulated slice a resolver names, or None for resolvers that do not describe a TPU slice."""
     return getattr(cluster_resolver, "_tpu_slice_name", None)
 
