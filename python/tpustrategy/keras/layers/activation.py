@@ -9,6 +9,15 @@ from tpustrategy.keras.layers.layer import Layer
 
 
 class Activation(Layer):
+    """Applies an activation function to its input; the input's mask passes through.
+
+    Args:
+      activation: a callable, or the name of a ``keras.activations`` function ("relu", "softmax"...).
+
+    Raises:
+      ValueError: `activation` names no activation function.
+    """
+
     supports_masking = True
 
     def __init__(self, activation: Any, **kwargs: Any) -> None:

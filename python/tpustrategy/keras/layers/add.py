@@ -29,6 +29,12 @@ def merge_masks(masks: Any) -> Any:
 
 
 class Add(Layer):
+    """Sums a list of inputs elementwise (broadcasting as ``+`` does); the output mask is the OR of theirs.
+
+    Raises:
+      ValueError: the layer is built or called with something other than a non-empty list of inputs.
+    """
+
     supports_masking = True
 
     def compute_mask(self, inputs: Any, mask: Any = None) -> Any:

@@ -27,6 +27,21 @@ if TYPE_CHECKING:
 
 
 class BatchNormalization(Layer):
+    """Normalizes the input over every axis but `axis`, with the batch's moments in training (when trainable)
+    and the moving statistics otherwise (see the module docstring); computes in float32, returns the input's dtype.
+
+    Args:
+      axis: the feature axis, which keeps its own gamma, beta and moving statistics.
+      momentum: the weight of the old moving statistics in each training update.
+      epsilon: added to the variance before its square root.
+      center, scale: whether to create and apply beta (an offset) and gamma (a factor).
+      synchronized: inside ``strategy.run``, use the moments of the global batch (all-reduced) in training.
+      *_initializer, *_regularizer, *_constraint: for the weights they name (callables or names).
+
+    Raises:
+      ValueError: at build, `axis` out of range for the input or the input's size along it unknown.
+    """
+
     supports_masking = True
 
     _keras_unbuilt_defaults = {"renorm_momentum": 0.99}  # renorm is not built; Keras writes its options

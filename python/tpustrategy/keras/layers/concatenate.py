@@ -10,6 +10,16 @@ from tpustrategy.keras.layers.layer import Layer
 
 
 class Concatenate(Layer):
+    """Joins a list of inputs along `axis`; their shapes must agree on every other axis.
+
+    Args:
+      axis: the axis to join along (negative counts from the end).
+
+    Raises:
+      ValueError: the layer is built on something other than a non-empty list of shapes, or on shapes of
+        different ranks or differing off `axis`; or it is called with something other than a list.
+    """
+
     supports_masking = True
 
     def compute_mask(self, inputs: Any, mask: Any = None) -> Any:

@@ -32,6 +32,25 @@ def add_kernel_and_bias(layer: BaseConv | Conv3DTranspose, kernel_shape: tuple[i
 
 
 class BaseConv(KernelLayer):
+    """What Conv1D, Conv2D and Conv3D share: ``activation(conv(inputs, kernel) + bias)``, run eagerly on the
+    ``tf.nn`` convolution of their rank.
+
+    Args:
+      filters: the number of output channels (a positive int divisible by `groups`).
+      kernel_size, strides, dilation_rate: an int for every spatial axis or a tuple with one per axis;
+        strides and dilation rates above 1 cannot be combined.
+      padding: "valid" or "same" (and "causal" for Conv1D), in any case.
+      data_format: "channels_last" (default) or "channels_first"; a channels_first input is transposed
+        around the channels_last convolution.
+      groups: the number of channel groups; the input's channels must divide by it.
+      activation, use_bias: the activation applied last (none by default) and whether a bias is added.
+      *_initializer, *_regularizer, *_constraint: for the weights they name (callables or names).
+
+    Raises:
+      ValueError: an argument out of the ranges above, at construction; at build, an input whose channel
+        dimension is unknown or not divisible by `groups`; at call, a non-floating input (cast it first).
+    """
+
     rank = 2
 
     def __init__(self, filters: int, kernel_size: int | tuple[int, ...], strides: int | tuple[int, ...] = 1,
@@ -89,6 +108,9 @@ class BaseConv(KernelLayer):
 
 
 class Conv2D(BaseConv):
+    """2-D convolution over [batch, height, width, channels] (channels_last) on ``tf.nn.conv2d``; arguments as
+    BaseConv's."""
+
     rank = 2
 
     def _convolve(self, x: Tensor) -> Tensor:
@@ -97,6 +119,9 @@ class Conv2D(BaseConv):
 
 
 class Conv1D(BaseConv):
+    """1-D convolution over [batch, steps, channels] (channels_last) on ``tf.nn.conv1d``; arguments as
+    BaseConv's, and padding "causal" left-pads so that an output step sees no later input step."""
+
     rank = 1
 
     def _convolve(self, x: Tensor) -> Tensor:

@@ -29,6 +29,24 @@ def _output_length(size: int, kernel: int, padding: str, output_padding: int | N
 
 
 class Conv3DTranspose(KernelLayer):
+    """Transposed 3-D convolution (``tf.nn.conv3d_transpose``) over [batch, depth, height, width, channels]
+    (channels_last), then the bias and the activation.
+
+    Args:
+      filters: the number of output channels (a positive int).
+      kernel_size, strides, dilation_rate: an int for all three spatial axes or a tuple of three.
+      padding: "valid" or "same".
+      output_padding: an amount (below the stride) added to the output's size along each spatial axis; None
+        lets the size follow from the input size, stride, kernel and padding alone.
+      data_format: "channels_last" (default) or "channels_first".
+      activation, use_bias: the activation applied last (none by default) and whether a bias is added.
+      *_initializer, *_regularizer, *_constraint: for the weights they name (callables or names).
+
+    Raises:
+      ValueError: an argument out of the ranges above, or (at build) an input whose channel dimension is
+        unknown.
+    """
+
     def __init__(self, filters: int, kernel_size: int | tuple[int, ...], strides: int | tuple[int, ...] = (1, 1, 1),
                  padding: str = "valid", data_format: str | None = None,
                  output_padding: int | tuple[int, ...] | None = None, dilation_rate: int | tuple[int, ...] = (1, 1, 1),

@@ -17,6 +17,20 @@ from tpustrategy.keras.layers.dense import KernelLayer, _positive_int, set_kerne
 
 
 class DepthwiseConv2D(KernelLayer):
+    """Depthwise 2-D convolution (``tf.nn.depthwise_conv2d``): each input channel convolved with its own
+    `depth_multiplier` filters, giving channels * depth_multiplier outputs; then the bias and the activation.
+
+    Args:
+      kernel_size, strides, dilation_rate: an int for both spatial axes or a pair.
+      padding: "valid" or "same".
+      depth_multiplier: the number of filters per input channel (a positive int).
+      data_format: "channels_last" (default) or "channels_first".
+      depthwise_*, bias_*: the initializer, regularizer and constraint of the kernel and the bias.
+
+    Raises:
+      ValueError: an argument out of the ranges above.
+    """
+
     def __init__(self, kernel_size: int | tuple[int, ...], strides: int | tuple[int, ...] = (1, 1),
                  padding: str = "valid", depth_multiplier: int = 1, data_format: str | None = None,
                  dilation_rate: int | tuple[int, ...] = (1, 1), activation: Any = None, use_bias: bool = True,

@@ -19,6 +19,19 @@ from tpustrategy.ops import random_ops
 
 
 class Dropout(Layer):
+    """Zeroes random values in training and scales the rest up (the identity otherwise), with TensorFlow's
+    masks for the same seed (see the module docstring).
+
+    Args:
+      rate: the probability that a value is dropped, in [0, 1].
+      noise_shape: the shape of the keep mask, broadcast against the input; None entries take the input's
+        size (default: the input's shape).
+      seed: an int seed for the layer's seed generator (None: one drawn from Python's ``random``).
+
+    Raises:
+      ValueError: `rate` is not a number in [0, 1], or `seed` is not an int.
+    """
+
     supports_masking = True
 
     def __init__(self, rate: float, noise_shape: Any = None, seed: int | None = None, **kwargs: Any) -> None:

@@ -16,6 +16,19 @@ from tpustrategy.ops.gather_scatter_ops import gather
 
 
 class Embedding(Layer):
+    """Looks integer indices up in an (input_dim, output_dim) table; outputs come in the compute dtype.
+
+    Args:
+      input_dim: the vocabulary size (a positive int).
+      output_dim: the size of each embedding vector (a positive int).
+      embeddings_initializer, embeddings_regularizer, embeddings_constraint: for the table.
+      mask_zero: whether index 0 is padding: the output mask is False where the input is 0.
+      weights: initial values for the table, assigned when the layer is built.
+
+    Raises:
+      ValueError: `input_dim` or `output_dim` is not a positive int.
+    """
+
     def __init__(self, input_dim: int, output_dim: int, embeddings_initializer: Any = "uniform",
                  embeddings_regularizer: Any = None, embeddings_constraint: Any = None, mask_zero: bool = False,
                  weights: Any = None, **kwargs: Any) -> None:

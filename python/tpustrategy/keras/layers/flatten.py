@@ -11,6 +11,13 @@ from tpustrategy.keras.layers.layer import Layer
 
 
 class Flatten(Layer):
+    """Reshapes each example into one axis, keeping the batch axis.
+
+    Args:
+      data_format: "channels_first" moves the channels axis last before flattening, so the order of the
+        values matches a channels_last input's; default "channels_last".
+    """
+
     def __init__(self, data_format: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.data_format = data_format or "channels_last"

@@ -10,6 +10,16 @@ from tpustrategy.keras.layers.layer import Layer
 
 
 class GlobalAveragePooling2D(Layer):
+    """Averages a 4-D input over its two spatial axes.
+
+    Args:
+      data_format: "channels_last" (default; [batch, height, width, channels]) or "channels_first".
+      keepdims: keep the spatial axes, with size 1.
+
+    Raises:
+      ValueError: `data_format` is neither of the two.
+    """
+
     def __init__(self, data_format: str | None = None, keepdims: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.data_format = normalize_data_format(data_format)

@@ -47,6 +47,7 @@ class InputLayer(Layer):
 
     @property
     def batch_shape(self) -> tuple[int | None, ...]:
+        """The input's full shape, batch dimension first (None where unknown)."""
         return self._batch_shape
 
     def call(self, inputs: Any = None) -> Any:

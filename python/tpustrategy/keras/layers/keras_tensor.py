@@ -27,6 +27,7 @@ class KerasTensor:
 
     @property
     def ndim(self) -> int:
+        """The number of dimensions."""
         return len(self.shape)
 
     def _placeholder(self, fill: int) -> _core.tensor.Tensor:

@@ -10,6 +10,20 @@ from tpustrategy.keras.layers.layer import Layer
 
 
 class Lambda(Layer):
+    """Wraps a function of tensors as a layer, called as ``function(inputs, **arguments)``.
+
+    The function also receives ``mask`` and ``training`` when its signature names them. It cannot create
+    weights; its output shape is found by calling it, as for any layer here.
+
+    Args:
+      function: the callable to wrap.
+      output_shape, mask: kept for ``get_config`` only (a shape or callable; a mask or callable).
+      arguments: extra keyword arguments for every call.
+
+    Raises:
+      TypeError: `function` is not callable.
+    """
+
     def __init__(self, function: Callable[..., Any], output_shape: Any = None, mask: Any = None,
                  arguments: dict[str, Any] | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -52,6 +66,14 @@ class Lambda(Layer):
 
     @classmethod
     def from_config(cls, config: dict[str, Any], custom_objects: dict[str, Any] | None = None) -> Lambda:
+        """A Lambda rebuilt from ``get_config()``'s dict: the function (and a callable output_shape or mask)
+        found in `custom_objects`, the registered objects or the module it came from, or rebuilt from marshalled
+        code outside safe mode.
+
+        Raises:
+          ValueError: a lambda's code in safe mode, or a function name nothing registers.
+          TypeError: a function whose module or name cannot be found.
+        """
         from tpustrategy.keras.config_kwargs import constructor_kwargs
 
         # lazy: the saving package sits above the layers (it reads and rebuilds them)

@@ -77,12 +77,19 @@ class Layer(Module):
     """Base layer: subclasses define ``build(input_shape)`` (optional) and ``call(inputs, ...)``.
 
     Args:
+      activity_regularizer: a regularizer (or its name) applied to the outputs of each call; its value
+        divided by the batch size is added to ``losses``.
       trainable: whether the layer's weights are trained.
       dtype: a dtype policy or its name ("mixed_float16", "float32"...); default: the global policy.
+      autocast: whether floating inputs are cast to the compute dtype and, under a mixed policy, float
+        weights read in it.
       name: the layer's name; default: the class name in snake_case made unique (``dense``, ``dense_1``…).
+      **kwargs: only ``input_shape`` / ``input_dim`` and ``batch_size`` (recorded for a Sequential's first
+        layer) and ``input_dtype`` (ignored).
 
     Raises:
       ValueError: an unrecognized keyword argument.
+      TypeError: `name` is not a string.
     """
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Layer:
@@ -150,6 +157,7 @@ class Layer(Module):
     # ---- properties ----
     @property
     def name(self) -> str:
+        """The layer's name (unique per class unless given)."""
         return self._name
 
     @property
@@ -159,14 +167,17 @@ class Layer(Module):
 
     @property
     def compute_dtype(self) -> str:
+        """The dtype the layer computes in (the policy's compute dtype); floating inputs are cast to it."""
         return self._compute_dtype.name
 
     @property
     def variable_dtype(self) -> str:
+        """The dtype of the layer's weights (the policy's variable dtype, as ``dtype``)."""
         return self._dtype.name
 
     @property
     def dtype_policy(self) -> dtype_policies.DTypePolicy:
+        """The layer's dtype policy; assigning a policy or its name changes both dtypes (not existing weights)."""
         return self._dtype_policy
 
     @dtype_policy.setter
@@ -180,6 +191,7 @@ class Layer(Module):
 
     @property
     def trainable(self) -> bool:
+        """Whether the layer's weights are trained; assigning it sets every sub-layer's flag too."""
         return self._trainable
 
     @trainable.setter
@@ -190,10 +202,12 @@ class Layer(Module):
 
     @property
     def layers(self) -> list[Layer]:
+        """The sub-layers assigned to this layer's attributes, in assignment order (a new list)."""
         return list(self._layers)
 
     @property
     def distribute_strategy(self) -> Any:
+        """The strategy current when the layer was constructed, else the one current now (or the default)."""
         return self._distribute_strategy or ds_context.get_strategy()
 
     def _own_weights(self) -> list[Variable]:
@@ -206,12 +220,14 @@ class Layer(Module):
 
     @property
     def trainable_weights(self) -> list[Variable]:
+        """The trainable weights, own then sub-layers' (each once); empty when ``trainable`` is False."""
         if not self.trainable:
             return []
         return _unique(self._trainable_variables + [w for layer in self._layers for w in layer.trainable_weights])
 
     @property
     def non_trainable_weights(self) -> list[Variable]:
+        """The ``weights`` not in ``trainable_weights``: all of them when ``trainable`` is False."""
         if not self.trainable:
             return self.weights
         trainable = {id(v) for v in self.trainable_weights}
@@ -223,6 +239,7 @@ class Layer(Module):
 
     @property
     def variables(self) -> list[Variable]:  # type: ignore[override]
+        """The same list as ``weights`` (Keras 3)."""
         return self.weights
 
     # ---- weights ----
@@ -264,6 +281,7 @@ class Layer(Module):
         return strategy.scope()
 
     def get_weights(self) -> list[np.ndarray]:
+        """The values of ``weights`` as numpy arrays (copies), in the same order."""
         return [np.array(v.numpy()) for v in self.weights]
 
     def set_weights(self, weights: Any) -> None:
@@ -286,6 +304,11 @@ class Layer(Module):
                 variable.assign(value.astype(np.dtype(variable.dtype.name)))
 
     def count_params(self) -> int:
+        """The number of scalars in ``weights``.
+
+        Raises:
+          ValueError: the layer is not built yet.
+        """
         if not self.built:
             raise ValueError(f"You tried to call `count_params` on layer '{self.name}', but the layer isn't built. "
                              "You can build it manually via: `layer.build(input_shape)`.")
@@ -322,6 +345,15 @@ class Layer(Module):
 
     # ---- building and calling ----
     def build(self, input_shape: Any) -> None:
+        """Creates the layer's weights (``add_weight``) for inputs of `input_shape`; the base creates none.
+
+        Called once, by the first call (with the input's shape, or a nest of shapes for a nest of inputs),
+        inside the layer's name scope and the strategy scope it was constructed in. An override sets
+        ``self.built = True`` or leaves it to the caller.
+
+        Args:
+          input_shape: a tuple of ints (None for dimensions a symbolic input leaves unknown), or a nest of them.
+        """
         self.built = True
 
     def _maybe_build(self, input_shapes: Any) -> None:
@@ -333,6 +365,14 @@ class Layer(Module):
         self._build_shapes = input_shapes
 
     def call(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        """The layer's computation on tensors, run eagerly by ``__call__``; the base returns `inputs` unchanged.
+
+        An override that names a ``training`` or ``mask`` parameter receives the call's training flag (or the
+        enclosing call's) and the inputs' mask; one that does not never sees them.
+
+        Returns:
+          The output tensor or nest of tensors.
+        """
         return inputs
 
     supports_masking = False  # Keras 3: a layer that passes its input's mask on to its output
@@ -348,6 +388,17 @@ class Layer(Module):
         return nest.map_structure(lambda t: t.shape, outputs)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Calls the layer: builds it on first use, then runs ``call`` eagerly on the inputs.
+
+        numpy arrays, lists and Python numbers become tensors, and floating inputs are cast to
+        ``compute_dtype`` (unless ``autocast=False``). ``training`` given here reaches nested layers that were
+        not given it. The output carries the mask from ``compute_mask``, and an activity regularizer adds its
+        value divided by the batch size to ``losses``. Called on KerasTensors, the layer instead infers the
+        output shapes from stand-in zeros and returns KerasTensors, recording the call for a functional Model.
+
+        Raises:
+          ValueError: no positional input was given.
+        """
         flat = nest.flatten((args, kwargs))
         if any(isinstance(x, KerasTensor) for x in flat):
             return self._symbolic_call(args, kwargs)
@@ -460,12 +511,22 @@ class Layer(Module):
 
     @property
     def input(self) -> Any:
+        """The first input of the layer's first symbolic (KerasTensor) call.
+
+        Raises:
+          AttributeError: the layer was never called on KerasTensors.
+        """
         if not self._inbound_nodes:
             raise AttributeError(f"Layer {self.name} has no inbound nodes.")
         return self._inbound_nodes[0].call_args[0]
 
     @property
     def output(self) -> Any:
+        """The KerasTensor output(s) of the layer's first symbolic call.
+
+        Raises:
+          AttributeError: the layer was never called on KerasTensors.
+        """
         if not self._inbound_nodes:
             raise AttributeError(f"Layer {self.name} has no inbound nodes.")
         return self._inbound_nodes[0].outputs
@@ -488,6 +549,12 @@ class Layer(Module):
 
     @classmethod
     def from_config(cls, config: dict[str, Any]) -> Layer:
+        """A new layer constructed from a ``get_config()`` dict (its keys as constructor arguments).
+
+        Raises:
+          ValueError: a built-in layer's config holds a key its constructor does not take, with a value other
+            than a neutral one (None, False).
+        """
         from tpustrategy.keras.config_kwargs import constructor_kwargs
 
         return cls(**constructor_kwargs(cls, config))

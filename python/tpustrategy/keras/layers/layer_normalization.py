@@ -18,6 +18,21 @@ if TYPE_CHECKING:
 
 
 class LayerNormalization(Layer):
+    """Normalizes each example over `axis` with its own mean and variance, then applies gamma and beta;
+    computes in float32 and returns the input's dtype.
+
+    Args:
+      axis: the axis or list of axes normalized over, which also give gamma's and beta's shape.
+      epsilon: added to the variance before its square root.
+      center, scale: whether to create and apply beta (an offset) and gamma (a factor).
+      rms_scaling: not implemented; must stay False.
+      *_initializer, *_regularizer, *_constraint: for gamma and beta (callables or names).
+
+    Raises:
+      NotImplementedError: ``rms_scaling=True``.
+      ValueError: at build, an `axis` out of range for the input.
+    """
+
     supports_masking = True
 
     def __init__(self, axis: int | list[int] = -1, epsilon: float = 1e-3, center: bool = True, scale: bool = True,

@@ -12,6 +12,13 @@ if TYPE_CHECKING:
 
 
 class Masking(Layer):
+    """Masks out timesteps whose features all equal `mask_value`: their values become 0 and the output mask
+    (over every axis but the last) is False there.
+
+    Args:
+      mask_value: the value that marks padding.
+    """
+
     supports_masking = True
 
     def __init__(self, mask_value: float = 0.0, **kwargs: Any) -> None:

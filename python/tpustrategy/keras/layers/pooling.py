@@ -35,10 +35,24 @@ class _Pooling2D(Layer):
 
 
 class MaxPooling2D(_Pooling2D):
+    """The maximum of each window of a 4-D input (``tf.nn.max_pool2d``).
+
+    Args:
+      pool_size: the window, an int for both spatial axes or a pair.
+      strides: the step between windows, like `pool_size` (default: `pool_size`).
+      padding: "valid" or "same".
+      data_format: "channels_last" (default) or "channels_first".
+
+    Raises:
+      ValueError: an argument outside the values above.
+    """
+
     _op = "max_pool2d"
 
 
 class AveragePooling2D(_Pooling2D):
+    """The mean of each window of a 4-D input (``tf.nn.avg_pool2d``); arguments as MaxPooling2D's."""
+
     _op = "avg_pool2d"
 
 

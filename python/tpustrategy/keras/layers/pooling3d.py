@@ -21,10 +21,15 @@ class _Pooling3D(_Pooling2D):
 
 
 class MaxPooling3D(_Pooling3D):
+    """The maximum of each window of a 5-D input (``tf.nn.max_pool3d``); arguments as MaxPooling2D's, with
+    three spatial axes (default window 2 x 2 x 2)."""
+
     _op = "max_pool3d"
 
 
 class AveragePooling3D(_Pooling3D):
+    """The mean of each window of a 5-D input (``tf.nn.avg_pool3d``); arguments as MaxPooling3D's."""
+
     _op = "avg_pool3d"
 
 
@@ -42,10 +47,22 @@ class _GlobalPooling3D(Layer):
 
 
 class GlobalAveragePooling3D(_GlobalPooling3D):
+    """Averages a 5-D input over its three spatial axes.
+
+    Args:
+      data_format: "channels_last" (default; [batch, depth, height, width, channels]) or "channels_first".
+      keepdims: keep the spatial axes, with size 1.
+
+    Raises:
+      ValueError: `data_format` is neither of the two.
+    """
+
     _reduce = "reduce_mean"
 
 
 class GlobalMaxPooling3D(_GlobalPooling3D):
+    """The maximum of a 5-D input over its three spatial axes; arguments as GlobalAveragePooling3D's."""
+
     _reduce = "reduce_max"
 
 

@@ -9,6 +9,18 @@ from tpustrategy.keras.layers.layer import Layer
 
 
 class ReLU(Layer):
+    """The rectified linear activation as a layer: x above `threshold`, else negative_slope * (x - threshold),
+    capped at `max_value`; the input's mask passes through.
+
+    Args:
+      max_value: the largest output (None: no cap).
+      negative_slope: the slope at and below `threshold`.
+      threshold: where the slope changes.
+
+    Raises:
+      ValueError: any of the three is negative (or the last two None).
+    """
+
     supports_masking = True
 
     def __init__(self, max_value: float | None = None, negative_slope: float = 0.0, threshold: float = 0.0,

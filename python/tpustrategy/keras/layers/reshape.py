@@ -11,6 +11,15 @@ from tpustrategy.keras.layers.layer import Layer
 
 
 class Reshape(Layer):
+    """Reshapes each example to `target_shape`, keeping the batch axis.
+
+    Args:
+      target_shape: the new shape without the batch axis; one entry may be -1, inferred from the size.
+
+    Raises:
+      ValueError: more than one -1 (at construction), or a size the input's does not match (at call).
+    """
+
     def __init__(self, target_shape: tuple[int, ...] | list[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.target_shape = tuple(target_shape)

@@ -10,6 +10,13 @@ from tpustrategy.keras.layers.layer import Layer
 
 
 class Softmax(Layer):
+    """Softmax over `axis` (an int or a tuple of axes); where the mask is False the probability is
+    (practically) 0.
+
+    Args:
+      axis: the axis or axes the probabilities sum to 1 over.
+    """
+
     supports_masking = True
 
     def __init__(self, axis: int | tuple[int, ...] = -1, **kwargs: Any) -> None:
