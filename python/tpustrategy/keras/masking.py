@@ -23,7 +23,7 @@ def set_keras_mask(tensor, mask) -> None:
     _MASKS[key] = (weakref.ref(tensor, lambda _ref, key=key: _MASKS.pop(key, None)), mask)
 
 
-def get_keras_mask(tensor):
+def get_keras_mask(tensor: Any) -> Any:
     entry = _MASKS.get(id(tensor))
     if entry is None or entry[0]() is not tensor:
         return None
@@ -47,7 +47,7 @@ def attach(outputs, mask) -> None:
         set_keras_mask(tensor, m)
 
 
-def apply_mask(sample_weight, mask):
+def apply_mask(sample_weight: Any, mask: Any) -> Any:
     """Keras 3's ``apply_mask`` for the default reduction: masked entries weigh 0, the others
     total / valid, so the mean over every entry is the mean over the valid ones; times `sample_weight`."""
     ops = _core.ops
