@@ -92,7 +92,7 @@ class Trainer(_TrainerBase):
         self._compile_metrics_entry: CompileMetrics | None = None
         self._loss_tracker: metrics_module.Mean | None = None
         self._output_losses: OutputLosses | None = None
-        self._pending_losses: tuple[Any, Any, Any, Any] | None = None  # (loss, loss_weights, metrics, weighted)
+        self._pending_losses: tuple[Any, Any, Any, Any] | None = None  # (loss, loss_weights, metrics, weighted_metrics)
         self._metric_outputs: list[tuple[int, Metric]] = []
         self._weighted_metric_outputs: list[tuple[int, Metric]] = []
         self.steps_per_execution = 1
