@@ -16,7 +16,7 @@ import dataclasses
 import logging
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from tpustrategy.runner.interfaces import Trainer
 
@@ -39,18 +39,18 @@ class KerasTrainerOptions:
 
 @dataclasses.dataclass
 class KerasTrainerCheckpointOptions:
-    checkpoint_dir: str | None = None
+    checkpoint_dir: str | None = None  # None: KerasTrainer sets model_dir/ckpnt before the paths are read
     best_checkpoint: str = "best"
     latest_checkpoint: str = "latest"
 
     def best_checkpoint_filepath(self) -> str:
-        return os.path.join(self.checkpoint_dir, self.best_checkpoint + ".weights.h5")
+        return os.path.join(cast(str, self.checkpoint_dir), self.best_checkpoint + ".weights.h5")
 
     def latest_checkpoint_filepath(self) -> str:
-        return os.path.join(self.checkpoint_dir, self.latest_checkpoint + ".weights.h5")
+        return os.path.join(cast(str, self.checkpoint_dir), self.latest_checkpoint + ".weights.h5")
 
 
-def _frequency(value, what):
+def _frequency(value: int | str, what: str) -> int | str:
     if value in ("epoch", "never") or (isinstance(value, int) and not isinstance(value, bool) and value > 0):
         return value
     raise ValueError(f"`{what}` must be a positive number of steps, \"epoch\" or \"never\". Received: {value!r}")
@@ -87,7 +87,7 @@ class KerasTrainer(Trainer):
     def strategy(self) -> Strategy:
         return self._strategy
 
-    def _schedule(self, epochs):
+    def _schedule(self, epochs: int) -> tuple[int, int | None, int | str, int | str]:
         """(epochs, steps_per_epoch, summary frequency, checkpoint frequency): with ``validation_per_epoch`` the
         user's epoch is split into that many Keras epochs, "epoch" frequencies kept at the user's epoch."""
         summarize, checkpoint = self._summarize_every_n_steps, self._checkpoint_every_n_steps
@@ -100,7 +100,7 @@ class KerasTrainer(Trainer):
         return (epochs * self._validation_per_epoch, self._steps_per_epoch // self._validation_per_epoch, summarize,
                 checkpoint)
 
-    def _callbacks_for(self, summarize, checkpoint) -> list:
+    def _callbacks_for(self, summarize: int | str, checkpoint: int | str) -> list[Any]:
         from tpustrategy import keras
 
         callbacks = list(self._callbacks or [])
@@ -108,7 +108,7 @@ class KerasTrainer(Trainer):
             _logger.warning("KerasTrainer: BackupAndRestore is not built; training is not resumed from %s",
                             self._backup_dir)
         if checkpoint != "never":
-            os.makedirs(self._checkpoint_options.checkpoint_dir, exist_ok=True)
+            os.makedirs(cast(str, self._checkpoint_options.checkpoint_dir), exist_ok=True)  # set in __init__
             callbacks += [
                 keras.callbacks.ModelCheckpoint(self._checkpoint_options.latest_checkpoint_filepath(),
                                                 save_weights_only=True, save_freq=checkpoint),
@@ -118,7 +118,7 @@ class KerasTrainer(Trainer):
             callbacks.append(keras.callbacks.TensorBoard(log_dir=self._model_dir, update_freq=summarize))
         return callbacks
 
-    def _distribute(self, provider, repeat):
+    def _distribute(self, provider: DatasetProvider, repeat: bool) -> Any:
         def dataset_fn(context: InputContext) -> Dataset:
             dataset = provider.get_dataset(context)
             return dataset.repeat() if repeat else dataset

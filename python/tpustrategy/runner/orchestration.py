@@ -23,13 +23,15 @@ from tpustrategy.runner.interfaces import RunResult, Task
 if TYPE_CHECKING:
     from tpustrategy.data.dataset_ops import Dataset
     from tpustrategy.distribute.distribute_options import InputContext
+    from tpustrategy.keras.layers.keras_tensor import KerasTensor
     from tpustrategy.keras.models.model import Model
     from tpustrategy.runner.interfaces import DatasetProvider, ModelExporter, Trainer
 
 _UNSUPPORTED = ("gtspec", "train_padding", "valid_padding", "tf_data_service_config")
 
 
-def _preprocessed(provider, global_batch_size, drop_remainder, processors, task):
+def _preprocessed(provider: DatasetProvider, global_batch_size: int, drop_remainder: bool,
+                  processors: Sequence[Callable[[Any], Any]], task: Task) -> DatasetProvider:
     """A DatasetProvider of (inputs, labels) batches from one of raw examples."""
     from tpustrategy.runner.interfaces import DatasetProvider
 
@@ -46,7 +48,7 @@ def _preprocessed(provider, global_batch_size, drop_remainder, processors, task)
     return Preprocessed()
 
 
-def _keras_input(spec):
+def _keras_input(spec: Any) -> KerasTensor:
     from tpustrategy import keras
 
     return keras.Input(batch_shape=tuple(spec.shape), dtype=spec.dtype.name)

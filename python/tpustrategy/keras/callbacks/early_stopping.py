@@ -4,17 +4,20 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from tpustrategy.keras.callbacks.callback import Callback
 
+if TYPE_CHECKING:
+    from tpustrategy.keras.models.model import Model
+
 _logger = logging.getLogger("tpustrategy")
 
 
 class EarlyStopping(Callback):
-    def __init__(self, monitor: str = "val_loss", min_delta: float = 0, patience: int = 0, verbose: int | str = 0,
+    def __init__(self, monitor: str = "val_loss", min_delta: float = 0, patience: int = 0, verbose: int = 0,
                  mode: str = "auto", baseline: float | None = None, restore_best_weights: bool = False,
                  start_from_epoch: int = 0) -> None:
         super().__init__()
@@ -32,16 +35,16 @@ class EarlyStopping(Callback):
         self.min_delta = abs(min_delta) * (1 if mode == "max" else -1)
         self.wait = 0
         self.stopped_epoch = 0
-        self.best = None
-        self.best_weights = None
+        self.best: Any = None  # the best value of `monitor` so far (as logged)
+        self.best_weights: list[Any] | None = None
         self.best_epoch = 0
 
-    def _improved(self, value, reference) -> bool:
+    def _improved(self, value: Any, reference: Any) -> bool:
         if reference is None:
             return True
         if self.mode == "max":
-            return np.greater(value - self.min_delta, reference)
-        return np.less(value - self.min_delta, reference)
+            return bool(np.greater(value - self.min_delta, reference))
+        return bool(np.less(value - self.min_delta, reference))
 
     def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
         self.wait, self.stopped_epoch, self.best, self.best_weights, self.best_epoch = 0, 0, None, None, 0
@@ -55,18 +58,18 @@ class EarlyStopping(Callback):
         if epoch < self.start_from_epoch:
             return
         if self.restore_best_weights and self.best_weights is None:
-            self.best_weights = self.model.get_weights()
+            self.best_weights = cast("Model", self.model).get_weights()
         self.wait += 1
         if self._improved(value, self.best):
             self.best, self.best_epoch = value, epoch
             if self.restore_best_weights:
-                self.best_weights = self.model.get_weights()
+                self.best_weights = cast("Model", self.model).get_weights()
             if self.baseline is None or self._improved(value, self.baseline):
                 self.wait = 0
             return
         if self.wait >= self.patience and epoch > 0:
             self.stopped_epoch = epoch
-            self.model.stop_training = True
+            cast("Model", self.model).stop_training = True
 
     def on_train_end(self, logs: dict[str, Any] | None = None) -> None:
         if self.stopped_epoch > 0 and self.verbose > 0:
@@ -74,4 +77,4 @@ class EarlyStopping(Callback):
         if self.restore_best_weights and self.best_weights is not None:
             if self.verbose > 0:
                 print(f"Restoring model weights from the end of the best epoch: {self.best_epoch + 1}.")
-            self.model.set_weights(self.best_weights)
+            cast("Model", self.model).set_weights(self.best_weights)

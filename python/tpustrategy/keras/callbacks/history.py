@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from tpustrategy.keras.callbacks.callback import Callback
+
+if TYPE_CHECKING:
+    from tpustrategy.keras.models.model import Model
 
 
 class History(Callback):
     def __init__(self) -> None:
         super().__init__()
-        self.history: dict = {}
-        self.epoch: list = []
+        self.history: dict[str, list[Any]] = {}
+        self.epoch: list[int] = []
 
     def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
         self.epoch = []
@@ -22,4 +25,4 @@ class History(Callback):
         self.epoch.append(epoch)
         for key, value in (logs or {}).items():
             self.history.setdefault(key, []).append(value)
-        self.model.history = self
+        cast("Model", self.model).history = self

@@ -4,19 +4,23 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from tpustrategy.keras.callbacks.callback import Callback
 
+if TYPE_CHECKING:
+    from tpustrategy.keras.models.model import Model
+    from tpustrategy.keras.optimizers.optimizer import Optimizer
 
-def _current_lr(optimizer) -> float:
+
+def _current_lr(optimizer: Optimizer) -> float:
     lr = optimizer._learning_rate
     if callable(lr):
         lr = lr(optimizer.iterations)
     return float(lr.numpy()) if hasattr(lr, "numpy") else float(lr)
 
 
-def _takes_two(fn) -> bool:
+def _takes_two(fn: Callable[..., Any]) -> bool:
     import inspect
 
     try:
@@ -33,7 +37,7 @@ class LearningRateScheduler(Callback):
         self.schedule, self.verbose = schedule, verbose
 
     def on_epoch_begin(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
-        optimizer = self.model.optimizer
+        optimizer = cast("Model", self.model).optimizer
         if optimizer is None or not hasattr(optimizer, "_learning_rate"):
             raise ValueError('Optimizer must have a "learning_rate" attribute.')
         lr = _current_lr(optimizer)
@@ -47,4 +51,5 @@ class LearningRateScheduler(Callback):
 
     def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         if logs is not None:
-            logs["learning_rate"] = _current_lr(self.model.optimizer)
+            # on_epoch_begin checked that the model has an optimizer
+            logs["learning_rate"] = _current_lr(cast("Optimizer", cast("Model", self.model).optimizer))

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from tpustrategy.keras.callbacks.callback import Callback
+
+if TYPE_CHECKING:
+    from tpustrategy.keras.models.model import Model
 
 _logger = logging.getLogger("tpustrategy")
 
@@ -44,14 +47,14 @@ class ModelCheckpoint(Callback):
         if mode == "auto":
             mode = "max" if "acc" in monitor or monitor.endswith("auc") else "min"
         self.mode = mode
-        self.best = initial_value_threshold
+        self.best: Any = initial_value_threshold  # the best value of `monitor` so far (as logged)
         self._batches_seen = 0
         self._current_epoch = 0
 
-    def _better(self, value) -> bool:
+    def _better(self, value: Any) -> bool:
         if self.best is None:
             return True
-        return np.greater(value, self.best) if self.mode == "max" else np.less(value, self.best)
+        return bool(np.greater(value, self.best) if self.mode == "max" else np.less(value, self.best))
 
     def on_epoch_begin(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         self._current_epoch = epoch
@@ -66,7 +69,7 @@ class ModelCheckpoint(Callback):
         if self.save_freq == "epoch":
             self._save(epoch, None, logs)
 
-    def _save(self, epoch, batch, logs):
+    def _save(self, epoch: int, batch: int | None, logs: dict[str, Any] | None) -> None:
         logs = dict(logs or {})
         path = self.filepath.format(epoch=epoch + 1, batch=batch, **logs) if "{" in self.filepath else self.filepath
         if self.save_best_only:
@@ -88,4 +91,4 @@ class ModelCheckpoint(Callback):
         directory = os.path.dirname(path)
         if directory:
             os.makedirs(directory, exist_ok=True)
-        self.model.save_weights(path, overwrite=True)
+        cast("Model", self.model).save_weights(path, overwrite=True)

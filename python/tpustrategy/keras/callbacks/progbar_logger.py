@@ -12,8 +12,8 @@ class ProgbarLogger(Callback):
     def __init__(self) -> None:
         super().__init__()
         self.seen = 0
-        self.progbar = None
-        self.target = None
+        self.progbar: Progbar | None = None
+        self.target: int | None = None
         self.verbose = 1
         self.epochs = 1
         self._called_in_fit = False
@@ -24,11 +24,11 @@ class ProgbarLogger(Callback):
         self.epochs = params.get("epochs", 1)
         self.target = params.get("steps")
 
-    def _reset(self):
+    def _reset(self) -> None:
         self.seen = 0
         self.progbar = None
 
-    def _ensure(self):
+    def _ensure(self) -> None:
         if self.progbar is None:
             self.progbar = Progbar(target=self.target, verbose=self.verbose, unit_name="step")
 
@@ -70,14 +70,16 @@ class ProgbarLogger(Callback):
     def on_predict_end(self, logs: dict[str, Any] | None = None) -> None:
         self._finalize(None)
 
-    def _update(self, batch, logs):
+    def _update(self, batch: int, logs: dict[str, Any] | None) -> None:
         self._ensure()
+        assert self.progbar is not None  # _ensure made it
         self.seen = batch + 1
         if self.verbose == 1:
             self.progbar.update(self.seen, list((logs or {}).items()), finalize=False)
 
-    def _finalize(self, logs):
+    def _finalize(self, logs: dict[str, Any] | None) -> None:
         self._ensure()
+        assert self.progbar is not None  # _ensure made it
         if self.target is None:
             self.target = self.seen
             self.progbar.target = self.seen

@@ -9,14 +9,19 @@ every that many batches; ``histogram_freq`` = n writes every layer weight as a h
 from __future__ import annotations
 
 import os
-from typing import Any
+from collections.abc import Mapping
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from tpustrategy.keras.callbacks.callback import Callback
 
+if TYPE_CHECKING:
+    from tpustrategy.keras.models.model import Model
 
-def _summary():
+
+def _summary() -> ModuleType:
     import importlib
 
     try:
@@ -43,15 +48,15 @@ class TensorBoard(Callback):
         if not isinstance(histogram_freq, int) or isinstance(histogram_freq, bool) or histogram_freq < 0:
             raise ValueError(f"`histogram_freq` must be a non-negative integer. Received: {histogram_freq!r}")
         self.histogram_freq = histogram_freq
-        self._writers: dict = {}
+        self._writers: dict[str, Any] = {}  # "train" / "validation" -> tf.summary file writer
         self._global_batch = 0
 
-    def _writer(self, name):
+    def _writer(self, name: str) -> Any:
         if name not in self._writers:
             self._writers[name] = self._summary.create_file_writer(os.path.join(self.log_dir, name))
         return self._writers[name]
 
-    def _write(self, writer_name, prefix, logs, step):
+    def _write(self, writer_name: str, prefix: str, logs: Mapping[str, Any], step: int) -> None:
         writer = self._writer(writer_name)
         with writer.as_default():
             for key, value in logs.items():
@@ -76,10 +81,10 @@ class TensorBoard(Callback):
         if val:
             self._write("validation", "epoch_", val, epoch)
 
-    def _log_weights(self, epoch):
+    def _log_weights(self, epoch: int) -> None:
         writer = self._writer("train")
         with writer.as_default():
-            for layer in self.model.layers:
+            for layer in cast("Model", self.model).layers:
                 for weight in layer.weights:
                     name = (getattr(weight, "path", None) or weight.name).replace(":", "_")
                     self._summary.histogram(f"{name}/histogram", np.asarray(weight.numpy()), step=epoch)

@@ -8,31 +8,37 @@ as Keras').
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tpustrategy.keras.metric import Metric
+    from tpustrategy.keras.models.trainer import Trainer
+
 
 class CompileMetrics:
     """The compiled metrics of `model`, as one metric named ``compile_metrics``."""
 
     name = "compile_metrics"
 
-    def __init__(self, model):
+    def __init__(self, model: Trainer) -> None:
         self._model = model
 
     @property
-    def metrics(self) -> list:
+    def metrics(self) -> list[Metric]:
         model = self._model
         if model._compile_metrics is None:
             return []
         return list(model._compile_metrics) + list(model._weighted_metrics or [])
 
     @property
-    def variables(self) -> list:
+    def variables(self) -> list[Any]:
         return [v for m in self.metrics for v in m.variables]
 
     def reset_state(self) -> None:
         for metric in self.metrics:
             metric.reset_state()
 
-    def result(self) -> dict:
+    def result(self) -> dict[str, Any]:
         """{log name: result} of the compiled metrics (Keras' CompileMetrics.result)."""
         from tpustrategy.keras.models import metric_logs
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -20,10 +22,13 @@ from tpustrategy import _core, nest
 from tpustrategy.data.dataset_ops import Dataset
 from tpustrategy.distribute.input_lib import _DistributedDatasetBase
 
+if TYPE_CHECKING:
+    from tpustrategy.distribute.distribute_lib import StrategyBase
+
 _logger = logging.getLogger("tpustrategy")
 
 
-def _structure_of_arrays(value):
+def _structure_of_arrays(value: Any) -> Any:
     """A list of arrays is a structure (one per model input or output), as in Keras 3; a list of numbers
     stays one array."""
     if isinstance(value, list) and value and all(isinstance(a, np.ndarray) or hasattr(a, "_as_tensor") or
@@ -32,7 +37,7 @@ def _structure_of_arrays(value):
     return value
 
 
-def unpack_x_y_sample_weight(data):
+def unpack_x_y_sample_weight(data: Any) -> tuple[Any, Any, Any]:
     """``(x,)``, ``(x, y)`` or ``(x, y, sample_weight)`` -> (x, y, sample_weight) with None for the missing."""
     if isinstance(data, list):
         data = tuple(data)
@@ -48,7 +53,7 @@ def unpack_x_y_sample_weight(data):
                      f"{data!r}")
 
 
-def _as_array(value):
+def _as_array(value: Any) -> np.ndarray:
     if isinstance(value, np.ndarray):
         return value
     if isinstance(value, _core.tensor.Tensor) or hasattr(value, "numpy"):
@@ -56,17 +61,17 @@ def _as_array(value):
     return np.asarray(value)
 
 
-def _num_rows(arrays) -> int:
+def _num_rows(arrays: Any) -> int:
     sizes = {a.shape[0] if a.ndim else None for a in nest.flatten(arrays)}
     if None in sizes:
         raise ValueError("Expected arrays with a batch dimension; got a scalar.")
     if len(sizes) != 1:
         raise ValueError(f"Data cardinality is ambiguous. Make sure all arrays contain the same number of samples. "
-                         f"Got sizes {sorted(sizes)}")
-    return sizes.pop()
+                         f"Got sizes {sorted(cast('set[int]', sizes))}")
+    return cast(int, sizes.pop())
 
 
-def class_weight_to_sample_weights(y, class_weight) -> np.ndarray:
+def class_weight_to_sample_weights(y: Any, class_weight: dict[int, float]) -> np.ndarray:
     y = np.asarray(y)
     if y.ndim > 1:
         y = np.argmax(y, axis=-1) if y.shape[-1] != 1 else np.squeeze(y, -1)
@@ -74,10 +79,10 @@ def class_weight_to_sample_weights(y, class_weight) -> np.ndarray:
     return np.asarray([class_weight.get(int(label), 1.0) for label in y], np.float32)
 
 
-def _class_weight_map_fn(class_weight):
+def _class_weight_map_fn(class_weight: dict[int, float]) -> Callable[..., tuple[Any, Any, Any]]:
     """Keras 3's map over a Dataset's (x, y) elements: adds the sample weights `class_weight` gives y."""
 
-    def add_weights(*data):
+    def add_weights(*data: Any) -> tuple[Any, Any, Any]:
         x, y, sample_weight = unpack_x_y_sample_weight(data if len(data) > 1 else data[0])
         if sample_weight is not None:
             raise ValueError("You cannot `class_weight` and `sample_weight` at the same time.")
@@ -91,22 +96,27 @@ def _class_weight_map_fn(class_weight):
     return add_weights
 
 
-def _float32(array):
+def _float32(array: np.ndarray) -> np.ndarray:
     return array.astype(np.float32) if array.dtype.kind == "f" and array.dtype != np.float32 else array
 
 
 class DataHandler:
     """Batches for each epoch of one fit / evaluate / predict call."""
 
-    def __init__(self, x, y=None, sample_weight=None, batch_size=None, steps_per_epoch=None, shuffle=False,
-                 class_weight=None, strategy=None, distribute=False, seed=None):
+    def __init__(self, x: Any, y: Any = None, sample_weight: Any = None, batch_size: int | None = None,
+                 steps_per_epoch: int | None = None, shuffle: bool = False,
+                 class_weight: dict[int, float] | None = None, strategy: StrategyBase | None = None,
+                 distribute: bool = False, seed: int | None = None) -> None:
         self.strategy, self.distribute = strategy, distribute
         self.steps_per_epoch = steps_per_epoch
         self._shuffle = shuffle
         self._rng = np.random.default_rng(seed)
-        self._iterator = None
+        self._iterator: Iterator[Any] | None = None
         self._seen = 0
-        self._distributed_input = None
+        self._distributed_input: _DistributedDatasetBase | None = None
+        self._arrays: tuple[Any, ...] | None
+        self._dataset: Dataset | None
+        self.num_batches: int | None
         if isinstance(x, _DistributedDatasetBase):  # already per replica (distribute_datasets_from_function ...)
             if y is not None or sample_weight is not None or class_weight is not None:
                 raise ValueError("When providing `x` as a distributed dataset, `y`, `sample_weight` and `class_weight` "
@@ -149,19 +159,22 @@ class DataHandler:
             self._dataset = None
         self.steps = steps_per_epoch if steps_per_epoch is not None else self.num_batches
 
-    def sample(self):
+    def sample(self) -> tuple[Any, Any, Any]:
         """A one-example (x, y, sample_weight) from the data, to build the model and the metrics."""
         if self._arrays is not None:
             element = nest.map_structure(lambda a: a[:1], self._arrays)
             return unpack_x_y_sample_weight(element)
         if self._distributed_input is not None:
+            assert self.strategy is not None  # a distributed input needs distribute=True, i.e. a strategy
             first = self.strategy.experimental_local_results(next(iter(self._distributed_input)))[0]
             return unpack_x_y_sample_weight(nest.map_structure(lambda t: _as_array(t)[:1], first))
+        assert self._dataset is not None  # neither arrays nor a distributed input: a Dataset
         first = next(iter(self._dataset.take(1)))
         return unpack_x_y_sample_weight(nest.map_structure(lambda t: _as_array(t)[:1], first))
 
-    def _epoch_dataset(self):
+    def _epoch_dataset(self) -> Dataset:
         if self._arrays is None:
+            assert self._dataset is not None  # _new_iterator handled a distributed input
             return self._dataset
         arrays = self._arrays
         if self._shuffle:
@@ -170,15 +183,16 @@ class DataHandler:
         element = arrays if len(arrays) > 1 or nest.is_nested(arrays[0]) else arrays[0]  # (x,) keeps x whole
         return Dataset.from_tensor_slices(element).batch(self.batch_size)
 
-    def _new_iterator(self):
+    def _new_iterator(self) -> Iterator[Any]:
         if self._distributed_input is not None:
             return iter(self._distributed_input)
         dataset = self._epoch_dataset()
         if self.distribute:
+            assert self.strategy is not None  # the trainer distributes only with its strategy
             dataset = self.strategy.experimental_distribute_dataset(dataset)
         return iter(dataset)
 
-    def epoch_batches(self):
+    def epoch_batches(self) -> Iterator[Any]:
         """Yields the batches of one epoch (per-replica values under a strategy), as Keras 3's EpochIterator:
         with ``steps_per_epoch`` the iterator carries over between epochs and starts again once a whole pass
         of a finite input has been used; running out of data mid-epoch warns and ends the epoch."""

@@ -9,15 +9,21 @@ sorted by name.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
 
-def _entries(model) -> list:
+if TYPE_CHECKING:
+    from tpustrategy.keras.metric import Metric
+    from tpustrategy.keras.models.trainer import Trainer
+
+
+def _entries(model: Trainer) -> list[tuple[str | None, str, Metric, bool]]:
     """(prefix or None, unprefixed name, metric, weighted) for each compiled metric, in Keras' order."""
     if model._output_losses is None:
         return [(None, m.name, m, weighted) for weighted, group in ((False, model._compile_metrics),
                                                                     (True, model._weighted_metrics))
                 for m in group or []]
     prefixes = model._output_losses.metric_prefixes
-    out = []
+    out: list[tuple[str | None, str, Metric, bool]] = []
     for weighted, group in ((False, model._metric_outputs), (True, model._weighted_metric_outputs)):
         for index, metric in group:
             prefix = prefixes[index]
@@ -26,14 +32,15 @@ def _entries(model) -> list:
     return out
 
 
-def _prefixed(prefix, name) -> str:
+def _prefixed(prefix: str | None, name: str) -> str:
     return f"{prefix}_{name}" if prefix is not None else name
 
 
-def log_entries(model) -> list:
+def log_entries(model: Trainer) -> list[tuple[str, Metric]]:
     """(log name, metric) pairs: the loss tracker, the compiled metrics, the per-output loss trackers."""
-    out = [(model._loss_tracker.name, model._loss_tracker)] if model._loss_tracker is not None else []
-    counters: dict = {}
+    out: list[tuple[str, Metric]] = (
+        [(model._loss_tracker.name, model._loss_tracker)] if model._loss_tracker is not None else [])
+    counters: dict[str, int] = {}
     for prefix, raw, metric, weighted in _entries(model):
         name = _prefixed(prefix, raw)
         if name in counters and weighted:
@@ -49,7 +56,8 @@ def log_entries(model) -> list:
     return out
 
 
-def flatten_logs_in_order(model, logs) -> list:
+def flatten_logs_in_order(model: Trainer, logs: dict[str, Any]) -> list[Any]:
+    assert model._loss_tracker is not None  # evaluate / *_on_batch run on a compiled model
     names = [model._loss_tracker.name]
     names += [raw for prefix, raw, _, _ in _entries(model) if prefix is None]
     if model._output_losses is not None:

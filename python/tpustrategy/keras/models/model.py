@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from tpustrategy.keras.layers.keras_tensor import KerasTensor
 from tpustrategy.keras.layers.layer import Layer
@@ -35,7 +35,7 @@ class Model(Trainer, Layer):
             outputs, args = args[0], args[1:]
         if args:
             raise TypeError(f"Model() got unexpected positional arguments: {args}")
-        self._graph = None
+        self._graph: FunctionalGraph | None = None
         functional = inputs is not None or outputs is not None
         if functional and type(self).call is not Model.call:
             raise ValueError("A subclassed Model that defines `call` cannot also be given `inputs` and `outputs`.")
@@ -63,13 +63,14 @@ class Model(Trainer, Layer):
     def outputs(self) -> Any:
         return self._graph.flat_outputs if self._graph is not None else None
 
+    # Layer.input / Layer.output: mypy types a property read off the class as its getter, which has no fget.
     @property
     def input(self) -> Any:
-        return self._graph.inputs if self._graph is not None else Layer.input.fget(self)
+        return self._graph.inputs if self._graph is not None else Layer.input.fget(self)  # type: ignore[attr-defined]
 
     @property
     def output(self) -> Any:
-        return self._graph.outputs if self._graph is not None else Layer.output.fget(self)
+        return self._graph.outputs if self._graph is not None else Layer.output.fget(self)  # type: ignore[attr-defined]
 
     def call(self, inputs: Any, training: bool | None = None, mask: Any = None) -> Any:
         if self._graph is None:
@@ -117,7 +118,7 @@ class Model(Trainer, Layer):
             from tpustrategy.keras.models.model_config import functional_from_config
 
             return functional_from_config(cls, config, custom_objects)
-        return super().from_config(config)
+        return cast("Model", super().from_config(config))  # Layer.from_config builds `cls`
 
     def save(self, filepath: str | os.PathLike[str], overwrite: bool = True, zipped: bool | None = None,
              **kwargs: Any) -> None:

@@ -10,24 +10,36 @@ index]}}``; node indices count only the layer's calls inside this model, as Kera
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, TypeVar
+
 from tpustrategy import nest
 from tpustrategy.keras.layers.keras_tensor import KerasTensor
 from tpustrategy.keras.layers.layer_config import dtype_policy
 
+if TYPE_CHECKING:
+    from tpustrategy.keras.layers.layer import Layer
+    from tpustrategy.keras.models.model import Model
+    from tpustrategy.keras.models.sequential import Sequential
 
-def sequential_config(model) -> dict:
+_ModelT = TypeVar("_ModelT", bound="Model")
+_SequentialT = TypeVar("_SequentialT", bound="Sequential")
+
+
+def sequential_config(model: Sequential) -> dict[str, Any]:
     # lazy: serialization_lib knows every built-in Keras class, so it sits above this module
     from tpustrategy.keras.saving.serialization_lib import serialize_keras_object
 
     layers = ([model._input_layer] if model._input_layer is not None else []) + list(model._layers)
-    config = {"name": model.name, "trainable": model.trainable, "dtype": dtype_policy(model.dtype_policy.name),
-              "layers": [serialize_keras_object(layer) for layer in layers]}
+    config: dict[str, Any] = {"name": model.name, "trainable": model.trainable,
+                              "dtype": dtype_policy(model.dtype_policy.name),
+                              "layers": [serialize_keras_object(layer) for layer in layers]}
     if model._input_layer is not None:
         config["build_input_shape"] = list(model._input_layer.batch_shape)
     return config
 
 
-def sequential_from_config(cls, config, custom_objects=None):
+def sequential_from_config(cls: type[_SequentialT], config: dict[str, Any],
+                           custom_objects: dict[str, Any] | None = None) -> _SequentialT:
     # lazy: serialization_lib knows every built-in Keras class, so it sits above this module
     from tpustrategy.keras.saving.serialization_lib import deserialize_keras_object
 
@@ -39,22 +51,24 @@ def sequential_from_config(cls, config, custom_objects=None):
     return model
 
 
-def functional_config(model) -> dict:
+def functional_config(model: Model) -> dict[str, Any]:
     # lazy: serialization_lib knows every built-in Keras class, so it sits above this module
     from tpustrategy.keras.saving.serialization_lib import serialize_keras_object
 
     graph = model._graph
+    assert graph is not None  # Model.get_config calls this for a functional model only
     in_model = {id(node) for node in graph.nodes} | {id(t._node) for t in graph.flat_inputs}
-    node_index: dict = {}  # id(node) -> index among its layer's nodes in this model
+    node_index: dict[int, int] = {}  # id(node) -> index among its layer's nodes in this model
     for layer in graph.layers:
         kept = [node for node in layer._inbound_nodes if id(node) in in_model]
         for i, node in enumerate(kept):
             node_index[id(node)] = i
 
-    def history(t: KerasTensor) -> list:
+    def history(t: KerasTensor) -> list[Any]:
+        assert t._node is not None  # every tensor of the graph has its node
         return [t._node.layer.name, node_index[id(t._node)], getattr(t, "_output_index", 0)]
 
-    def encode(value):
+    def encode(value: Any) -> Any:
         if isinstance(value, KerasTensor):
             return {"class_name": "__keras_tensor__",
                     "config": {"shape": list(value.shape), "dtype": value.dtype, "keras_history": history(value)}}
@@ -64,7 +78,7 @@ def functional_config(model) -> dict:
             return {k: encode(v) for k, v in value.items()}
         return value
 
-    layers = []
+    layers: list[dict[str, Any]] = []
     for layer in graph.layers:
         entry = serialize_keras_object(layer)
         entry["name"] = layer.name
@@ -72,7 +86,7 @@ def functional_config(model) -> dict:
                                   for node in layer._inbound_nodes if id(node) in in_model and node.call_args]
         layers.append(entry)
 
-    def ends(tensors, flat):
+    def ends(tensors: Any, flat: list[KerasTensor]) -> Any:
         if nest.is_nested(tensors):
             return [history(t) for t in flat]
         return history(tensors)
@@ -82,14 +96,15 @@ def functional_config(model) -> dict:
                                                                                         graph.flat_outputs)}
 
 
-def functional_from_config(cls, config, custom_objects=None):
+def functional_from_config(cls: type[_ModelT], config: dict[str, Any],
+                           custom_objects: dict[str, Any] | None = None) -> _ModelT:
     """Rebuilds the layers, replays each layer's calls once the tensors they need exist, then the model."""
     # lazy: serialization_lib knows every built-in Keras class, so it sits above this module
     from tpustrategy.keras.saving.serialization_lib import deserialize_keras_object
 
-    created: dict = {}  # layer name -> layer
-    outputs: dict = {}  # (layer name, node index) -> output structure
-    pending = []
+    created: dict[str, Layer] = {}  # layer name -> layer
+    outputs: dict[tuple[str, int], Any] = {}  # (layer name, node index) -> output structure
+    pending: list[tuple[str, int, dict[str, Any]]] = []
     for entry in config["layers"]:
         entry = dict(entry)
         name, inbound = entry.pop("name", entry["config"].get("name")), entry.pop("inbound_nodes", [])
@@ -99,7 +114,7 @@ def functional_from_config(cls, config, custom_objects=None):
             outputs[(name, 0)] = layer.output_tensor
         pending.extend((name, i, node) for i, node in enumerate(inbound))
 
-    def decode(value):
+    def decode(value: Any) -> Any:
         if isinstance(value, dict) and value.get("class_name") == "__keras_tensor__":
             layer_name, node, index = value["config"]["keras_history"]
             produced = outputs[(layer_name, node)]  # KeyError: not produced yet
@@ -126,7 +141,7 @@ def functional_from_config(cls, config, custom_objects=None):
                              f"{missing} are never produced.")
         pending = waiting
 
-    def ends(spec):
+    def ends(spec: Any) -> Any:
         if spec and isinstance(spec[0], list):
             return [nest.flatten(outputs[(n, i)])[j] for n, i, j in spec]
         n, i, j = spec

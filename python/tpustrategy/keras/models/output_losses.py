@@ -16,14 +16,23 @@ own names; for a dict the keys name the outputs (losses in the loss dict's order
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
 import greenlet
 
 from tpustrategy.keras import losses as losses_module
 from tpustrategy.keras import masking
 from tpustrategy.keras import metrics as metrics_module
 
+if TYPE_CHECKING:
+    from tpustrategy.keras.losses import Loss
+    from tpustrategy.keras.metric import Metric
 
-def _per_output(value, names, what, default, convert):
+_T = TypeVar("_T")
+
+
+def _per_output(value: Any, names: Sequence[str], what: str, default: _T, convert: Callable[[Any], _T]) -> list[_T]:
     """A list with one entry per output from a single value, a list or a dict keyed by output name."""
     if isinstance(value, dict):
         unknown = sorted(set(value) - set(names))
@@ -42,9 +51,10 @@ def _per_output(value, names, what, default, convert):
 class OutputLosses:
     """The per-output losses, weights and loss trackers of one compiled multi-output model."""
 
-    def __init__(self, loss, loss_weights, names, tracker_names=None, order=None, metric_prefixes=None):
+    def __init__(self, loss: Any, loss_weights: Any, names: Sequence[str], tracker_names: Sequence[str] | None = None,
+                 order: Sequence[int] | None = None, metric_prefixes: Sequence[str | None] | None = None) -> None:
         self.names = list(names)
-        self.losses = _per_output(loss, self.names, "loss", None, losses_module.get)
+        self.losses: list[Callable[..., Any] | None] = _per_output(loss, self.names, "loss", None, losses_module.get)
         if all(fn is None for fn in self.losses):
             raise ValueError(f"No loss for any of the outputs {self.names}: received loss={loss!r}")
         self.weights = _per_output(loss_weights, self.names, "loss_weights", 1.0, float)
@@ -53,11 +63,12 @@ class OutputLosses:
         self.trackers = [metrics_module.Mean(name=f"{name}_loss") if fn is not None and several else None
                          for name, fn in zip(tracker_names, self.losses, strict=True)]
         self.order = list(order) if order is not None else list(range(len(self.names)))  # the trackers' log order
-        self.metric_prefixes = list(metric_prefixes) if metric_prefixes is not None else self.names
-        self._last: dict = {}  # greenlet -> this call's per-output losses (replicas run as greenlets)
+        self.metric_prefixes: Sequence[str | None] = (
+            list(metric_prefixes) if metric_prefixes is not None else self.names)
+        self._last: dict[Any, list[Any]] = {}  # greenlet -> this call's per-output losses (replicas run as greenlets)
 
     @classmethod
-    def for_subclassed(cls, loss, loss_weights, y_pred) -> OutputLosses:
+    def for_subclassed(cls, loss: Any, loss_weights: Any, y_pred: Any) -> OutputLosses:
         """The losses of a subclassed model whose ``call`` returned the list / tuple / dict `y_pred`."""
         if isinstance(y_pred, dict):
             names = sorted(y_pred)  # the flat order of a dict (nest sorts its keys)
@@ -76,7 +87,7 @@ class OutputLosses:
         tracker_names = [_loss_name(v) if v is not None else n for v, n in zip(per_output, placeholders, strict=True)]
         return cls(loss, loss_weights, placeholders, tracker_names=tracker_names, metric_prefixes=[None] * count)
 
-    def targets(self, y) -> list:
+    def targets(self, y: Any) -> list[Any]:
         if isinstance(y, dict):
             missing = [n for n, fn in zip(self.names, self.losses, strict=True) if fn is not None and n not in y]
             if missing:
@@ -87,7 +98,8 @@ class OutputLosses:
         raise ValueError(f"The model has {len(self.names)} outputs {self.names}: the targets must be a list of "
                          f"{len(self.names)} arrays or a dict keyed by output name; received {type(y).__name__}.")
 
-    def __call__(self, y, y_pred, sample_weight):
+    def __call__(self, y: Any, y_pred: Sequence[Any], sample_weight: Any) -> Any:
+        per_output: list[Any]  # each output's loss, None where it has none
         targets, total, per_output = self.targets(y), None, []
         for fn, weight, target, pred in zip(self.losses, self.weights, targets, y_pred, strict=True):
             if fn is None:
@@ -107,11 +119,11 @@ class OutputLosses:
                 tracker.update_state(losses_module.unscale_loss_for_distribution(value), sample_weight=rows)
 
     @property
-    def metrics(self) -> list:
-        return [self.trackers[i] for i in self.order if self.trackers[i] is not None]
+    def metrics(self) -> list[Metric]:
+        return cast("list[Metric]", [self.trackers[i] for i in self.order if self.trackers[i] is not None])
 
 
-def _loss_name(identifier) -> str:
+def _loss_name(identifier: Any) -> str:
     """Keras 3's name of a loss: the string given, a Loss's ``name``, else the function's name."""
     if isinstance(identifier, str):
         return identifier
@@ -119,7 +131,9 @@ def _loss_name(identifier) -> str:
     return name if isinstance(name, str) else getattr(identifier, "__name__", type(identifier).__name__)
 
 
-def output_metrics(specs, names, y_shapes, pred_shapes, prefixes=None) -> list:
+def output_metrics(specs: Any, names: Sequence[str], y_shapes: Sequence[tuple[int | None, ...]],
+                   pred_shapes: Sequence[tuple[int | None, ...]],
+                   prefixes: Sequence[str | None] | None = None) -> list[tuple[int, Metric]]:
     """(output index, metric) pairs, each metric named ``<output>_<name>`` as Keras 3 logs them (no prefix
     where `prefixes` has None: a subclassed model's list outputs)."""
     if specs is None or specs == []:
@@ -128,8 +142,9 @@ def output_metrics(specs, names, y_shapes, pred_shapes, prefixes=None) -> list:
                                             all(isinstance(s, list | tuple | type(None)) for s in specs)):
         raise ValueError(f"For a model with outputs {names}, `metrics` must be a dict keyed by output name or a "
                          f"list with one list of metrics per output. Received: metrics={specs}")
-    per_output = _per_output(specs, names, "metrics", [], lambda s: list(s) if isinstance(s, list | tuple) else [s])
-    out = []
+    per_output: list[list[Any]] = _per_output(specs, names, "metrics", [],
+                                              lambda s: list(s) if isinstance(s, list | tuple) else [s])
+    out: list[tuple[int, Metric]] = []
     prefixes = names if prefixes is None else prefixes
     for index, (prefix, items) in enumerate(zip(prefixes, per_output, strict=True)):
         for item in items:

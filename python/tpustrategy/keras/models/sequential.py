@@ -24,7 +24,7 @@ class Sequential(Model):
 
             name = backend.unique_name("sequential")
         super().__init__(trainable=trainable, name=name)
-        self._input_layer = None
+        self._input_layer: InputLayer | None = None
         self._call_has_training_arg = True
         self.built = False
         for layer in layers or []:
@@ -58,20 +58,20 @@ class Sequential(Model):
     def pop(self, rebuild: bool = True) -> Layer:
         if not self._layers:
             raise TypeError("There are no layers in the model.")
-        layer = self._layers.pop()
+        layer: Layer = self._layers.pop()
         self.built = False
         if rebuild:
             self._maybe_rebuild()
         return layer
 
-    def _maybe_rebuild(self):
+    def _maybe_rebuild(self) -> None:
         if self._input_layer is not None and self._layers:
             self.build(self._input_layer.batch_shape)
         elif self._input_layer is not None:
             self._output_shape_seen = self._input_layer.batch_shape
 
     @property
-    def layers(self) -> list:
+    def layers(self) -> list[Layer]:
         return list(self._layers)
 
     def build(self, input_shape: Any = None) -> None:

@@ -11,9 +11,16 @@ from __future__ import annotations
 import math
 import shutil
 import textwrap
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from tpustrategy import nest
 from tpustrategy.keras.layers.keras_tensor import KerasTensor
+
+if TYPE_CHECKING:
+    from tpustrategy.keras.layers.layer import Layer
+    from tpustrategy.keras.models.model import Model
+    from tpustrategy.keras.optimizers.optimizer import Optimizer
 
 
 def readable_memory_size(size: float) -> str:
@@ -24,7 +31,7 @@ def readable_memory_size(size: float) -> str:
     return f"{size:.2f} PB"
 
 
-def _bytes(weights) -> int:
+def _bytes(weights: Iterable[Any]) -> int:
     unique = {id(w): w for w in weights}.values()
     total = 0
     for w in unique:
@@ -32,16 +39,16 @@ def _bytes(weights) -> int:
     return total
 
 
-def _dtype_size(dtype) -> int:
+def _dtype_size(dtype: Any) -> int:
     name = getattr(dtype, "name", str(dtype))
     return {"float64": 8, "int64": 8, "float16": 2, "bfloat16": 2, "int8": 1, "uint8": 1, "bool": 1}.get(name, 4)
 
 
-def _count(weights) -> int:
+def _count(weights: Iterable[Any]) -> int:
     return int(sum(math.prod(tuple(w.shape)) for w in {id(w): w for w in weights}.values()))
 
 
-def _format_shape(shape) -> str:
+def _format_shape(shape: Any) -> str:
     if shape is None:
         return "?"
     if isinstance(shape, list) or (isinstance(shape, tuple) and shape and isinstance(shape[0], tuple)):
@@ -50,7 +57,7 @@ def _format_shape(shape) -> str:
         if len(shape) == 1 else "(" + ", ".join(str(d) for d in shape) + ")"
 
 
-def _column_widths(line_length: int, positions) -> list[int]:
+def _column_widths(line_length: int, positions: Sequence[float]) -> list[int]:
     widths, current = [], 0
     for pos in positions:
         width = int(pos * line_length) - current
@@ -70,11 +77,11 @@ def _column_widths(line_length: int, positions) -> list[int]:
     return content
 
 
-def _rule(widths, left, mid, right, fill) -> str:
+def _rule(widths: Sequence[int], left: str, mid: str, right: str, fill: str) -> str:
     return left + mid.join(fill * (w + 2) for w in widths) + right
 
 
-def _row(cells, widths, aligns, sep="│") -> list[str]:
+def _row(cells: Sequence[Any], widths: Sequence[int], aligns: Sequence[str], sep: str = "│") -> list[str]:
     wrapped = [textwrap.wrap(str(c), w, break_long_words=True, break_on_hyphens=False) or [""]
                for c, w in zip(cells, widths, strict=True)]
     height = max(len(w) for w in wrapped)
@@ -88,7 +95,7 @@ def _row(cells, widths, aligns, sep="│") -> list[str]:
     return lines
 
 
-def _output_shape(layer) -> str:
+def _output_shape(layer: Layer) -> str:
     if layer._inbound_nodes:
         outputs = layer._inbound_nodes[-1].outputs
         shapes = [t.shape for t in nest.flatten(outputs) if isinstance(t, KerasTensor)]
@@ -96,7 +103,7 @@ def _output_shape(layer) -> str:
     return _format_shape(layer._output_shape_seen) if layer._output_shape_seen is not None else "?"
 
 
-def _is_chain(model) -> bool:
+def _is_chain(model: Model) -> bool:
     graph = getattr(model, "_graph", None)
     if graph is None:
         return True
@@ -111,18 +118,19 @@ def _is_chain(model) -> bool:
     return True
 
 
-def _connections(layer, relevant) -> str:
+def _connections(layer: Layer, relevant: set[int]) -> str:
     out = []
     for node in layer._inbound_nodes:
         if id(node) not in relevant:
             continue
         for t in node.input_tensors:
+            assert t._node is not None  # a tensor in the model's graph has the node that made it
             producer = t._node.layer
             out.append(f"{producer.name}[{producer._inbound_nodes.index(t._node)}][{getattr(t, '_output_index', 0)}]")
     return ", ".join(out) if out else "-"
 
 
-def summary_lines(model, line_length=None, positions=None) -> list[str]:
+def summary_lines(model: Model, line_length: int | None = None, positions: Sequence[float] | None = None) -> list[str]:
     chain = _is_chain(model)
     if chain:
         default, positions = 88, positions or [0.45, 0.80, 1.0]
@@ -133,8 +141,9 @@ def summary_lines(model, line_length=None, positions=None) -> list[str]:
         aligns = ["left", "left", "right", "left"]
     line_length = line_length or min(default, shutil.get_terminal_size().columns - 4)
     widths = _column_widths(line_length, positions)
-    relevant = {id(n) for n in model._graph.nodes} if getattr(model, "_graph", None) is not None else set()
+    relevant = {id(n) for n in model._graph.nodes} if model._graph is not None else set()
     if relevant:
+        assert model._graph is not None  # relevant is empty without a graph
         relevant |= {id(t._node) for t in model._graph.flat_inputs}
     lines = [f'Model: "{model.name}"', _rule(widths, "┏", "┳", "┓", "━")]
     lines += _row(header, widths, aligns, sep="┃")
@@ -165,7 +174,7 @@ def summary_lines(model, line_length=None, positions=None) -> list[str]:
     return lines
 
 
-def optimizer_variables(optimizer) -> list:
+def optimizer_variables(optimizer: Optimizer | None) -> list[Any]:
     """The optimizer's iteration counter and slots once it has applied a step (Keras: ``optimizer.built``)."""
     if optimizer is None or optimizer._iterations is None:
         return []
@@ -175,6 +184,7 @@ def optimizer_variables(optimizer) -> list:
     return out
 
 
-def print_summary(model, line_length=None, positions=None, print_fn=None) -> None:
+def print_summary(model: Model, line_length: int | None = None, positions: Sequence[float] | None = None,
+                  print_fn: Callable[..., Any] | None = None) -> None:
     text = "\n".join(summary_lines(model, line_length, positions))
     (print_fn or print)(text)

@@ -10,9 +10,11 @@ Logs are the metrics' ``result()`` read in cross-replica context, i.e. aggregate
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import warnings
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -33,26 +35,35 @@ from tpustrategy.keras.models.output_losses import OutputLosses, output_metrics
 if TYPE_CHECKING:
     from tpustrategy.keras.callbacks.callback import Callback
     from tpustrategy.keras.callbacks.history import History
+    from tpustrategy.keras.layers.layer import Layer as _TrainerBase
+    from tpustrategy.keras.losses import Loss
+    from tpustrategy.keras.metric import Metric
+    from tpustrategy.keras.models.model import Model
+    from tpustrategy.keras.optimizers.optimizer import Optimizer
+else:
+    _TrainerBase = object  # the checker sees the Layer that Model mixes Trainer with
+
+_MetricSpecs = list[Any] | tuple[Any, ...] | dict[str, Any]
 
 _logger = logging.getLogger("tpustrategy")
 _END = object()
 _OPTIMIZERS = {"sgd": "SGD", "adam": "Adam", "adamw": "AdamW", "rmsprop": "RMSprop", "adagrad": "Adagrad"}
 
 
-def _get_optimizer(identifier):
+def _get_optimizer(identifier: Any) -> Optimizer:
     if isinstance(identifier, optimizers_module.Optimizer):
         return identifier
     if isinstance(identifier, str) and identifier.lower() in _OPTIMIZERS:
-        return getattr(optimizers_module, _OPTIMIZERS[identifier.lower()])()
+        return cast("Optimizer", getattr(optimizers_module, _OPTIMIZERS[identifier.lower()])())
     raise ValueError(f"Could not interpret optimizer identifier: {identifier!r}")
 
 
-def _to_python(value):
+def _to_python(value: Any) -> float | np.ndarray:
     array = np.asarray(value)
     return float(array) if array.ndim == 0 else array
 
 
-def _split_arrays(arrays, validation_split):
+def _split_arrays(arrays: Any, validation_split: float) -> tuple[Any, Any]:
     """Keras' ``train_validation_split``: the first floor(n (1 - split)) rows train, the rest validate."""
     flat = [np.asarray(a) if not isinstance(a, np.ndarray) else a for a in nest.flatten(arrays)]
     n = flat[0].shape[0]
@@ -66,27 +77,27 @@ def _split_arrays(arrays, validation_split):
     return first, second
 
 
-class Trainer:
+class Trainer(_TrainerBase):
     """The training half of ``Model`` (mixed in before Layer)."""
 
     def __init__(self) -> None:
         self.compiled = False
-        self.optimizer = None
-        self.loss = None
-        self._compile_loss = None
-        self._metric_specs: list = []
-        self._weighted_metric_specs: list = []
-        self._compile_metrics = None
-        self._weighted_metrics = None
-        self._compile_metrics_entry = None
-        self._loss_tracker = None
-        self._output_losses = None
-        self._pending_losses = None
-        self._metric_outputs: list = []
-        self._weighted_metric_outputs: list = []
+        self.optimizer: Optimizer | None = None
+        self.loss: Any = None
+        self._compile_loss: Callable[..., Any] | None = None  # a Loss, or any callable losses.get accepts
+        self._metric_specs: _MetricSpecs = []
+        self._weighted_metric_specs: _MetricSpecs = []
+        self._compile_metrics: list[Metric] | None = None
+        self._weighted_metrics: list[Metric] | None = None
+        self._compile_metrics_entry: CompileMetrics | None = None
+        self._loss_tracker: metrics_module.Mean | None = None
+        self._output_losses: OutputLosses | None = None
+        self._pending_losses: tuple[Any, Any, Any, Any] | None = None  # (loss, loss_weights, metrics, weighted_metrics)
+        self._metric_outputs: list[tuple[int, Metric]] = []
+        self._weighted_metric_outputs: list[tuple[int, Metric]] = []
         self.steps_per_execution = 1
         self.stop_training = False
-        self.history = None
+        self.history: History | None = None
 
     # ---- compile ----
     def compile(self, optimizer: Any = "rmsprop", loss: Any = None, loss_weights: Any = None, metrics: Any = None,
@@ -123,17 +134,15 @@ class Trainer:
         self.steps_per_execution = steps_per_execution
         self.compiled = True
 
-    def _output_names(self) -> list:
+    def _output_names(self) -> list[str]:
         graph = getattr(self, "_graph", None)
         return [t._node.layer.name for t in graph.flat_outputs] if graph is not None else []
 
-    def _assert_compiled(self):
+    def _assert_compiled(self) -> None:
         if not self.compiled:
             raise ValueError("You must call `compile()` before using the model.")
 
-    def _strategy_scope(self) -> Any:
-        import contextlib
-
+    def _strategy_scope(self) -> contextlib.AbstractContextManager[object]:
         strategy = self._distribute_strategy
         if strategy is None or ds_context.get_strategy() is strategy:
             return contextlib.nullcontext()
@@ -144,10 +153,10 @@ class Trainer:
         return self._distribute_strategy is not None
 
     @property
-    def metrics(self) -> list:
+    def metrics(self) -> list[Metric | CompileMetrics]:
         """Keras 3's order: the loss tracker, ``compile_metrics`` (if compile got metrics), then the per-output
         loss trackers once built (at the first batch)."""
-        out = [self._loss_tracker] if self._loss_tracker is not None else []
+        out: list[Metric | CompileMetrics] = [self._loss_tracker] if self._loss_tracker is not None else []
         if self._compile_metrics_entry is not None:
             out.append(self._compile_metrics_entry)
         if self._output_losses is not None and self._compile_metrics is not None:
@@ -155,12 +164,12 @@ class Trainer:
         return out
 
     @property
-    def metrics_names(self) -> list:
+    def metrics_names(self) -> list[str]:
         return [m.name for m in self.metrics]
 
-    def _metric_objects(self) -> list:
+    def _metric_objects(self) -> list[Metric]:
         """Every metric the trainer updates: the loss trackers and the compiled metrics, built or not."""
-        out = [self._loss_tracker] if self._loss_tracker is not None else []
+        out: list[Metric] = [self._loss_tracker] if self._loss_tracker is not None else []
         out += self._output_losses.metrics if self._output_losses is not None else []
         return out + list(self._compile_metrics or []) + list(self._weighted_metrics or [])
 
@@ -169,8 +178,9 @@ class Trainer:
             for metric in self._metric_objects():
                 metric.reset_state()
 
-    def _build_subclassed_losses(self, y_pred) -> None:
+    def _build_subclassed_losses(self, y_pred: Any) -> None:
         """Matches a subclassed model's compiled losses and metrics to the structure its ``call`` returned."""
+        assert self._pending_losses is not None  # _build_metrics calls this only then
         loss, loss_weights, metrics, weighted_metrics = self._pending_losses
         if isinstance(y_pred, list | tuple | dict):
             with self._strategy_scope():
@@ -184,7 +194,7 @@ class Trainer:
                                  "one loss, or return a list / dict of outputs from `call`.")
             self._compile_loss = losses_module.get(loss[0])
 
-    def _build_metrics(self, y, y_pred) -> None:
+    def _build_metrics(self, y: Any, y_pred: Any) -> None:
         if self._compile_metrics is not None:
             return
         if self._output_losses is None and self._pending_losses is not None:
@@ -208,7 +218,7 @@ class Trainer:
             self._compile_metrics = [metrics_module.get(m, y_shape, p_shape) for m in self._metric_specs]
             self._weighted_metrics = [metrics_module.get(m, y_shape, p_shape) for m in self._weighted_metric_specs]
 
-    def _symbolic_build(self, sample) -> None:
+    def _symbolic_build(self, sample: tuple[Any, Any, Any]) -> None:
         """Builds the model's and the metrics' variables in the strategy's scope from one example."""
         x, y, _ = sample
         if self.built and self._compile_metrics is not None:
@@ -238,10 +248,10 @@ class Trainer:
             total = total + value
         return total
 
-    def _batch_rows(self, x) -> float:
+    def _batch_rows(self, x: Any) -> float:
         return float(shape_of(nest.flatten(x)[0])[0])
 
-    def _update_metrics(self, y, y_pred, sample_weight):
+    def _update_metrics(self, y: Any, y_pred: Any, sample_weight: Any) -> None:
         if self._output_losses is not None:
             targets, preds = self._output_losses.targets(y), nest.flatten(y_pred)
             for index, metric in self._metric_outputs:
@@ -259,15 +269,16 @@ class Trainer:
         with GradientTape() as tape:
             y_pred = self(x, training=True) if self._call_has_training_arg else self(x)
             loss = self.compute_loss(x, y, y_pred, sample_weight, training=True)
-            scaled_loss = self.optimizer.scale_loss(loss)  # LossScaleOptimizer / loss_scale_factor (Keras 3)
-        self._loss_tracker.update_state(losses_module.unscale_loss_for_distribution(loss),
-                                        sample_weight=self._batch_rows(x))
+            # LossScaleOptimizer / loss_scale_factor (Keras 3)
+            scaled_loss = cast("Optimizer", self.optimizer).scale_loss(loss)
+        cast("metrics_module.Mean", self._loss_tracker).update_state(
+            losses_module.unscale_loss_for_distribution(loss), sample_weight=self._batch_rows(x))
         if self._output_losses is not None:
             self._output_losses.update_trackers(self._batch_rows(x))
         trainable = self.trainable_weights
         if trainable:
             gradients = tape.gradient(scaled_loss, trainable)
-            self.optimizer.apply_gradients(list(zip(gradients, trainable, strict=True)))
+            cast("Optimizer", self.optimizer).apply_gradients(list(zip(gradients, trainable, strict=True)))
         else:
             warnings.warn("The model does not have any trainable weights.", stacklevel=2)
         self._update_metrics(y, y_pred, sample_weight)
@@ -276,8 +287,8 @@ class Trainer:
         x, y, sample_weight = unpack_x_y_sample_weight(data)
         y_pred = self(x, training=False) if self._call_has_training_arg else self(x)
         loss = self.compute_loss(x, y, y_pred, sample_weight, training=False)
-        self._loss_tracker.update_state(losses_module.unscale_loss_for_distribution(loss),
-                                        sample_weight=self._batch_rows(x))
+        cast("metrics_module.Mean", self._loss_tracker).update_state(
+            losses_module.unscale_loss_for_distribution(loss), sample_weight=self._batch_rows(x))
         if self._output_losses is not None:
             self._output_losses.update_trackers(self._batch_rows(x))
         self._update_metrics(y, y_pred, sample_weight)
@@ -286,12 +297,13 @@ class Trainer:
         x, _, _ = unpack_x_y_sample_weight(data)
         return self(x, training=False) if self._call_has_training_arg else self(x)
 
-    def _run(self, step_fn, batch):
+    def _run(self, step_fn: Callable[[Any], Any], batch: Any) -> Any:
         if self._distributed:
+            assert self._distribute_strategy is not None  # what _distributed checks
             return self._distribute_strategy.run(step_fn, args=(batch,))
         return step_fn(batch)
 
-    def _logs(self) -> dict:
+    def _logs(self) -> dict[str, Any]:
         """The metrics' results by log name, keys sorted: Keras' TF backend returns the step's logs from a
         tf.function, whose nest flattening sorts dict keys (history, evaluate's dict, callbacks' logs)."""
         with self._strategy_scope():
@@ -301,10 +313,13 @@ class Trainer:
                 logs = {name: _to_python(m.result()) for name, m in metric_logs.log_entries(self)}
         return dict(sorted(logs.items()))
 
-    def _loop(self, handler, step_fn, on_begin, on_end, stop_check=lambda: False):
+    def _loop(self, handler: DataHandler, step_fn: Callable[[Any], Any], on_begin: Callable[[int], None],
+              on_end: Callable[[int, dict[str, Any]], None],
+              stop_check: Callable[[], bool] = lambda: False) -> tuple[dict[str, Any] | None, int]:
         """Runs one epoch in chunks of ``steps_per_execution`` steps; batch hooks once per chunk."""
         iterator = handler.epoch_batches()
-        step, logs = 0, None
+        step = 0
+        logs: dict[str, Any] | None = None
         while True:
             on_begin(step)
             done = 0
@@ -329,7 +344,7 @@ class Trainer:
             validation_data: Any = None, shuffle: bool = True, class_weight: dict[int, float] | None = None,
             sample_weight: Any = None, initial_epoch: int = 0, steps_per_epoch: int | None = None,
             validation_steps: int | None = None, validation_batch_size: int | None = None,
-            validation_freq: int = 1) -> History:
+            validation_freq: int = 1) -> History | None:
         """Trains for ``epochs`` epochs; returns the History callback."""
         self._assert_compiled()
         from tpustrategy.data.dataset_ops import Dataset
@@ -350,8 +365,8 @@ class Trainer:
         self._symbolic_build(handler.sample())
         verbose = 1 if verbose == "auto" else verbose
         callback_list = callbacks if isinstance(callbacks, CallbackList) else CallbackList(
-            callbacks, add_history=True, add_progbar=verbose != 0, model=self, verbose=verbose, epochs=epochs,
-            steps=handler.steps)
+            callbacks, add_history=True, add_progbar=verbose != 0, model=cast("Model", self), verbose=verbose,
+            epochs=epochs, steps=handler.steps)
         self.stop_training = False
         callback_list.on_train_begin()
         training_logs = None
@@ -373,7 +388,7 @@ class Trainer:
         callback_list.on_train_end(logs=training_logs)
         return self.history
 
-    def _evaluate(self, handler, callback_list) -> dict:
+    def _evaluate(self, handler: DataHandler, callback_list: CallbackList) -> dict[str, Any]:
         self.reset_metrics()
         callback_list.on_test_begin()
         logs, _ = self._loop(handler, lambda b: self._run(self.test_step, b), callback_list.on_test_batch_begin,
@@ -392,7 +407,8 @@ class Trainer:
         self._symbolic_build(handler.sample())
         verbose = 1 if verbose == "auto" else verbose
         callback_list = callbacks if isinstance(callbacks, CallbackList) else CallbackList(
-            callbacks, add_progbar=verbose != 0, model=self, verbose=verbose, epochs=1, steps=handler.steps)
+            callbacks, add_progbar=verbose != 0, model=cast("Model", self), verbose=verbose, epochs=1,
+            steps=handler.steps)
         with self._strategy_scope():
             logs = self._evaluate(handler, callback_list)
         if return_dict:
@@ -411,12 +427,14 @@ class Trainer:
                 self(nest.map_structure(tensor, sample_x), training=False)
         verbose = 1 if verbose == "auto" else verbose
         callback_list = callbacks if isinstance(callbacks, CallbackList) else CallbackList(
-            callbacks, add_progbar=verbose != 0, model=self, verbose=verbose, epochs=1, steps=handler.steps)
+            callbacks, add_progbar=verbose != 0, model=cast("Model", self), verbose=verbose, epochs=1,
+            steps=handler.steps)
         outputs = []
 
         def run(batch: Any) -> Any:
             result = self._run(self.predict_step, batch)
             if self._distributed:
+                assert self._distribute_strategy is not None  # what _distributed checks
                 local = self._distribute_strategy.experimental_local_results(result)
                 pieces = [nest.map_structure(lambda t: np.asarray(t.numpy()), r) for r in local]
                 result = nest.map_structure(lambda *p: np.concatenate(p, axis=0), *pieces)
@@ -441,7 +459,8 @@ class Trainer:
         return nest.map_structure(lambda *p: np.concatenate(p, axis=0), *outputs)
 
     # ---- single batches ----
-    def _one_batch_handler(self, x, y, sample_weight, class_weight=None):
+    def _one_batch_handler(self, x: Any, y: Any, sample_weight: Any,
+                           class_weight: dict[int, float] | None = None) -> DataHandler:
         rows = int(np.shape(nest.flatten(x)[0])[0]) if not hasattr(nest.flatten(x)[0], "_shape_tuple") else \
             nest.flatten(x)[0]._shape_tuple[0]
         return DataHandler(x, y, sample_weight, max(1, rows), None, False, class_weight, self._distribute_strategy,
@@ -475,18 +494,18 @@ class Trainer:
             nest.flatten(x)[0]._shape_tuple[0]
         return self.predict(x, batch_size=max(1, rows), verbose=0)
 
-    def _batch_result(self, return_dict):
+    def _batch_result(self, return_dict: bool) -> Any:
         logs = self._logs()
         if return_dict:
             return logs
         values = self._flatten_logs_in_order(logs)
         return values[0] if len(values) == 1 else values
 
-    def _flatten_logs_in_order(self, logs) -> list:
+    def _flatten_logs_in_order(self, logs: dict[str, Any]) -> list[Any]:
         return metric_logs.flatten_logs_in_order(self, logs)
 
 
-def _as_list(value, what, per_output=False):
+def _as_list(value: Any, what: str, per_output: bool = False) -> _MetricSpecs:
     if value is None:
         return []
     if per_output and isinstance(value, dict | list | tuple):
@@ -496,7 +515,8 @@ def _as_list(value, what, per_output=False):
     return list(value) if isinstance(value, list | tuple) else [value]
 
 
-def _split_arrays_with_weights(x, y, sample_weight, validation_split):
+def _split_arrays_with_weights(x: Any, y: Any, sample_weight: Any,
+                               validation_split: float) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     if not 0 < validation_split < 1:
         raise ValueError(f"`validation_split` must be in [0, 1). Received: validation_split={validation_split}")
     arrays = tuple(a for a in (x, y, sample_weight) if a is not None)
