@@ -26,7 +26,6 @@ from tpustrategy.keras import masking
 from tpustrategy.keras import metrics as metrics_module
 
 if TYPE_CHECKING:
-    from tpustrategy.keras.losses import Loss
     from tpustrategy.keras.metric import Metric
 
 _T = TypeVar("_T")

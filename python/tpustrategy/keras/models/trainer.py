@@ -36,7 +36,6 @@ if TYPE_CHECKING:
     from tpustrategy.keras.callbacks.callback import Callback
     from tpustrategy.keras.callbacks.history import History
     from tpustrategy.keras.layers.layer import Layer as _TrainerBase
-    from tpustrategy.keras.losses import Loss
     from tpustrategy.keras.metric import Metric
     from tpustrategy.keras.models.model import Model
     from tpustrategy.keras.optimizers.optimizer import Optimizer
