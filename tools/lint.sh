@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The lint stage of the test command: ruff (Python style and errors), mypy --strict on the modules pyproject.toml
-# lists, clang-format (every tracked C++ source and header against .clang-format, checked without rewriting; to
+# The lint stage of the test command: ruff (Python style and errors), mypy --strict on the package (pyproject.toml's
+# [tool.mypy]), clang-format (every tracked C++ source and header against .clang-format, checked without rewriting; to
 # apply it: git ls-files '*.cc' '*.h' | xargs clang-format-14 -i), and clang-tidy (.clang-tidy: bugprone,
 # performance, modernize, readability) over the C++ sources of the folders in TIDY_DIRS with the compile commands
 # of BUILD_DIR (configured by the main stage; CMAKE_EXPORT_COMPILE_COMMANDS is on), JOBS files at a time.

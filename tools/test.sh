@@ -5,7 +5,7 @@
 #   * the threaded GoogleTest suites built with TSan in build-tsan/;
 #   * the libFuzzer harnesses (clang, ASan + UBSan) in build-fuzz/, each run for FUZZ_SECONDS over the
 #     checked-in seed corpus (tests_cpp/fuzz/corpus/).
-#   * the lint stage (tools/lint.sh): ruff, mypy --strict on the listed modules, clang-format, clang-tidy over
+#   * the lint stage (tools/lint.sh): ruff, mypy --strict on the package, clang-format, clang-tidy over
 #     cpp/ with the release build's compile commands.
 # Fails when any test fails, any sanitizer reports, any lint finding, or no test ran. Prints each stage's wall time.
 # Knobs: BUILD_DIR (default build), SANITIZERS=0 skips the sanitizer stages, FUZZ=0 the fuzz stage, LINT=0 the
