@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 
 
 class TFRecordCompressionType:
+    """The integer codes ``TFRecordOptions`` accepts in place of "", "ZLIB" and "GZIP"; ``NONE`` is 0."""
+
     NONE = 0
     ZLIB = 1
     GZIP = 2
@@ -43,6 +45,14 @@ class TFRecordOptions:
 
     @classmethod
     def get_compression_type_string(cls, options: TFRecordOptions | str | None) -> str:
+        """The compression name ("", "ZLIB" or "GZIP") of `options`.
+
+        Args:
+          options: None (no compression), a TFRecordOptions, or a compression type the constructor accepts.
+
+        Raises:
+          TypeError / ValueError: `options` is not a compression type the constructor accepts.
+        """
         if options is None:
             return ""
         if isinstance(options, TFRecordOptions):
@@ -83,6 +93,14 @@ class TFRecordWriter:
             self._framed.append(_core.data.tfrecord_encode(record))
 
     def flush(self) -> None:
+        """Pushes buffered records to the temporary file; ``path`` itself changes only on ``close()``.
+
+        A GZIP / ZLIB writer holds its records in memory until ``close()``, so for it this only checks the state.
+
+        Raises:
+          FailedPreconditionError: the writer is closed.
+          DataLossError: the operating system rejected the write.
+        """
         if self._closed:
             raise _closed_error(self._path)
         if self._writer is not None:

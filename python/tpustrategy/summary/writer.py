@@ -121,21 +121,31 @@ def default_writer() -> SummaryWriter | None:
 
 
 class SummaryWriter:
-    """Interface of ``tf.summary.SummaryWriter``."""
+    """The interface of ``tf.summary.SummaryWriter``: get one from ``create_file_writer`` or ``create_noop_writer``."""
 
     def set_as_default(self, step: Any = None) -> None:
+        """Makes this writer the current thread's default writer from now on.
+
+        Args:
+          step: if not None, also becomes the default step (as ``tf.summary.experimental.set_step``).
+        """
         raise NotImplementedError
 
     def as_default(self, step: Any = None) -> contextlib.AbstractContextManager[SummaryWriter]:
+        """A context manager in which this writer (and `step`, if not None) is the thread's default; the previous
+        writer and step come back when the block exits."""
         raise NotImplementedError
 
     def init(self) -> None:
+        """Prepares the writer for writing (TF's hook for graph mode; the writers here are ready once created)."""
         raise NotImplementedError
 
     def flush(self) -> None:
+        """Writes the queued events to disk."""
         raise NotImplementedError
 
     def close(self) -> None:
+        """Flushes and releases the writer, which cannot be used afterwards."""
         raise NotImplementedError
 
 
@@ -164,7 +174,11 @@ class _FileWriter(SummaryWriter):
             raise RuntimeError(f"SummaryWriter {self!r} is already closed")
 
     def set_as_default(self, step: Any = None) -> None:
-        """Makes this writer the default for the rest of the thread (and `step` the default step, if given)."""
+        """Makes this writer the default for the rest of the thread (and `step` the default step, if given).
+
+        Raises:
+          RuntimeError: the writer is closed.
+        """
         self._check_open()
         _state.writer = self
         if step is not None:
@@ -173,7 +187,11 @@ class _FileWriter(SummaryWriter):
     @contextlib.contextmanager
     def as_default(self, step: Any = None) -> Iterator[SummaryWriter]:
         """The default writer (and step, if given) inside the block, restoring both after it; flushes at the end of
-        the block, as TF."""
+        the block, as TF.
+
+        Raises:
+          RuntimeError: the writer is closed.
+        """
         self._check_open()
         previous_writer, previous_step = _state.writer, _state.step
         _state.writer = self
@@ -187,7 +205,11 @@ class _FileWriter(SummaryWriter):
             _state.writer, _state.step = previous_writer, previous_step
 
     def init(self) -> None:
-        """Nothing to do: the file is created by the constructor."""
+        """Nothing to do: the file is created by the constructor.
+
+        Raises:
+          RuntimeError: the writer is closed.
+        """
         self._check_open()
 
     def write_event(self, event: bytes) -> None:
@@ -229,20 +251,21 @@ class _NoopWriter(SummaryWriter):
     """A writer that writes nothing (as ``create_noop_writer``): it does not even become the default."""
 
     def set_as_default(self, step: Any = None) -> None:
-        pass
+        """Does nothing: neither this writer nor `step` becomes a default."""
 
     @contextlib.contextmanager
     def as_default(self, step: Any = None) -> Iterator[SummaryWriter]:
+        """Yields this writer and changes no default, so summaries in the block go to the previous writer, if any."""
         yield self
 
     def init(self) -> None:
-        pass
+        """Does nothing."""
 
     def flush(self) -> None:
-        pass
+        """Does nothing."""
 
     def close(self) -> None:
-        pass
+        """Does nothing; the writer stays usable."""
 
 
 def create_file_writer(logdir: str | os.PathLike[str], max_queue: int | None = None, flush_millis: int | None = None,

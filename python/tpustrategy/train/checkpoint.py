@@ -316,15 +316,31 @@ class InitializationOnlyStatus:
         raise AssertionError("No checkpoint specified (save_path=None); nothing is being restored.")
 
     def assert_consumed(self) -> NoReturn:
+        """Always fails: nothing was restored.
+
+        Raises:
+          AssertionError: always.
+        """
         self._fail()
 
     def assert_existing_objects_matched(self) -> NoReturn:
+        """Always fails: nothing was restored.
+
+        Raises:
+          AssertionError: always.
+        """
         self._fail()
 
     def assert_nontrivial_match(self) -> NoReturn:
+        """Always fails: nothing was restored.
+
+        Raises:
+          AssertionError: always.
+        """
         self._fail()
 
     def expect_partial(self) -> InitializationOnlyStatus:
+        """Does nothing; returns self."""
         return self
 
     def run_restore_ops(self, session: Any = None) -> None:

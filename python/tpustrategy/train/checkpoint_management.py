@@ -84,10 +84,12 @@ class CheckpointManager:
 
     @property
     def directory(self) -> str:
+        """The directory the checkpoints and the ``checkpoint`` state file are in."""
         return self._directory
 
     @property
     def checkpoint(self) -> Checkpoint:
+        """The ``tf.train.Checkpoint`` this manager saves and restores."""
         return self._checkpoint
 
     @property
@@ -102,6 +104,7 @@ class CheckpointManager:
 
     @property
     def checkpoint_interval(self) -> int | None:
+        """The fewest steps between two saves, or None (every ``save`` writes)."""
         return self._checkpoint_interval
 
     def _current_step(self) -> int:

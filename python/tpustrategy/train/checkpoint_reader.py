@@ -46,12 +46,16 @@ class CheckpointReader:
         self._entries: dict[str, tuple[int, list[int]]] = self._reader.entries()  # key -> (DataType, shape)
 
     def get_variable_to_shape_map(self) -> dict[str, list[int]]:
+        """Each tensor's key mapped to its shape (a list of ints; [] for a scalar)."""
         return {key: list(shape) for key, (_, shape) in self._entries.items()}
 
     def get_variable_to_dtype_map(self) -> dict[str, EntryDType]:
+        """Each tensor's key mapped to its dtype: a tpustrategy DType where there is one, else the numpy dtype,
+        "string" for string tensors, or the TF DataType number when numpy has no such type."""
         return {key: _dtype_object(dtype) for key, (dtype, _) in self._entries.items()}
 
     def has_tensor(self, name: str) -> bool:
+        """Whether the checkpoint holds a tensor under key `name` (exact match; no ":0" stripping)."""
         return name in self._entries
 
     def get_tensor(self, name: str) -> np.ndarray | bytes:
@@ -76,6 +80,7 @@ class CheckpointReader:
         return value
 
     def debug_string(self) -> bytes:
+        """One line per tensor, ``<key> (<dtype>) <shape>``, sorted by key, as UTF-8 bytes."""
         lines = [f"{key} ({_dtype_object(dtype)}) {list(shape)}" for key, (dtype, shape) in self._entries.items()]
         return ("\n".join(lines) + "\n").encode()
 

@@ -101,6 +101,7 @@ class ClusterSpec:
 
     @property
     def jobs(self) -> list[str]:
+        """The names of the cluster's jobs."""
         return list(self._cluster_spec.keys())
 
     def _job(self, job_name: str) -> dict[int, str]:
@@ -110,12 +111,27 @@ class ClusterSpec:
             raise _no_such_job(job_name) from None
 
     def num_tasks(self, job_name: str) -> int:
+        """The number of tasks in job `job_name`.
+
+        Raises:
+          ValueError: no such job.
+        """
         return len(self._job(job_name))
 
     def task_indices(self, job_name: str) -> list[int]:
+        """The task indices of job `job_name`, ascending (a sparse job has gaps).
+
+        Raises:
+          ValueError: no such job.
+        """
         return sorted(self._job(job_name).keys())
 
     def task_address(self, job_name: str, task_index: int) -> str:
+        """The network address of task `task_index` of job `job_name`.
+
+        Raises:
+          ValueError: no such job, or no such task in it.
+        """
         job = self._job(job_name)
         try:
             return job[task_index]

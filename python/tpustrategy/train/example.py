@@ -40,12 +40,24 @@ class _Message:
     __hash__ = None  # type: ignore[assignment]  # mutable messages are unhashable, as protobuf's
 
     def CopyFrom(self, other: object) -> None:  # noqa: N802  (protobuf's name)
+        """Replaces this message's contents with a copy of `other`'s (Example and SequenceExample only: the
+        other messages have no wire form of their own here).
+
+        Raises:
+          TypeError: `other` is not of this message's type.
+        """
         if type(other) is not type(self):
             raise TypeError(f"Parameter to CopyFrom() must be instance of same class: expected {type(self).__name__} "
                             f"got {type(other).__name__}.")
         self.ParseFromString(other.SerializeToString())  # type: ignore[attr-defined]  # Example, SequenceExample only
 
     def ParseFromString(self, serialized: bytes) -> int:  # noqa: N802
+        """Replaces this message's contents with the message parsed from `serialized`; returns its length (Example
+        and SequenceExample only).
+
+        Raises:
+          TypeError: `serialized` is not bytes-like. DecodeError: the bytes are not a valid message.
+        """
         parsed = type(self).FromString(serialized)  # type: ignore[attr-defined]  # Example, SequenceExample only
         self.__dict__.update(parsed.__dict__)
         return len(serialized)
@@ -97,19 +109,50 @@ def _to_int64(v: Any) -> int:
 
 
 class BytesList(_List):
+    """``tf.train.BytesList``: a ``value`` list of bytes.
+
+    Args:
+      value: an iterable, numpy array (flattened) or tensor of bytes; ``str`` items are UTF-8 encoded.
+
+    Raises:
+      TypeError: an item that is neither bytes nor str.
+    """
+
     _convert = staticmethod(_to_bytes)
 
 
 class FloatList(_List):
+    """``tf.train.FloatList``: a ``value`` list of floats, each rounded to float32 as the proto field stores it.
+
+    Args:
+      value: an iterable, numpy array (flattened) or tensor of numbers.
+
+    Raises:
+      TypeError: a bytes or str item.
+    """
+
     _convert = staticmethod(_to_float)
 
 
 class Int64List(_List):
+    """``tf.train.Int64List``: a ``value`` list of int64 integers.
+
+    Args:
+      value: an iterable, numpy array (flattened) or tensor of integers.
+
+    Raises:
+      TypeError: a float, bytes or str item. ValueError: an integer outside the int64 range.
+    """
+
     _convert = staticmethod(_to_int64)
 
 
 class Feature(_Message):
-    """One of ``bytes_list``, ``float_list``, ``int64_list`` (a oneof named "kind")."""
+    """``tf.train.Feature``: one of ``bytes_list``, ``float_list``, ``int64_list`` (a oneof named "kind").
+
+    Raises:
+      ValueError: more than one member given. TypeError: a member of the wrong list type.
+    """
 
     _fields = ("bytes_list", "float_list", "int64_list")
     _kinds = {"bytes_list": (_BYTES, BytesList), "float_list": (_FLOAT, FloatList), "int64_list": (_INT64, Int64List)}
@@ -135,28 +178,38 @@ class Feature(_Message):
 
     @property
     def bytes_list(self) -> BytesList:
+        """The BytesList member; an empty one when it is not the member set."""
         value = self._get("bytes_list")
         assert isinstance(value, BytesList)  # __init__ checked it
         return value
 
     @property
     def float_list(self) -> FloatList:
+        """The FloatList member; an empty one when it is not the member set."""
         value = self._get("float_list")
         assert isinstance(value, FloatList)  # __init__ checked it
         return value
 
     @property
     def int64_list(self) -> Int64List:
+        """The Int64List member; an empty one when it is not the member set."""
         value = self._get("int64_list")
         assert isinstance(value, Int64List)  # __init__ checked it
         return value
 
     def WhichOneof(self, oneof_group: str) -> str | None:  # noqa: N802
+        """The name of the member set ("bytes_list", "float_list" or "int64_list"), or None.
+
+        Raises:
+          ValueError: `oneof_group` is not "kind".
+        """
         if oneof_group != "kind":
             raise ValueError(f'Protocol message has no oneof "{oneof_group}" field.')
         return self._kind
 
     def HasField(self, name: str) -> bool:  # noqa: N802
+        """Whether `name` is the member set; any other string, "kind" included, gives False (protobuf would
+        answer for "kind" and raise ValueError for an unknown name)."""
         return self._kind == name
 
     def __eq__(self, other: object) -> bool:
@@ -185,6 +238,12 @@ class Feature(_Message):
 
 
 class Features(_Message):
+    """``tf.train.Features``: a ``feature`` dict from name to Feature.
+
+    Raises:
+      TypeError: `feature` is not a dict, or one of its values is not a Feature.
+    """
+
     _fields = ("feature",)
 
     def __init__(self, feature: dict[str, Feature] | None = None) -> None:
@@ -206,6 +265,8 @@ class Features(_Message):
 
 
 class FeatureList(_Message):
+    """``tf.train.FeatureList``: a ``feature`` list of Feature (a SequenceExample's steps; not checked)."""
+
     _fields = ("feature",)
 
     def __init__(self, feature: Iterable[Feature] = ()) -> None:
@@ -213,6 +274,8 @@ class FeatureList(_Message):
 
 
 class FeatureLists(_Message):
+    """``tf.train.FeatureLists``: a ``feature_list`` dict from name to FeatureList (not checked)."""
+
     _fields = ("feature_list",)
 
     def __init__(self, feature_list: dict[str, FeatureList] | None = None) -> None:
@@ -241,13 +304,20 @@ class Example(_Message):
             raise TypeError(f"`features` must be a tf.train.Features, got {type(self.features).__name__}")
 
     def SerializeToString(self, deterministic: bool | None = None) -> bytes:  # noqa: N802
+        """The message in protobuf wire format, map entries in key order (so `deterministic` changes nothing)."""
         return _core.example.example_serialize(self.features._wire())
 
     @classmethod
     def FromString(cls, serialized: bytes) -> Example:  # noqa: N802
+        """Parses a serialized Example.
+
+        Raises:
+          TypeError: `serialized` is not bytes-like. DecodeError: the bytes are not a valid Example.
+        """
         return cls(Features._from_wire(_parse(_core.example.example_parse, serialized, "Example")))
 
     def ByteSize(self) -> int:  # noqa: N802
+        """The length of the serialized message in bytes."""
         return len(self.SerializeToString())
 
 
@@ -261,11 +331,17 @@ class SequenceExample(_Message):
         self.feature_lists = feature_lists if feature_lists is not None else FeatureLists()
 
     def SerializeToString(self, deterministic: bool | None = None) -> bytes:  # noqa: N802
+        """The message in protobuf wire format, map entries in key order (so `deterministic` changes nothing)."""
         lists = {key: [f._wire() for f in fl.feature] for key, fl in self.feature_lists.feature_list.items()}
         return _core.example.sequence_example_serialize(self.context._wire(), lists)
 
     @classmethod
     def FromString(cls, serialized: bytes) -> SequenceExample:  # noqa: N802
+        """Parses a serialized SequenceExample.
+
+        Raises:
+          TypeError: `serialized` is not bytes-like. DecodeError: the bytes are not a valid SequenceExample.
+        """
         context, lists = _parse(_core.example.sequence_example_parse, serialized, "SequenceExample")
         return cls(Features._from_wire(context), FeatureLists(
             {key: FeatureList([Feature._from_wire(f) for f in features]) for key, features in lists.items()}))
