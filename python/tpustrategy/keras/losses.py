@@ -271,8 +271,8 @@ def _per_sample(loss_class: type[Loss]) -> Callable[..., Any]:
     def fn(y_true: Any, y_pred: Any, **kwargs: Any) -> Any:
         return loss_class(reduction="none", **kwargs)(y_true, y_pred)
 
-    fn.__doc__ = (f"Per-sample values of {loss_class.__name__} (reduction \"none\"); keyword arguments "
-                  "(from_logits, delta ...) go to its constructor.")
+    fn.__doc__ = (f"Per-sample values of {loss_class.__name__} (reduction \"none\"); keyword arguments go to its "
+                  "constructor (from_logits for the cross entropies, delta for huber).")
     return fn
 
 

@@ -212,8 +212,9 @@ class Optimizer:
     def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         """Applies one gradient to one variable (or one component of a distributed variable).
 
-        The base optimizer has already unscaled, clipped and (under a strategy) summed the gradient, and cast it
-        and the rate to the variable's dtype; ``iterations`` still counts the steps before this one.
+        By then the base optimizer has divided the gradient by ``loss_scale_factor`` (if set), clipped it,
+        summed it across replicas (under a strategy, unless aggregation is skipped) and cast it and the rate
+        to the variable's dtype; ``iterations`` still counts the steps before this one.
 
         Args:
             gradient: A Tensor, or IndexedSlices (use sparse_math so rows stay sparse).
