@@ -10,6 +10,17 @@ from tpustrategy.keras._tensors import scalar, tensor
 
 
 def relu(x: Any, negative_slope: float = 0.0, max_value: float | None = None, threshold: float = 0.0) -> Any:
+    """Rectified linear unit, Keras 3's generalized form.
+
+    Args:
+        x: A tensor-like input.
+        negative_slope: Slope applied to `x - threshold` where `x <= threshold` (0 zeroes those values).
+        max_value: If given, the output is clipped to at most this value.
+        threshold: Values above it pass through unchanged.
+
+    Returns:
+        A tensor of `x`'s shape and dtype.
+    """
     x = tensor(x)
     if negative_slope == 0.0 and max_value is None and threshold == 0.0:
         return _core.ops.relu(x)
@@ -22,22 +33,27 @@ def relu(x: Any, negative_slope: float = 0.0, max_value: float | None = None, th
 
 
 def linear(x: Any) -> Any:
+    """Returns `x` unchanged (the identity activation, also what ``get(None)`` gives)."""
     return x
 
 
 def sigmoid(x: Any) -> Any:
+    """Elementwise logistic function 1 / (1 + exp(-x))."""
     return _core.ops.sigmoid(tensor(x))
 
 
 def tanh(x: Any) -> Any:
+    """Elementwise hyperbolic tangent."""
     return _core.ops.tanh(tensor(x))
 
 
 def softmax(x: Any, axis: int = -1) -> Any:
+    """Softmax along `axis` (the last by default): exp(x) normalized to sum to 1 there."""
     return _core.ops.softmax(tensor(x), axis)
 
 
 def log_softmax(x: Any, axis: int = -1) -> Any:
+    """Logarithm of ``softmax(x, axis)``, computed directly for numerical stability."""
     return _core.ops.log_softmax(tensor(x), axis)
 
 
@@ -49,11 +65,13 @@ def softplus(x: Any) -> Any:
 
 
 def softsign(x: Any) -> Any:
+    """Elementwise x / (|x| + 1)."""
     x = tensor(x)
     return x / (_core.ops.abs(x) + scalar(1.0, x.dtype))
 
 
 def elu(x: Any, alpha: float = 1.0) -> Any:
+    """Exponential linear unit: `x` where x > 0, else alpha * (exp(x) - 1)."""
     x = tensor(x)
     ops = _core.ops
     return ops.where(ops.greater(x, ops.zeros([], x.dtype)), x,
@@ -61,11 +79,13 @@ def elu(x: Any, alpha: float = 1.0) -> Any:
 
 
 def selu(x: Any) -> Any:
+    """Scaled ELU with the fixed self-normalizing constants (alpha ≈ 1.6733, scale ≈ 1.0507)."""
     alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
     return elu(x, alpha) * scalar(scale, tensor(x).dtype)
 
 
 def swish(x: Any) -> Any:
+    """Elementwise x * sigmoid(x) (also reachable as ``silu``)."""
     x = tensor(x)
     return x * _core.ops.sigmoid(x)
 
@@ -74,6 +94,7 @@ silu = swish
 
 
 def exponential(x: Any) -> Any:
+    """Elementwise exp(x)."""
     return _core.ops.exp(tensor(x))
 
 
@@ -85,16 +106,19 @@ def hard_sigmoid(x: Any) -> Any:
 
 
 def relu6(x: Any) -> Any:
+    """ReLU clipped at 6: min(max(x, 0), 6)."""
     x = tensor(x)
     return _core.ops.minimum(_core.ops.relu(x), scalar(6.0, x.dtype))
 
 
 def leaky_relu(x: Any, negative_slope: float = 0.2) -> Any:
+    """`x` where x > 0, else x * negative_slope (Keras 3's default slope is 0.2)."""
     x = tensor(x)
     return _core.ops.where(_core.ops.greater(x, _core.ops.zeros([], x.dtype)), x, x * scalar(negative_slope, x.dtype))
 
 
 def mish(x: Any) -> Any:
+    """Elementwise x * tanh(softplus(x))."""
     x = tensor(x)
     return x * _core.ops.tanh(softplus(x))
 

@@ -14,6 +14,7 @@ def get_uid(prefix: str = "") -> int:
 
 
 def unique_name(prefix: str) -> str:
+    """`prefix` the first time, then ``prefix_1``, ``prefix_2`` ... (the layer-naming scheme)."""
     uid = get_uid(prefix)
     return prefix if uid == 1 else f"{prefix}_{uid - 1}"
 
@@ -24,14 +25,17 @@ def clear_session(free_memory: bool = True) -> None:
 
 
 def epsilon() -> float:
+    """The fuzz factor Keras adds to avoid division by zero: always 1e-7 here (not settable)."""
     return 1e-7
 
 
 def floatx() -> str:
+    """The default float dtype name: always ``float32`` here (not settable)."""
     return "float32"
 
 
 def image_data_format() -> str:
+    """The image layout convention: always ``channels_last`` here (not settable)."""
     return "channels_last"
 
 

@@ -103,12 +103,20 @@ class Precision(_Thresholded):
         self.false_positives = self.add_variable("false_positives", (len(self.thresholds),))
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        """Adds a batch's true and false positives at each threshold.
+
+        Args:
+            y_true: Labels, cast to bool (nonzero is positive).
+            y_pred: Predictions; positive where ``y_pred > threshold`` (after ``top_k`` and ``class_id`` selection).
+            sample_weight: Optional weights, per example or per entry, that scale each count.
+        """
         y_true, y_pred = _select(y_true, y_pred, self.top_k, self.class_id)
         tp, fp, _, _ = _counts(y_true, y_pred, self.thresholds, sample_weight)
         self.true_positives.assign_add(tp)
         self.false_positives.assign_add(fp)
 
     def result(self) -> Any:
+        """TP / (TP + FP) per threshold (0 where nothing was predicted positive); a scalar for one threshold."""
         tp = self.true_positives.value()
         return self._result(_divide_no_nan(tp, tp + self.false_positives.value()))
 
@@ -125,12 +133,20 @@ class Recall(_Thresholded):
         self.false_negatives = self.add_variable("false_negatives", (len(self.thresholds),))
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        """Adds a batch's true positives and false negatives at each threshold.
+
+        Args:
+            y_true: Labels, cast to bool (nonzero is positive).
+            y_pred: Predictions; positive where ``y_pred > threshold`` (after ``top_k`` and ``class_id`` selection).
+            sample_weight: Optional weights, per example or per entry, that scale each count.
+        """
         y_true, y_pred = _select(y_true, y_pred, self.top_k, self.class_id)
         tp, _, _, fn = _counts(y_true, y_pred, self.thresholds, sample_weight)
         self.true_positives.assign_add(tp)
         self.false_negatives.assign_add(fn)
 
     def result(self) -> Any:
+        """TP / (TP + FN) per threshold (0 where no label was positive); a scalar for one threshold."""
         tp = self.true_positives.value()
         return self._result(_divide_no_nan(tp, tp + self.false_negatives.value()))
 
@@ -180,6 +196,16 @@ class AUC(Metric):
         self.false_negatives = self.add_variable("false_negatives", shape)
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        """Adds a batch's TP/FP/TN/FN at every threshold (per label with ``multi_label``).
+
+        Args:
+            y_true: Labels, cast to bool.
+            y_pred: Scores in [0, 1], or logits when the metric was built with ``from_logits=True``.
+            sample_weight: Optional weights, per example or per entry.
+
+        Raises:
+            ValueError: With ``multi_label``, if `y_pred`'s last dimension differs from the number of labels.
+        """
         if self.from_logits:
             y_pred = _core.ops.sigmoid(_tensor(y_pred, _core.tensor.float32))
         labels = None
@@ -199,6 +225,11 @@ class AUC(Metric):
         self.false_negatives.assign_add(fn)
 
     def result(self) -> Any:
+        """The area under the curve as a float32 scalar, computed host-side in float64 from the counters.
+
+        With ``multi_label`` it is the mean of the per-label areas (weighted by ``label_weights`` when given),
+        and 0 before the first update.
+        """
         if self.true_positives is None:
             return _core.tensor.constant(0.0, _core.tensor.float32)
         per_label = self._areas()

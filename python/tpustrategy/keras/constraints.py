@@ -33,13 +33,23 @@ class Constraint:
     """Base class: ``__call__(w)`` returns the projected value."""
 
     def __call__(self, w: Any) -> Any:
+        """Returns `w` projected onto the constraint (the base class returns it unchanged).
+
+        Args:
+            w: The variable's new value (a tensor, variable or array).
+
+        Returns:
+            The value the optimizer assigns back to the variable.
+        """
         return w
 
     def get_config(self) -> dict[str, Any]:
+        """The constructor arguments as a JSON-serializable dict (empty for the base class)."""
         return {}
 
     @classmethod
     def from_config(cls, config: dict[str, Any]) -> Constraint:
+        """Builds the constraint from a dict ``get_config`` returned."""
         return cls(**config)
 
 

@@ -46,25 +46,31 @@ class DTypePolicy:
 
     @property
     def name(self) -> str:
+        """The policy's name, as given."""
         return self._name
 
     @property
     def compute_dtype(self) -> str:
+        """The dtype name layers compute in (float16 for ``mixed_float16``)."""
         return self._compute_dtype
 
     @property
     def variable_dtype(self) -> str:
+        """The dtype name layer weights are created in (float32 for the mixed policies)."""
         return self._variable_dtype
 
     @property
     def quantization_mode(self) -> str | None:
+        """Always None: this package has no quantized policies."""
         return None
 
     def get_config(self) -> dict[str, Any]:
+        """``{"name": name}``, what ``from_config`` takes."""
         return {"name": self._name}
 
     @classmethod
     def from_config(cls, config: dict[str, Any]) -> DTypePolicy:
+        """Builds the policy from a ``get_config`` dict."""
         return cls(**config)
 
     def __repr__(self) -> str:

@@ -44,22 +44,48 @@ class Initializer:
     """Base class: ``__call__(shape, dtype=None)`` returns a Tensor; ``get_config`` as Keras."""
 
     def __call__(self, shape: Sequence[int], dtype: Any = None) -> Any:
+        """Returns a new tensor of initial values.
+
+        Args:
+            shape: The tensor's shape (a sequence of non-negative ints or a TensorShape).
+            dtype: Its dtype (a DType or name); None is float32.
+
+        Returns:
+            A Tensor of `shape` and `dtype`.
+
+        Raises:
+            ValueError: If `shape` has a negative dimension.
+            NotImplementedError: In the base class.
+        """
         raise NotImplementedError
 
     def get_config(self) -> dict[str, Any]:
+        """The constructor arguments as a JSON-serializable dict (empty for the base class)."""
         return {}
 
     @classmethod
     def from_config(cls, config: dict[str, Any]) -> Initializer:
+        """Builds the initializer from a ``get_config`` dict.
+
+        Raises:
+            ValueError: For a key the constructor does not take, unless it holds a neutral value (None, False).
+        """
         from tpustrategy.keras.config_kwargs import constructor_kwargs  # lazy: drops Keras' unused None keys
 
         return cls(**constructor_kwargs(cls, config))
 
     def clone(self) -> Initializer:
+        """A new initializer of the same class and config (same seed when one was given)."""
         return type(self).from_config(self.get_config())
 
 
 class Constant(Initializer):
+    """Fills the tensor with `value`, broadcast to the requested shape.
+
+    Args:
+        value: A scalar (or an array broadcastable to the shape) to fill with.
+    """
+
     def __init__(self, value: float = 0.0) -> None:
         self.value = value
 
@@ -71,6 +97,8 @@ class Constant(Initializer):
 
 
 class Zeros(Constant):
+    """Fills the tensor with 0."""
+
     def __init__(self) -> None:
         super().__init__(0.0)
 
@@ -79,6 +107,8 @@ class Zeros(Constant):
 
 
 class Ones(Constant):
+    """Fills the tensor with 1."""
+
     def __init__(self) -> None:
         super().__init__(1.0)
 
@@ -102,6 +132,18 @@ class _Random(Initializer):
 
 
 class RandomNormal(_Random):
+    """Draws from a normal distribution (a TF stateless op, so a seed fixes the values).
+
+    Args:
+        mean: The distribution's mean.
+        stddev: Its standard deviation.
+        seed: An int; None takes one from Python's ``random`` at construction. Either way the seed is fixed
+            then, so every call of one instance returns the same values.
+
+    Raises:
+        ValueError: If `seed` is neither None nor an int.
+    """
+
     def __init__(self, mean: float = 0.0, stddev: float = 0.05, seed: int | None = None) -> None:
         super().__init__(seed)
         self.mean, self.stddev = mean, stddev
@@ -114,12 +156,34 @@ class RandomNormal(_Random):
 
 
 class TruncatedNormal(RandomNormal):
+    """Like RandomNormal, but every value lies within two standard deviations of the mean.
+
+    Args:
+        mean: The distribution's mean.
+        stddev: The standard deviation before truncation.
+        seed: An int, or None for one taken from Python's ``random`` at construction.
+
+    Raises:
+        ValueError: If `seed` is neither None nor an int.
+    """
+
     def __call__(self, shape: Sequence[int], dtype: Any = None) -> Any:
         return random_ops.stateless_truncated_normal(_shape(shape), self._seed_pair(), self.mean, self.stddev,
                                                      as_dtype(dtype))
 
 
 class RandomUniform(_Random):
+    """Draws uniformly from [minval, maxval) (a TF stateless op, so a seed fixes the values).
+
+    Args:
+        minval: The lower bound (included).
+        maxval: The upper bound (excluded).
+        seed: An int, or None for one taken from Python's ``random`` at construction.
+
+    Raises:
+        ValueError: If `seed` is neither None nor an int.
+    """
+
     def __init__(self, minval: float = -0.05, maxval: float = 0.05, seed: int | None = None) -> None:
         super().__init__(seed)
         self.minval, self.maxval = minval, maxval
@@ -144,6 +208,22 @@ def compute_fans(shape: Sequence[int]) -> tuple[int, int]:
 
 
 class VarianceScaling(_Random):
+    """Draws with a variance of scale / fan, the fan taken from the shape as Keras does.
+
+    For a kernel the fans are its last two dimensions times the product of the others (the receptive field).
+
+    Args:
+        scale: The positive scaling factor.
+        mode: Which fan divides it: "fan_in", "fan_out" or "fan_avg" (their mean).
+        distribution: "truncated_normal" (truncated at two standard deviations, its stddev corrected so the
+            variance holds), "untruncated_normal" or "uniform" (within +-sqrt(3 * variance)); any case.
+        seed: An int, or None for one taken from Python's ``random`` at construction.
+
+    Raises:
+        ValueError: If `scale` is not positive, `mode` or `distribution` is not one of those, or `seed` is
+            neither None nor an int.
+    """
+
     def __init__(self, scale: float = 1.0, mode: str = "fan_in", distribution: str = "truncated_normal",
                  seed: int | None = None) -> None:
         super().__init__(seed)
@@ -186,6 +266,8 @@ def _variance_scaling(name: str, scale: float, mode: str, distribution: str) -> 
             return {"seed": self._init_seed}
 
     _Preset.__name__ = _Preset.__qualname__ = name
+    _Preset.__doc__ = (f"VarianceScaling(scale={scale}, mode={mode!r}, distribution={distribution!r}); its "
+                       "only argument is `seed` (an int, or None for one drawn at construction).")
     return _Preset
 
 

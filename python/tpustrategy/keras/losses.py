@@ -42,6 +42,22 @@ class Loss:
         self.dtype = _core.tensor.DType(dtype) if dtype is not None else _core.tensor.float32
 
     def __call__(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> Any:
+        """Computes the reduced loss of a batch.
+
+        `y_pred` is cast to the loss's dtype, ``call`` gives per-sample values, and those are multiplied by
+        `sample_weight` (when given) and reduced by ``reduction``. A mean reduction ("sum_over_batch_size",
+        "mean", "mean_with_sample_weight") divides by the number of values (by the summed weights for
+        "mean_with_sample_weight" with weights; 0 for an empty batch), then by the current strategy's number
+        of replicas, as Keras 3 on TensorFlow does so summed replica gradients match the global mean.
+
+        Args:
+            y_true: The targets, tensor-like.
+            y_pred: The predictions, tensor-like.
+            sample_weight: Optional weights broadcastable to the per-sample values.
+
+        Returns:
+            A scalar tensor, or the per-sample values for reduction "none" / None.
+        """
         y_pred = _tensor(y_pred, self.dtype)
         values = self.call(y_true, y_pred)
         weight = None
@@ -62,6 +78,11 @@ class Loss:
         return scale_loss_for_distribution(loss)
 
     def call(self, y_true: Any, y_pred: Any) -> Any:
+        """The per-sample loss values for `y_true` and `y_pred` (already cast to the loss's dtype).
+
+        Raises:
+            NotImplementedError: In the base class.
+        """
         raise NotImplementedError
 
     def get_config(self) -> dict[str, Any]:
@@ -76,6 +97,7 @@ class Loss:
 
     @classmethod
     def from_config(cls, config: dict[str, Any]) -> Loss:
+        """Builds the loss from a ``get_config`` dict."""
         return cls(**config)
 
 
@@ -249,6 +271,8 @@ def _per_sample(loss_class: type[Loss]) -> Callable[..., Any]:
     def fn(y_true: Any, y_pred: Any, **kwargs: Any) -> Any:
         return loss_class(reduction="none", **kwargs)(y_true, y_pred)
 
+    fn.__doc__ = (f"Per-sample values of {loss_class.__name__} (reduction \"none\"); keyword arguments go to its "
+                  "constructor (from_logits for the cross entropies, delta for huber).")
     return fn
 
 

@@ -29,6 +29,17 @@ class Metric:
         self._variables: list[Variable] = []
 
     def add_variable(self, name: str, shape: Sequence[int] = ()) -> Variable:
+        """Creates a zero-filled state variable of the metric's dtype and tracks it.
+
+        The variable is non-trainable, ON_READ with SUM aggregation, named ``"<metric name>/<name>"``.
+
+        Args:
+            name: The variable's name within the metric.
+            shape: Its (fully defined) shape; a scalar by default.
+
+        Returns:
+            The new Variable.
+        """
         variable = Variable(_core.ops.zeros(list(shape), self.dtype), trainable=False, name=f"{self.name}/{name}",
                             synchronization=VariableSynchronization.ON_READ,
                             aggregation=VariableAggregation.SUM)
@@ -37,19 +48,32 @@ class Metric:
 
     @property
     def variables(self) -> list[Variable]:
+        """The metric's state variables, in creation order (a new list)."""
         return list(self._variables)
 
     def reset_state(self) -> None:
+        """Sets every state variable back to zeros."""
         for variable in self._variables:
             # metric state is created with a fully defined shape
             variable.assign(_core.ops.zeros(cast("list[int]", list(variable.shape)), self.dtype))
 
     def update_state(self, *args: Any, **kwargs: Any) -> None:
+        """Accumulates a batch into the state variables (subclasses implement it).
+
+        Raises:
+            NotImplementedError: In the base class.
+        """
         raise NotImplementedError
 
     def result(self) -> Any:
+        """The metric's value computed from the state, as a tensor (subclasses implement it).
+
+        Raises:
+            NotImplementedError: In the base class.
+        """
         raise NotImplementedError
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Calls ``update_state`` with the arguments, then returns ``result()``."""
         self.update_state(*args, **kwargs)
         return self.result()

@@ -26,6 +26,7 @@ class Sum(Metric):
         self.total = self.add_variable("total")
 
     def update_state(self, values: Any, sample_weight: Any = None) -> None:
+        """Adds the sum of `values` (each times `sample_weight`, broadcast, when given) to the total."""
         values = _tensor(values, self.dtype)
         if sample_weight is not None:
             values = values * _tensor(sample_weight, self.dtype)
@@ -74,6 +75,16 @@ class Mean(Metric):
         self.count = self.add_variable("count")
 
     def update_state(self, values: Any, sample_weight: Any = None) -> None:
+        """Adds one batch's values to the running total and count.
+
+        Values of rank > 1 are averaged to one value per sample (over the dimensions `sample_weight` lacks,
+        when it is given); each is multiplied by its weight.
+
+        Args:
+            values: A tensor-like batch of values (a scalar counts as one sample).
+            sample_weight: Optional weights broadcastable to the per-sample values; the count then grows by
+                their sum instead of the number of samples.
+        """
         values, weight = _samplewise(values, sample_weight, self.dtype)
         if weight is not None:
             count = _core.ops.reduce_sum(weight)
@@ -83,6 +94,7 @@ class Mean(Metric):
         self.count.assign_add(count)
 
     def result(self) -> Any:
+        """total / count, or 0 while the count is 0 (no NaN)."""
         total, count = self.total.value(), self.count.value()
         return _core.ops.where(count == 0, _core.ops.zeros([], self.dtype), total / count)
 
@@ -96,6 +108,10 @@ class MeanMetricWrapper(Mean):
 
     # Keras' signature: a wrapper takes (y_true, y_pred) where Mean takes values
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:  # type: ignore[override]
+        """Updates the mean with ``fn(y_true, y_pred)``, one value per sample.
+
+        If `y_pred` carries a Keras mask, masked entries get weight 0 (the mask times `sample_weight`, when given).
+        """
         mask = get_keras_mask(y_pred)  # Keras 3: a masked output's padded entries weigh 0 in its metrics
         values = self._fn(y_true, y_pred)
         if mask is not None:

@@ -29,6 +29,10 @@ def register_keras_serializable(package: str = "Custom", name: str | None = None
 
 
 def get_registered_name(obj: Any) -> str:
+    """The name `obj` is serialized under: its ``"package>name"`` if registered, else its class or function name.
+
+    An instance with ``get_config`` is looked up through its class.
+    """
     target = obj if isinstance(obj, type) or callable(obj) and not hasattr(obj, "get_config") else type(obj)
     name: str = vars(target).get("_keras_registered_name", target.__name__) if hasattr(target, "__dict__") \
         else target.__name__
@@ -36,6 +40,18 @@ def get_registered_name(obj: Any) -> str:
 
 
 def get_registered_object(name: str | None, custom_objects: dict[str, Any] | None = None) -> Any:
+    """Looks up a registered class or function by its serialized name.
+
+    Objects passed in `custom_objects` or an enclosing ``custom_object_scope`` take precedence over the
+    global registry.
+
+    Args:
+        name: The ``"package>name"`` (or custom-object key) to find; None finds nothing.
+        custom_objects: Extra name -> object mappings to search first.
+
+    Returns:
+        The object, or None when nothing matches.
+    """
     if name is None:  # nothing is registered without a name
         return None
     custom = {**(_CUSTOM_OBJECTS.get() or {}), **(custom_objects or {})}

@@ -76,12 +76,14 @@ class LossScaleOptimizer(Optimizer):
 
     @property
     def step_counter(self) -> Variable:
+        """Finite steps since the scale last changed (an int64 variable)."""
         self._build_scale()
         assert self._scale_variables is not None  # built just above
         return self._scale_variables[0]
 
     @property
     def dynamic_scale(self) -> Variable:
+        """The current loss scale (a float32 variable, a power of two times ``initial_scale``)."""
         self._build_scale()
         assert self._scale_variables is not None  # built just above
         return self._scale_variables[1]
@@ -151,6 +153,7 @@ class LossScaleOptimizer(Optimizer):
 
     @classmethod
     def from_config(cls, config: dict[str, Any], custom_objects: dict[str, Any] | None = None) -> LossScaleOptimizer:
+        """Builds the wrapper and its serialized inner optimizer from a ``get_config`` dict."""
         # lazy: serialization_lib knows every built-in Keras class, so it sits above this module
         from tpustrategy.keras.saving.serialization_lib import deserialize_keras_object
 

@@ -83,6 +83,16 @@ class Optimizer:
 
     @classmethod
     def from_config(cls, config: dict[str, Any], custom_objects: dict[str, Any] | None = None) -> Optimizer:
+        """Builds the optimizer from a ``get_config`` dict (a serialized schedule as learning rate is rebuilt).
+
+        Args:
+            config: The dict ``get_config`` returned (or Keras 3 wrote).
+            custom_objects: Accepted for Keras' signature and ignored.
+
+        Raises:
+            ValueError: If the config sets an option this package does not build (EMA, gradient accumulation ...)
+                to anything but its default.
+        """
         from tpustrategy.keras.optimizers.optimizer_config import optimizer_from_config
 
         return optimizer_from_config(cls, config)
@@ -190,9 +200,30 @@ class Optimizer:
         return slot
 
     def build_slots(self, variable: Any) -> dict[str, Variable]:
+        """Creates the slot variables `variable` needs (momentum, velocity ...); the base class needs none.
+
+        Called once per model variable, in the owning strategy's scope, before its first update (or by ``build``).
+
+        Returns:
+            Slot name -> new zero-filled Variable.
+        """
         return {}
 
     def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
+        """Applies one gradient to one variable (or one component of a distributed variable).
+
+        By then the base optimizer has divided the gradient by ``loss_scale_factor`` (if set), clipped it,
+        summed it across replicas (under a strategy, unless aggregation is skipped) and cast it and the rate
+        to the variable's dtype; ``iterations`` still counts the steps before this one.
+
+        Args:
+            gradient: A Tensor, or IndexedSlices (use sparse_math so rows stay sparse).
+            variable: The variable to update in place.
+            learning_rate: The rate for this step, a scalar tensor.
+
+        Raises:
+            NotImplementedError: In the base class.
+        """
         raise NotImplementedError
 
     def minimize(self, loss: Any, var_list: Any, tape: GradientTape | None = None) -> Variable:

@@ -22,6 +22,13 @@ class LearningRateSchedule:
     """Base class: ``__call__(step)`` gives the learning rate."""
 
     def __call__(self, step: Any) -> _core.tensor.Tensor:
+        """The learning rate at `step`, a float32 scalar tensor.
+
+        Computed host-side in Python floats from the step's value (not traced).
+
+        Args:
+            step: The number of steps applied so far (an int, tensor or variable such as ``iterations``).
+        """
         rate: _core.tensor.Tensor = _core.tensor.constant(self._value(_step(step)), _core.tensor.float32)
         return rate
 
@@ -37,6 +44,7 @@ class LearningRateSchedule:
 
     @classmethod
     def from_config(cls, config: dict[str, Any]) -> LearningRateSchedule:
+        """Builds the schedule from a ``get_config`` dict."""
         return cls(**config)
 
 

@@ -167,6 +167,7 @@ def assign(variable: Any, value: Any) -> None:
 
 
 def assign_add(variable: Any, value: Any) -> None:
+    """Keras' ``optimizer.assign_add``: IndexedSlices rows are added where they point (repeated rows add up)."""
     if is_sparse(value):
         _scatter(variable, value, _core.ops.add)
     else:
@@ -174,6 +175,7 @@ def assign_add(variable: Any, value: Any) -> None:
 
 
 def assign_sub(variable: Any, value: Any) -> None:
+    """Keras' ``optimizer.assign_sub``: IndexedSlices rows are subtracted where they point (repeated rows too)."""
     if is_sparse(value):
         _scatter(variable, value, _core.ops.subtract)
     else:

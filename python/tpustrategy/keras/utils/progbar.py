@@ -29,6 +29,18 @@ def _format_value(value: float) -> str:
 
 
 class Progbar:
+    """A text progress bar on stdout in Keras 3's format (what ``fit``'s verbose output prints).
+
+    Args:
+        target: The total number of steps, or None when unknown (the bar then shows ``<step>/Unknown``).
+        width: The bar's width in characters.
+        verbose: 1 for a bar redrawn in place (one line per update when stdout is not a terminal, Jupyter or
+            POSIX), 2 for a single line when the target is reached, 0 for nothing.
+        interval: Minimum seconds between redraws with verbose=1 (the final update always draws).
+        stateful_metrics: Names whose values are shown as given rather than averaged over steps.
+        unit_name: The unit in the time-per-step field ("step").
+    """
+
     def __init__(self, target: int | None, width: int = 20, verbose: int = 1, interval: float = 0.05,
                  stateful_metrics: Iterable[str] | None = None, unit_name: str = "step") -> None:
         self.target, self.width, self.verbose, self.interval = target, width, verbose, interval
@@ -56,6 +68,15 @@ class Progbar:
         return (now - self._start) / current
 
     def update(self, current: int, values: list[tuple[str, Any]] | None = None, finalize: bool | None = None) -> None:
+        """Moves the bar to step `current` and records metric values.
+
+        Args:
+            current: The index of the current step (steps done so far).
+            values: ``(name, value)`` pairs; a value of a name not in ``stateful_metrics`` is averaged over steps,
+                weighted by the steps since the previous update.
+            finalize: Whether this is the last update (values are then shown as given and the line ends); None
+                means ``current >= target``.
+        """
         if finalize is None:
             finalize = self.target is not None and current >= self.target
         for name, value in values or []:
@@ -116,4 +137,5 @@ class Progbar:
         self._last_update = now
 
     def add(self, n: int, values: list[tuple[str, Any]] | None = None) -> None:
+        """Advances the bar by `n` steps (``update(current + n, values)``)."""
         self.update(self._seen + n, values)

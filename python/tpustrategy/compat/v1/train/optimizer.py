@@ -97,6 +97,7 @@ class Optimizer:
         self._distribution_strategy = ds_context.get_strategy() if ds_context.has_strategy() else None
 
     def get_name(self) -> str:
+        """The optimizer's name, as given to its constructor."""
         return self._name
 
     # ---- gradients ----
