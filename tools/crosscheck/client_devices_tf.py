@@ -42,6 +42,9 @@ def main() -> int:
         with tf.device(spec):
             out[key] = tf.constant(1.0).device
     out["logical_cpus"] = [d.name for d in tf.config.list_logical_devices("CPU")]
+    out["logical"] = [[d.name, d.device_type] for d in tf.config.list_logical_devices()]
+    out["physical"] = [[d.name, d.device_type] for d in tf.config.list_physical_devices()]
+    out["mirrored_default"] = list(tf.distribute.MirroredStrategy().extended.worker_devices)
     OUT.write_text(json.dumps(out, indent=1) + "\n")
     print(f"wrote {OUT}")
     return 0
