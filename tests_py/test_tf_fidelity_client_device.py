@@ -43,6 +43,13 @@ out = {"plain": plain.device, "backing": plain.backing_device, "op_result": (pla
 for key, spec in json.loads(sys.argv[1]).items():  # TF's specs, from the reference
     with tf.device(spec):
         out[key] = tf.constant(1.0).device
+out["unknown_task"] = {}
+for spec in json.loads(sys.argv[2]):
+    try:
+        with tf.device(spec):
+            out["unknown_task"][spec] = ["", tf.constant(1.0).device]
+    except Exception as e:
+        out["unknown_task"][spec] = [type(e).__name__, str(e)]
 print(json.dumps(out))
 """
 
@@ -50,7 +57,8 @@ print(json.dumps(out))
 @pytest.fixture(scope="module")
 def names() -> dict:
     env = {**os.environ, "TPUSTRATEGY_SLICE": "v4-32"}
-    out = subprocess.run([sys.executable, "-c", _PROGRAM, json.dumps(TF["specs"])], env=env, capture_output=True,
+    out = subprocess.run([sys.executable, "-c", _PROGRAM, json.dumps(TF["specs"]),
+                          json.dumps(list(TF["unknown_task_client"]))], env=env, capture_output=True,
                          text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -98,3 +106,9 @@ def test_mirrored_strategy_default_devices_are_every_logical_cpu(names):
                                       *(f"/job:worker/replica:0/task:{t}/device:CPU:0" for t in range(TF["workers"]))]
     assert names["mirrored_default"] == ["/job:localhost/replica:0/task:0/device:CPU:0",
                                          *(f"/job:worker/replica:0/task:{t}/device:CPU:0" for t in range(4))]
+
+
+def test_a_task_without_a_job_is_the_clients_job_not_a_workers(names):
+    # "/task:1/device:CPU:0" on a client is task 1 of job localhost, which does not exist: TF raises
+    # InvalidArgumentError "<full name> unknown device." rather than placing on worker task 1.
+    assert names["unknown_task"] == TF["unknown_task_client"]
