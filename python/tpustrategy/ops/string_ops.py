@@ -15,6 +15,7 @@ import numpy as np
 
 from tpustrategy import _core, errors
 from tpustrategy.data import _structure
+from tpustrategy.framework import static_shape
 from tpustrategy.framework.string_tensor import StringTensor, to_bytes_array
 from tpustrategy.framework.string_tensor import to_bytes as _bytes
 from tpustrategy.framework.tensor import Tensor
@@ -128,6 +129,12 @@ def split(input: TensorLike, sep: str | None = None, maxsplit: int = -1,  # noqa
 
 
 def _split_each(array: np.ndarray, pieces_of):
+    result = _split_each_unnoted(array, pieces_of)
+    static_shape.note_split(result)
+    return result
+
+
+def _split_each_unnoted(array: np.ndarray, pieces_of):
     from tpustrategy.ops.ragged import ragged_tensor
 
     if array.ndim == 0:
