@@ -19,6 +19,8 @@ _ops = _core.ops
 
 def _adjusted(image: TensorLike, adjust) -> Any:
     x = math_ops._tensor(image)
+    if not (x.dtype.is_floating or x.dtype.is_integer):
+        raise TypeError(f"an image must be of a floating-point or integer dtype, got {x.dtype.name}")
     kept = x.dtype.name in ("float16", "float32")
     flt = x if kept else convert_image_dtype(x, "float32")
     return convert_image_dtype(adjust(flt), x.dtype, saturate=True)
