@@ -41,6 +41,19 @@ TEST_F(ClientDevice, AJobDecidesBetweenTheTwoCpuZerosAndNoJobMeansTheClient) {
   EXPECT_EQ(registry().find("TPU:2")->name(), "/job:worker/replica:0/task:0/device:TPU:2");
 }
 
+TEST_F(ClientDevice, ATaskWithoutAJobIsTheClientsJobAsTf) {
+  // TF 2.21: "/task:1/device:CPU:0" is task 1 of job localhost, which a client lacks: InvalidArgumentError.
+  try {
+    registry().find("/task:1/device:CPU:0");
+    FAIL() << "a jobless task 1 resolved";
+  } catch (const InvalidArgumentError& e) {
+    EXPECT_STREQ(e.what(), "/job:localhost/replica:0/task:1/device:CPU:0 unknown device.");
+  }
+  EXPECT_THROW(registry().find("/replica:1/device:CPU:0"), InvalidArgumentError);
+  EXPECT_THROW(registry().find("/job:worker/task:4"), InvalidArgumentError);
+  EXPECT_EQ(registry().find("/task:0/device:CPU:0")->name(), kClientCpu);
+}
+
 TEST_F(ClientDevice, LogicalDevicesAreTheClients) {
   registry().set_logical_cpu_count(3);
   auto local = registry().local_devices("CPU");

@@ -1,6 +1,8 @@
 """What a Dataset.map function computes, against TF 2.21's stored results: static shapes downstream of
 py_function / numpy_function and of value-dependent ops (tools/crosscheck/cases_py_function_shapes.py), and
-tf.image.resize, per_image_standardization and l2_normalize (tools/crosscheck/cases_image_resize.py). The
+tf.image.resize, per_image_standardization and l2_normalize (tools/crosscheck/cases_image_resize.py), and
+through einsum, segment reductions, string and ragged ops (tools/crosscheck/cases_map_static_shapes.py), and
+tf.image crops, pads, brightness and contrast, seeded random forms included (cases_image_crops.py). The
 references (tests_py/data/crosscheck_<area>_tf.json) are written by `tools/crosscheck_tf.py -k cases_<area>
 --write-reference` with TensorFlow installed."""
 
@@ -13,7 +15,9 @@ from crosscheck_helpers import assert_matches_tensorflow, cases_of, reference
 import tpustrategy as tf
 
 AREAS = {"cases_py_function_shapes": "crosscheck_py_function_shapes_tf.json",
-         "cases_image_resize": "crosscheck_image_resize_tf.json"}
+         "cases_image_resize": "crosscheck_image_resize_tf.json",
+         "cases_map_static_shapes": "crosscheck_map_static_shapes_tf.json",
+         "cases_image_crops": "crosscheck_image_crops_tf.json"}
 CASES = {module: cases_of(module) for module in AREAS}
 REFERENCES = {module: reference(file) for module, file in AREAS.items()}
 

@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 import pytest
+from crosscheck_helpers import reference
 
 import tpustrategy as tf
 
@@ -69,6 +70,15 @@ def test_multi_host_slice_is_a_cluster_of_worker_tasks():
                                     "/job:worker/replica:0/task:1/device:TPU:0"]
     assert "/job:worker/replica:0/task:3/device:CPU:0" in names["logical"]
     assert all(n.startswith("/job:worker/replica:0/task:") for n in names["logical"] if n != "/device:CPU:0")
+
+
+@pytest.mark.parametrize("spec", list(reference("tf_client_device_names.json")["unknown_task_alone"]))
+def test_a_task_or_replica_the_process_lacks_is_an_unknown_device_as_tf(spec):
+    # TF completes "/task:1/device:CPU:0" with the process's job (localhost) and replica 0: no such task.
+    kind, message = reference("tf_client_device_names.json")["unknown_task_alone"][spec]
+    with pytest.raises(getattr(tf.errors, kind)) as raised, tf.device(spec):
+        tf.constant(1.0)
+    assert str(raised.value) == message
 
 
 def test_unknown_device_names_the_available_ones():

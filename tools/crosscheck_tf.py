@@ -106,6 +106,8 @@ def emit(framework: str, pattern: str, done: set[str]) -> None:
     importlib.import_module("crosscheck.cases_tf_distribute_tests")  # checks of TF's tf.distribute tests, translated
     importlib.import_module("crosscheck.cases_py_function_shapes")  # static shapes downstream of py_function
     importlib.import_module("crosscheck.cases_image_resize")  # tf.image.resize, standardization, l2_normalize
+    importlib.import_module("crosscheck.cases_map_static_shapes")  # einsum, segments, strings, ragged in map
+    importlib.import_module("crosscheck.cases_image_crops")  # crops, pads, brightness, contrast (+ random)
     tf = importlib.import_module(framework)
     make_logical_cpus(tf)
     results, complete = {}, True

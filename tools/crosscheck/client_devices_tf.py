@@ -19,6 +19,22 @@ SPECS = {"spec_cpu0": "/cpu:0", "spec_device_cpu0": "/device:CPU:0",
          "spec_worker_task0_cpu": "/job:worker/replica:0/task:0/device:CPU:0"}
 
 
+UNKNOWN_TASK_SPECS = [
+    "/task:1/device:CPU:0", "/task:1", "/replica:1/device:CPU:0", "/job:localhost/task:1/device:CPU:0"]
+
+
+def _placement_errors(tf) -> dict[str, list[str]]:
+    """spec -> [error type, message] of creating a tensor there eagerly (["", device] when TF places it)."""
+    out = {}
+    for spec in UNKNOWN_TASK_SPECS:
+        try:
+            with tf.device(spec):
+                out[spec] = ["", tf.constant(1.0).device]
+        except Exception as e:  # noqa: BLE001 - the type is what is recorded
+            out[spec] = [type(e).__name__, str(e)]
+    return out
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("localhost", 0))
@@ -29,6 +45,7 @@ def main() -> int:
     import numpy as np
     import tensorflow as tf
 
+    alone = _placement_errors(tf)  # no cluster yet
     cluster = {"worker": [f"localhost:{_free_port()}" for _ in range(2)]}
     servers = [tf.distribute.Server(cluster, job_name="worker", task_index=i, start=True) for i in range(2)]
     tf.config.experimental_connect_to_cluster(tf.train.ClusterSpec(cluster))
@@ -42,6 +59,11 @@ def main() -> int:
         with tf.device(spec):
             out[key] = tf.constant(1.0).device
     out["logical_cpus"] = [d.name for d in tf.config.list_logical_devices("CPU")]
+    out["unknown_task_alone"] = alone
+    out["unknown_task_client"] = _placement_errors(tf)
+    out["logical"] = [[d.name, d.device_type] for d in tf.config.list_logical_devices()]
+    out["physical"] = [[d.name, d.device_type] for d in tf.config.list_physical_devices()]
+    out["mirrored_default"] = list(tf.distribute.MirroredStrategy().extended.worker_devices)
     OUT.write_text(json.dumps(out, indent=1) + "\n")
     print(f"wrote {OUT}")
     return 0

@@ -52,7 +52,8 @@ class DeviceRegistry {
   // Per op, so no copy of the device list (thousands of logical CPUs under a large MirroredStrategy).
   DevicePtr default_cpu() const;
   // Resolves a spec to exactly one device; GPU:k and CPU:k (k > 0) devices are created on first use
-  // as logical devices of host 0. Unknown TPU ordinals → ValueError listing what exists.
+  // as logical devices of host 0. Unknown TPU ordinals → ValueError listing what exists; a replica or task
+  // that names no task of the (given, else the process's own) job → InvalidArgumentError, as TF.
   DevicePtr find(std::string_view name);
   // Splits host 0's CPU into `count` logical CPU devices (CPU:0 … CPU:count-1), as TF's
   // set_logical_device_configuration does.
@@ -68,8 +69,9 @@ class DeviceRegistry {
   void set_job(std::string job);
 
  private:
-  bool is_local(const Device& device) const;  // under mutex_
-  void sort_cpus();                           // under mutex_: local CPUs first, then by (task, index)
+  bool is_local(const Device& device) const;              // under mutex_
+  void sort_cpus();                                       // under mutex_: local CPUs first, then by (task, index)
+  void require_known_task(const DeviceSpec& spec) const;  // under mutex_
 
   mutable std::mutex mutex_;
   std::vector<DevicePtr> tpus_, cpus_, gpus_;

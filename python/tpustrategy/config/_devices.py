@@ -7,6 +7,7 @@ import collections
 from collections.abc import Sequence
 
 from tpustrategy import _core
+from tpustrategy.framework.device_order import in_tf_order
 
 LogicalDevice = collections.namedtuple("LogicalDevice", ["name", "device_type"])
 PhysicalDevice = collections.namedtuple("PhysicalDevice", ["name", "device_type"])
@@ -48,9 +49,10 @@ def _device_type_filter(device_type: object, function: str) -> str:
 
 
 def list_logical_devices(device_type: str | None = None) -> list[LogicalDevice]:
-    """Logical devices of the simulated slice (TPU cores, host CPUs, logical CPUs/GPUs)."""
+    """Logical devices: the client's (CPU first), then every worker task's CPU and TPU cores, as TF lists them
+    once ``experimental_connect_to_cluster`` has added the cluster's remote devices."""
     devices = _core.devices.list_devices(_device_type_filter(device_type, "list_logical_devices"))
-    return [LogicalDevice(_logical_name(d), d.device_type) for d in devices]
+    return [LogicalDevice(_logical_name(d), d.device_type) for d in in_tf_order(devices)]
 
 
 def _logical_name(device: _core.devices.Device) -> str:
@@ -60,13 +62,19 @@ def _logical_name(device: _core.devices.Device) -> str:
     return device.name
 
 
+def _local_physical(device_type: str) -> list[_core.devices.Device]:
+    """The client machine's own hardware, CPU first: TF lists physical devices of this process only, so the
+    client of a multi-host slice (whose cores are /job:worker devices) has its CPU alone, as a TF 2.21 client
+    of remote worker tasks has (tests_py/data/tf_client_device_names.json)."""
+    return in_tf_order([d for d in _core.devices.list_devices(device_type)
+                         if d.name.startswith("/job:localhost/") and not (d.device_type == "CPU" and d.index > 0)])
+
+
 def list_physical_devices(device_type: str | None = None) -> list[PhysicalDevice]:
-    """Physical devices: one per TPU core, one CPU per host, and the configured GPUs."""
+    """Physical devices of the client: its CPU, then its local TPU cores (one host) and the configured GPUs."""
     out = []
     counters: dict[str, int] = collections.Counter()
-    for d in _core.devices.list_devices(_device_type_filter(device_type, "list_physical_devices")):
-        if d.device_type == "CPU" and d.index > 0:
-            continue  # logical splits of host CPU 0
+    for d in _local_physical(_device_type_filter(device_type, "list_physical_devices")):
         out.append(PhysicalDevice(f"/physical_device:{d.device_type}:{counters[d.device_type]}", d.device_type))
         counters[d.device_type] += 1
     return out
@@ -76,12 +84,13 @@ def _physical_to_devices(device: object) -> _core.devices.Device:
     name = device.name if isinstance(device, (PhysicalDevice, LogicalDevice)) else str(device)
     if name.startswith("/physical_device:"):
         kind, index = name[len("/physical_device:") :].split(":")
-        matching = [d for d in _core.devices.list_devices(kind) if not (kind == "CPU" and d.index > 0)]
+        matching = _local_physical(kind)
         index = int(index)
         if index >= len(matching):
             raise ValueError(f"Unrecognized device: {name}")
         return matching[index]
-    return _core.devices.find_device(name)
+    found: _core.devices.Device = _core.devices.find_device(name)
+    return found
 
 
 def set_logical_device_configuration(device: PhysicalDevice | str,

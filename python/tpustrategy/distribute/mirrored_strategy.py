@@ -9,15 +9,15 @@ from tpustrategy import _core
 from tpustrategy.distribute import distribute_lib
 from tpustrategy.distribute.extended import StrategyExtendedV1
 from tpustrategy.framework import device_scope
+from tpustrategy.framework.device_order import in_tf_order
 
 
 def default_devices() -> list[_core.devices.Device]:
-    """The configured logical GPUs, else the process's logical CPUs if its CPU was split, else its CPU:0."""
-    gpus = sorted(_core.devices.list_devices("GPU"), key=lambda d: d.index)
-    if gpus:
-        return gpus
-    cpus = sorted(_core.devices.local_devices("CPU"), key=lambda d: d.index)
-    return cpus if len(cpus) > 1 else [_core.devices.default_cpu()]
+    """TF's rule (mirrored_strategy.all_local_devices): every logical GPU, else every logical CPU, in
+    list_logical_devices order. A client connected to a multi-host slice lists its own CPU and each worker
+    task's CPU, so it mirrors over all of them, as TF 2.21 does (tests_py/data/tf_client_device_names.json)."""
+    gpus = in_tf_order(_core.devices.list_devices("GPU"))
+    return gpus if gpus else in_tf_order(_core.devices.list_devices("CPU"))
 
 
 def resolve_devices(
@@ -57,8 +57,8 @@ class MirroredStrategy(distribute_lib.Strategy):
 
     Args:
       devices: device names such as ``["GPU:0", "GPU:1"]`` (simulated devices of those names are
-        created as needed). Default: the logical GPUs if configured, else the logical CPUs if the host
-        CPU was split (``tpustrategy.config.set_logical_device_configuration``), else ``CPU:0``.
+        created as needed). Default, as TF: every logical GPU if any is configured, else every logical CPU
+        (``list_logical_devices("CPU")``: the host's, split or not, and each connected worker task's).
       cross_device_ops: a ``tf.distribute.CrossDeviceOps`` (ReductionToOneDevice, NcclAllReduce,
         HierarchicalCopyAllReduce) or None; every one gives the same results on the simulator's collectives.
     """

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from tpustrategy import _core
@@ -123,3 +123,26 @@ def note_data_dependent(result: object, tensor: Any, axis: int, mask_rank: int) 
         else:
             dims = static.as_list()
             _set(result, TensorShape([*dims[:axis], None, *dims[axis + mask_rank:]]))
+
+
+def note_sorted_segments(result: Any, data: Any, data_shape: Sequence[int | None], ids_rank: int) -> None:
+    """A sorted segment reduction (``segment_sum`` …) gave `result`: its row count is the last id + 1, a value,
+    so TF's shape function leaves it unknown even for constant ids; the rest is `data`'s static shape."""
+    if active():
+        static = _get(data) if isinstance(data, _core.tensor.Tensor) else None
+        if static is None:
+            static = TensorShape(list(data_shape))
+        _set(result, TensorShape(None) if static.rank is None else TensorShape([None, *static.as_list()[ids_rank:]]))
+
+
+def note_split(result: Any) -> None:
+    """``strings.split`` / ``bytes_split`` gave `result`: TF builds it from a sparse result whose dense shape is a
+    value, so every size is unknown (a scalar's pieces: [None]; a rank-k input's: k + 1 unknown sizes)."""
+    if active():
+        _set(result, TensorShape([None] * len(result.shape)))
+
+
+def note_shape(result: Any, shape: Any) -> None:
+    """An op worked out in Python gave `result` the static shape `shape` (dims or None for an unknown rank)."""
+    if active():
+        _set(result, as_shape(shape) if shape is not None else TensorShape(None))

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from tpustrategy import _core, errors
+from tpustrategy.framework import static_shape
 from tpustrategy.ops import _spmd_hook
 from tpustrategy.ops._args import Tensor, TensorLike
 
@@ -163,4 +164,22 @@ def einsum(equation: str, *inputs: TensorLike, **kwargs: Any) -> Any:
         later = set(out).union(*subs[i + 1:])
         current, cs = _contract(current, cs, tensors[i], subs[i], later, ops)
     current, cs = _sum_out(current, cs, set(out), ops)
-    return _permute(current, cs, out, ops)
+    result = _permute(current, cs, out, ops)
+    _note_static_shape(result, tensors, subs, out)
+    return result
+
+
+def _note_static_shape(result: Any, tensors: Sequence[Any], subs: Sequence[str], out: str) -> None:
+    """In a Dataset function, TF's einsum shape: each output label's size as any input states it (the reshapes
+    above use the real sizes, so the static ones are worked out from the labels)."""
+    statics = [static_shape.lookup(t) for t in tensors] if static_shape.active() else []
+    if all(s is None for s in statics):
+        return
+    if any(s is not None and s.rank is None for s in statics):
+        static_shape.note_shape(result, None)
+        return
+    sizes: dict[str, int] = {}
+    for t, static, sub in zip(tensors, statics, subs, strict=True):
+        dims = t._shape_tuple if static is None else static.as_list()
+        sizes.update({label: size for label, size in zip(sub, dims, strict=True) if size is not None})
+    static_shape.note_shape(result, [sizes.get(label) for label in out])

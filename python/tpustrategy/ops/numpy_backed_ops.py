@@ -136,7 +136,10 @@ def _segment_reduce(kind: Any, sorted_ids: Any) -> Any:
             np.add.at(total, ids, rows)
             counts = np.bincount(ids, minlength=n).reshape((n,) + (1,) * (rows.ndim - 1))
             out = np.where(counts > 0, total / np.maximum(counts, 1), 0).astype(d.dtype)
-        return _out(out, d.dtype)
+        result = _out(out, d.dtype)
+        if sorted_ids:
+            static_shape.note_sorted_segments(result, data, d.shape, np.ndim(_np(segment_ids)))
+        return result
 
     op.__name__ = f"{'segment' if sorted_ids else 'unsorted_segment'}_{kind}"
     return op

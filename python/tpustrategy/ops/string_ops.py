@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from tpustrategy import _core, errors
+from tpustrategy.framework import static_shape
 from tpustrategy.framework.string_tensor import StringTensor, to_bytes_array
 from tpustrategy.framework.string_tensor import string as string  # tf.string, re-exported
 from tpustrategy.framework.string_tensor import to_bytes as _bytes
@@ -131,6 +132,12 @@ def split(input: TensorLike, sep: str | None = None, maxsplit: int = -1,  # noqa
 
 
 def _split_each(array: np.ndarray, pieces_of: Callable[[bytes], list[bytes]]) -> StringTensor | RaggedTensor:
+    result = _split_each_unnoted(array, pieces_of)
+    static_shape.note_split(result)
+    return result
+
+
+def _split_each_unnoted(array: np.ndarray, pieces_of: Callable[[bytes], list[bytes]]) -> StringTensor | RaggedTensor:
     from tpustrategy.ops.ragged import ragged_tensor
 
     if array.ndim == 0:
