@@ -54,31 +54,67 @@ def _binary(x: TensorLike, y: TensorLike, compare: Any, symbol: str, message: An
 
 def assert_equal(x: TensorLike, y: TensorLike, message: Any = None, summarize: Any = None,
                  name: str | None = None) -> Any:
+    """Checks ``x == y`` element-wise (broadcast, `y` converted to x's dtype), eagerly; None when it holds.
+
+    Raises:
+      InvalidArgumentError: it fails somewhere (the text: `message`, then the first `summarize`, default 3,
+        failures), or the shapes do not broadcast.
+    """
     return _binary(x, y, np.equal, "==", message, summarize)
 
 
 def assert_none_equal(x: TensorLike, y: TensorLike, message: Any = None, summarize: Any = None,
                       name: str | None = None) -> Any:
+    """Checks ``x != y`` element-wise (broadcast, `y` converted to x's dtype), eagerly; None when it holds.
+
+    Raises:
+      InvalidArgumentError: it fails somewhere (the text: `message`, then the first `summarize`, default 3,
+        failures), or the shapes do not broadcast.
+    """
     return _binary(x, y, np.not_equal, "!=", message, summarize)
 
 
 def assert_less(x: TensorLike, y: TensorLike, message: Any = None, summarize: Any = None,
                 name: str | None = None) -> Any:
+    """Checks ``x < y`` element-wise (broadcast, `y` converted to x's dtype), eagerly; None when it holds.
+
+    Raises:
+      InvalidArgumentError: it fails somewhere (the text: `message`, then the first `summarize`, default 3,
+        failures), or the shapes do not broadcast.
+    """
     return _binary(x, y, np.less, "<", message, summarize)
 
 
 def assert_less_equal(x: TensorLike, y: TensorLike, message: Any = None, summarize: Any = None,
                       name: str | None = None) -> Any:
+    """Checks ``x <= y`` element-wise (broadcast, `y` converted to x's dtype), eagerly; None when it holds.
+
+    Raises:
+      InvalidArgumentError: it fails somewhere (the text: `message`, then the first `summarize`, default 3,
+        failures), or the shapes do not broadcast.
+    """
     return _binary(x, y, np.less_equal, "<=", message, summarize)
 
 
 def assert_greater(x: TensorLike, y: TensorLike, message: Any = None, summarize: Any = None,
                    name: str | None = None) -> Any:
+    """Checks ``x > y`` element-wise (broadcast, `y` converted to x's dtype), eagerly; None when it holds.
+
+    Raises:
+      InvalidArgumentError: it fails somewhere (the text: `message`, then the first `summarize`, default 3,
+        failures), or the shapes do not broadcast.
+    """
     return _binary(x, y, np.greater, ">", message, summarize)
 
 
 def assert_greater_equal(x: TensorLike, y: TensorLike, message: Any = None, summarize: Any = None,
                          name: str | None = None) -> Any:
+    """Checks ``x >= y`` element-wise (broadcast, `y` converted to x's dtype), eagerly; None when it holds.
+
+    Raises:
+      InvalidArgumentError: it fails somewhere (the text: `message`, then the first `summarize`, default 3,
+        failures), or the shapes do not broadcast.
+    """
     return _binary(x, y, np.greater_equal, ">=", message, summarize)
 
 
@@ -94,18 +130,38 @@ def _unary(x: TensorLike, compare: Any, symbol: str, message: Any, summarize: An
 
 
 def assert_positive(x: TensorLike, message: Any = None, summarize: Any = None, name: str | None = None) -> Any:
+    """Checks ``x > 0`` element-wise, eagerly; None when it holds.
+
+    Raises:
+      InvalidArgumentError: it fails somewhere (`message`, x's shape and dtype, its first `summarize` values).
+    """
     return _unary(x, np.greater, ">", message, summarize)
 
 
 def assert_negative(x: TensorLike, message: Any = None, summarize: Any = None, name: str | None = None) -> Any:
+    """Checks ``x < 0`` element-wise, eagerly; None when it holds.
+
+    Raises:
+      InvalidArgumentError: it fails somewhere (`message`, x's shape and dtype, its first `summarize` values).
+    """
     return _unary(x, np.less, "<", message, summarize)
 
 
 def assert_non_negative(x: TensorLike, message: Any = None, summarize: Any = None, name: str | None = None) -> Any:
+    """Checks ``x >= 0`` element-wise, eagerly; None when it holds.
+
+    Raises:
+      InvalidArgumentError: it fails somewhere (`message`, x's shape and dtype, its first `summarize` values).
+    """
     return _unary(x, np.greater_equal, ">=", message, summarize)
 
 
 def assert_non_positive(x: TensorLike, message: Any = None, summarize: Any = None, name: str | None = None) -> Any:
+    """Checks ``x <= 0`` element-wise, eagerly; None when it holds.
+
+    Raises:
+      InvalidArgumentError: it fails somewhere (`message`, x's shape and dtype, its first `summarize` values).
+    """
     return _unary(x, np.less_equal, "<=", message, summarize)
 
 
@@ -131,6 +187,11 @@ def _rank_of(x: TensorLike) -> tuple[int, tuple[int, ...]]:
 
 
 def assert_rank(x: TensorLike, rank: Any, message: Any = None, name: str | None = None) -> Any:
+    """Checks that `x` has static rank `rank`; returns None.
+
+    Raises:
+      ValueError: it has another rank (after `message`, as TF's static check).
+    """
     actual, shape = _rank_of(x)
     if actual != int(rank):
         raise ValueError(f"{message + ' ' if message else ''}Tensor must have rank {int(rank)}. Received rank "
@@ -138,6 +199,11 @@ def assert_rank(x: TensorLike, rank: Any, message: Any = None, name: str | None 
 
 
 def assert_rank_at_least(x: TensorLike, rank: Any, message: Any = None, name: str | None = None) -> Any:
+    """Checks that `x` has a static rank of at least `rank`; returns None.
+
+    Raises:
+      ValueError: its rank is lower (after `message`, as TF's static check).
+    """
     actual, shape = _rank_of(x)
     if actual < int(rank):
         raise ValueError(f"{message + ' ' if message else ''}Tensor must have rank at least {int(rank)}. Received "
@@ -145,6 +211,11 @@ def assert_rank_at_least(x: TensorLike, rank: Any, message: Any = None, name: st
 
 
 def assert_rank_in(x: TensorLike, ranks: Any, message: Any = None, name: str | None = None) -> Any:
+    """Checks that the static rank of `x` is one of `ranks` (ints); returns None.
+
+    Raises:
+      ValueError: it is none of them (after `message`, as TF's static check).
+    """
     actual, shape = _rank_of(x)
     wanted = tuple(int(r) for r in ranks)
     if actual not in wanted:
@@ -153,12 +224,22 @@ def assert_rank_in(x: TensorLike, ranks: Any, message: Any = None, name: str | N
 
 
 def assert_scalar(tensor: TensorLike, message: Any = None, name: str | None = None) -> Any:
+    """Checks that `tensor` has rank 0; returns None.
+
+    Raises:
+      ValueError: `tensor` has rank >= 1 (after `message`).
+    """
     _, shape = _rank_of(tensor)
     if shape:
         raise ValueError(f"{message + ' ' if message else ''}Expected scalar shape, saw shape: {shape}.")
 
 
 def assert_type(tensor: TensorLike, tf_type: Any, message: Any = None, name: str | None = None) -> Any:
+    """Checks that `tensor` has dtype `tf_type` (a DType or its name); returns None.
+
+    Raises:
+      TypeError: it has another dtype (after `message`).
+    """
     dtype = _core.tensor.DType(tf_type)
     actual = _tensor(tensor).dtype
     if actual != dtype:
@@ -166,6 +247,11 @@ def assert_type(tensor: TensorLike, tf_type: Any, message: Any = None, name: str
 
 
 def assert_integer(x: TensorLike, message: Any = None, name: str | None = None) -> Any:
+    """Checks that `x` has an integer dtype; returns None.
+
+    Raises:
+      TypeError: its dtype is not an integer one (after `message`).
+    """
     dtype = _tensor(x).dtype
     if not dtype.is_integer:
         raise TypeError(f'{message + " " if message else ""}Expected "x" to be integer type. Found: tensor of dtype '
@@ -173,10 +259,16 @@ def assert_integer(x: TensorLike, message: Any = None, name: str | None = None) 
 
 
 def is_numeric_tensor(tensor: TensorLike) -> bool:
+    """Whether `tensor` is a Tensor of a floating or integer dtype (a Python or numpy value is not)."""
     return isinstance(tensor, Tensor) and (tensor.dtype.is_floating or tensor.dtype.is_integer)
 
 
 def assert_proper_iterable(values: TensorLike) -> Any:
+    """Checks that `values` is iterable and not a string, bytes, Tensor or numpy array; returns None.
+
+    Raises:
+      TypeError: it is not such an iterable.
+    """
     if isinstance(values, (str, bytes, Tensor, np.ndarray)) or not hasattr(values, "__iter__"):
         raise TypeError(f"Expected argument \"values\" to be a \"proper\" iterable.  Found: {type(values)}")
 
@@ -248,6 +340,15 @@ def check_numerics(tensor: TensorLike, message: Any, name: str | None = None) ->
 
 def assert_all_finite(t: TensorLike, msg: Any, name: str | None = None, x: TensorLike = None,
                       message: Any = None) -> Any:
+    """``tf.debugging.assert_all_finite``: check_numerics on `t` (or `x`) with `msg` (or `message`).
+
+    Returns:
+      The tensor, when no value is NaN or infinite.
+
+    Raises:
+      InvalidArgumentError: some value is NaN or infinite.
+      TypeError: the dtype is not floating.
+    """
     return check_numerics(t if t is not None else x, msg if msg is not None else message)
 
 

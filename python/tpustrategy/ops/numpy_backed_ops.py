@@ -142,7 +142,33 @@ def _segment_reduce(kind: Any, sorted_ids: Any) -> Any:
         return result
 
     op.__name__ = f"{'segment' if sorted_ids else 'unsorted_segment'}_{kind}"
+    op.__doc__ = _SEGMENT_DOC.format(kind=kind, ids=_SORTED_IDS if sorted_ids else _UNSORTED_IDS,
+                                     empty=_EMPTY_SEGMENT[kind, sorted_ids])
     return op
+
+
+_SEGMENT_DOC = """The {kind} of the rows of `data` in each segment: output row i combines the rows whose id is i.
+
+    {ids}
+    The result has `data`'s dtype; an empty segment gives {empty}.
+
+    Args:
+      data: the values; `segment_ids` labels the entries of its leading dimensions.
+      segment_ids: integer ids, shaped as a prefix of ``data.shape``.
+      num_segments: the number of output rows (the unsorted ops need it; the sorted ones ignore it).
+
+    Raises:
+      TypeError: `segment_ids` is not an integer tensor.
+      InvalidArgumentError: its shape is not a prefix of data's, or the ids break the rule above.
+    """
+_SORTED_IDS = "The ids must be non-negative and non-decreasing; there are ``max(id) + 1`` segments."
+_UNSORTED_IDS = "The ids may come in any order and must be below `num_segments`; rows with a negative id are dropped."
+_EMPTY_SEGMENT = {
+    ("sum", True): "0", ("sum", False): "0", ("prod", True): "1", ("prod", False): "1",
+    ("mean", True): "0", ("mean", False): "0", ("max", True): "0", ("min", True): "0",
+    ("max", False): "the dtype's lowest value (-inf for floats)",
+    ("min", False): "the dtype's highest value (inf for floats)",
+}
 
 
 segment_sum = _segment_reduce("sum", True)
@@ -174,13 +200,32 @@ def _scan(ufunc: Any, identity: Any) -> Any:
     return op
 
 
+_CUMULATIVE_DOC = """The running {kind} of `x` along `axis`, in x's dtype.
+
+    Args:
+      x: a tensor of rank >= 1.
+      axis: the dimension to accumulate along (negative counts from the end).
+      exclusive: each output leaves out its own element, so the one the accumulation starts at is {identity}.
+      reverse: accumulate from the end of `axis` instead.
+
+    Raises:
+      InvalidArgumentError: `x` is a scalar, or `axis` is out of range.
+    """
+
 cumsum = _scan(np.add, 0)
 cumsum.__name__ = "cumsum"
+cumsum.__doc__ = _CUMULATIVE_DOC.format(kind="sum", identity=0)
 cumprod = _scan(np.multiply, 1)
 cumprod.__name__ = "cumprod"
+cumprod.__doc__ = _CUMULATIVE_DOC.format(kind="product", identity=1)
 
 
 def reverse(tensor: TensorLike, axis: Any, name: str | None = None) -> Any:
+    """`tensor` with the order of its entries reversed along each dimension in `axis` (an int or a list).
+
+    Raises:
+      InvalidArgumentError: an axis is out of range or given twice.
+    """
     a = _np(tensor)
     axes = [_axis(ax, a.ndim) for ax in np.asarray(axis).reshape(-1)]
     if len(set(axes)) != len(axes):
@@ -211,6 +256,14 @@ def pad(tensor: TensorLike, paddings: Any, mode: str = "CONSTANT", constant_valu
 
 
 def meshgrid(*args: Any, indexing: str = "xy", name: str | None = None) -> Any:
+    """Coordinate grids from the 1-D (or flattened) `args`: a list of tensors, one per input.
+
+    ``indexing="xy"`` (Cartesian) swaps the first two output dimensions, ``"ij"`` (matrix) does not. Every output
+    takes the first input's dtype (the others' values are cast to it, where TF rejects mixed dtypes).
+
+    Raises:
+      TypeError: `indexing` is neither "xy" nor "ij".
+    """
     if indexing not in ("xy", "ij"):
         raise TypeError(f"Argument `indexing` parameter must be either 'xy' or 'ij', got '{indexing}'")
     arrays = [_np(a).reshape(-1) for a in args]
@@ -219,6 +272,15 @@ def meshgrid(*args: Any, indexing: str = "xy", name: str | None = None) -> Any:
 
 
 def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: Any = 0) -> Any:
+    """`num` evenly spaced values from `start` to `stop`, both included, along `axis`.
+
+    The result has start's dtype when it is floating, float32 otherwise (TF gives float64 for integers); array
+    `start` / `stop` give one sequence per entry, laid out along `axis`.
+
+    Raises:
+      InvalidArgumentError: `num` is negative.
+      ResourceExhaustedError: the values do not fit in memory.
+    """
     s, e, n = _np(start), _np(stop), int(_np(num))
     if n < 0:
         raise _invalid(f"Requires num >= 0: {n}")
@@ -232,6 +294,18 @@ def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: Any
 
 def searchsorted(sorted_sequence: Any, values: TensorLike, side: str = "left", out_type: Any = "int32",
                  name: str | None = None) -> Any:
+    """Where each of `values` would go in the innermost dimension of `sorted_sequence` to keep it sorted.
+
+    Args:
+      sorted_sequence: a tensor sorted along its last dimension.
+      values: the values to place; its leading dimensions match those of `sorted_sequence`.
+      side: "left" gives the first suitable index, "right" the last.
+      out_type: the dtype of the indices.
+
+    Raises:
+      ValueError: `side` is neither "left" nor "right".
+      InvalidArgumentError: the leading dimensions differ, or `sorted_sequence` is a scalar.
+    """
     seq, vals = _np(sorted_sequence), _np(values)
     if side not in ("left", "right"):
         raise ValueError(f"Argument `side` must be either 'right' or 'left'. Received: `side` = {side}.")
@@ -245,6 +319,13 @@ def searchsorted(sorted_sequence: Any, values: TensorLike, side: str = "left", o
 
 def histogram_fixed_width(values: TensorLike, value_range: Any, nbins: Any = 100, dtype: Any = "int32",
                           name: str | None = None) -> Any:
+    """Counts (a 1-D `dtype` tensor) of `values` in `nbins` equal-width bins over ``value_range`` ``[lo, hi]``.
+
+    Values below `lo` count in the first bin and values from `hi` up in the last, as TF.
+
+    Raises:
+      InvalidArgumentError: `nbins` is not positive, or ``value_range`` is not two increasing values.
+    """
     v, r, n = _np(values).reshape(-1).astype(np.float64), _np(value_range).astype(np.float64), int(_np(nbins))
     if n <= 0:
         raise _invalid(f"nbins should be a positive number, but got '{n}'")

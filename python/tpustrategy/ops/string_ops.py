@@ -156,14 +156,17 @@ def _split_each_unnoted(array: np.ndarray, pieces_of: Callable[[bytes], list[byt
 
 
 def upper(input: TensorLike, encoding: str = "", name: str | None = None) -> Any:  # noqa: A002
+    """Each string with its ASCII letters upper-cased; `encoding` is ignored (TF's "utf-8" would also map non-ASCII)."""
     return _out(np.vectorize(lambda b: b.upper(), otypes=[object])(_strings(input)))
 
 
 def lower(input: TensorLike, encoding: str = "", name: str | None = None) -> Any:  # noqa: A002
+    """Each string with its ASCII letters lower-cased; `encoding` is ignored (TF's "utf-8" would also map non-ASCII)."""
     return _out(np.vectorize(lambda b: b.lower(), otypes=[object])(_strings(input)))
 
 
 def strip(input: TensorLike, name: str | None = None) -> Any:  # noqa: A002
+    """Each string without its leading and trailing ASCII whitespace."""
     return _out(np.vectorize(lambda b: b.strip(), otypes=[object])(_strings(input)))
 
 

@@ -84,6 +84,19 @@ class RaggedTensor:
     @classmethod
     def from_row_splits(cls, values: TensorLike, row_splits: TensorLike, name: str | None = None,
                         validate: bool = True) -> RaggedTensor:
+        """The RaggedTensor whose row i is ``values[row_splits[i]:row_splits[i + 1]]``.
+
+        Args:
+          values: the rows to cut: a tensor, a tf.string tensor, a RaggedTensor, or a value tf.convert_to_tensor takes.
+          row_splits: 1-D integer offsets: 0 first, non-decreasing, the number of value rows last.
+          name: ignored (TF graph name).
+          validate: check `row_splits` (the ValueError and InvalidArgumentError below).
+
+        Raises:
+          TypeError: `row_splits` is not integer.
+          ValueError: `row_splits` is not a non-empty vector.
+          InvalidArgumentError: `row_splits` does not start at 0, decreases or does not end at the values' rows.
+        """
         values = _as_values(values)
         splits = _ints(row_splits, "row_splits")
         if validate:
@@ -105,6 +118,12 @@ class RaggedTensor:
     @classmethod
     def from_row_lengths(cls, values: TensorLike, row_lengths: TensorLike, name: str | None = None,
                          validate: bool = True) -> RaggedTensor:
+        """The RaggedTensor whose rows take ``row_lengths[0], row_lengths[1], ...`` values in turn.
+
+        Raises:
+          TypeError: `row_lengths` is not integer.
+          InvalidArgumentError: with `validate`, it is not a non-negative vector summing to the values' rows.
+        """
         lengths = _ints(row_lengths, "row_lengths")
         if validate and (lengths.ndim != 1 or np.any(lengths < 0)):
             raise _invalid(f"Arguments to from_row_lengths do not form a valid RaggedTensor: row_lengths must be "
@@ -115,6 +134,19 @@ class RaggedTensor:
     @classmethod
     def from_value_rowids(cls, values: TensorLike, value_rowids: TensorLike, nrows: TensorLike = None,
                           name: str | None = None, validate: bool = True) -> RaggedTensor:
+        """The RaggedTensor that puts ``values[j]`` in row ``value_rowids[j]``.
+
+        Args:
+          values: the rows to distribute (as for from_row_splits).
+          value_rowids: the row of each value: 1-D, sorted, non-negative integers.
+          nrows: the number of rows (trailing ones may be empty); the last row id + 1 when None.
+          name: ignored (TF graph name).
+          validate: check `value_rowids` against `nrows`.
+
+        Raises:
+          TypeError: `value_rowids` is not integer.
+          InvalidArgumentError: with `validate`, the ids are unsorted, negative or not below `nrows`.
+        """
         rowids = _ints(value_rowids, "value_rowids")
         count = int(rowids[-1]) + 1 if nrows is None and rowids.size else int(
             np.asarray(nrows.numpy() if isinstance(nrows, _Tensor) else (nrows or 0)))
@@ -128,6 +160,14 @@ class RaggedTensor:
     @classmethod
     def from_uniform_row_length(cls, values: TensorLike, uniform_row_length: TensorLike, nrows: TensorLike = None,
                                 validate: bool = True, name: str | None = None) -> RaggedTensor:
+        """Rows of `uniform_row_length` values each: a uniform dimension, whose size ``shape`` reports.
+
+        `nrows` defaults to the number of value rows divided by `uniform_row_length` (0 when that is 0).
+
+        Raises:
+          InvalidArgumentError: `uniform_row_length` is negative or does not divide the values' rows, or (with
+            `validate`) `nrows` rows of it are not the values' rows.
+        """
         values = _as_values(values)
         width = int(uniform_row_length)
         total = _nrows(values)
@@ -150,6 +190,11 @@ class RaggedTensor:
     @classmethod
     def from_nested_row_lengths(cls, flat_values: Any, nested_row_lengths: Iterable[Any], name: str | None = None,
                                 validate: bool = True) -> Any:
+        """`flat_values` cut by each of `nested_row_lengths`, outermost first (as from_row_lengths, repeatedly).
+
+        Returns:
+          A RaggedTensor of ragged_rank ``len(nested_row_lengths)``, or `flat_values` itself when that is 0.
+        """
         result = flat_values
         for lengths in reversed(list(nested_row_lengths)):
             result = cls.from_row_lengths(result, lengths, validate=validate)
@@ -199,18 +244,22 @@ class RaggedTensor:
 
     @property
     def row_splits(self) -> _core.tensor.Tensor:
+        """The int64 offsets where each row starts, then the end of the last (nrows + 1 entries)."""
         return _int64_tensor(np.asarray(self._row_splits))
 
     @property
     def ragged_rank(self) -> int:
+        """The number of ragged (partitioned) dimensions, uniform ones included."""
         return 1 + (self._values.ragged_rank if isinstance(self._values, RaggedTensor) else 0)
 
     @property
     def row_splits_dtype(self) -> _core.tensor.DType:
+        """The dtype of the row partition: always int64 here."""
         return _core.tensor.int64
 
     @property
     def uniform_row_length(self) -> _core.tensor.Tensor | None:
+        """The rows' length as an int64 scalar when they were made uniform, else None."""
         if self._uniform_row_length is None:
             return None
         return _int64_tensor(self._uniform_row_length)
@@ -218,6 +267,7 @@ class RaggedTensor:
 
     @property
     def flat_values(self) -> Any:
+        """The innermost values, below every ragged level: a Tensor or a tf.string tensor."""
         values = self._values
         while isinstance(values, RaggedTensor):
             values = values._values
@@ -225,6 +275,7 @@ class RaggedTensor:
 
     @property
     def nested_row_splits(self) -> tuple[_core.tensor.Tensor, ...]:
+        """The row_splits of every ragged level, outermost first."""
         out: list[_core.tensor.Tensor] = []
         node: _Values = self
         while isinstance(node, RaggedTensor):
@@ -234,15 +285,18 @@ class RaggedTensor:
 
     @property
     def dtype(self) -> Any:
+        """The dtype of the flat values."""
         return self.flat_values.dtype
 
     @property
     def shape(self) -> TensorShape:
+        """The static shape: None for a ragged dimension, the size of a uniform one."""
         inner = self._values.shape
         dims = [self.nrows_int(), self._uniform_row_length, *inner.as_list()[1:]]
         return TensorShape(dims)
 
     def get_shape(self) -> TensorShape:
+        """The same as ``shape``."""
         return self.shape
 
     def _known_rank(self) -> int:
@@ -253,44 +307,65 @@ class RaggedTensor:
         return [self.flat_values, *self.nested_row_splits]
 
     def nrows_int(self) -> int:
+        """The number of rows as a Python int (a host-side shortcut TF does not have)."""
         return len(self._row_splits) - 1
 
     def nrows(self, out_type: Any = None, name: str | None = None) -> _core.tensor.Tensor:
+        """The number of rows as a scalar tensor of `out_type` (int64 by default)."""
         nrows: _core.tensor.Tensor = _core.tensor.constant(self.nrows_int(),
                                                           _core.tensor.int64 if out_type is None else out_type)
         return nrows
 
     def row_lengths(self, axis: int | None = 1, name: str | None = None) -> _core.tensor.Tensor:
+        """The int64 length of each row. `axis` is ignored: always the outermost rows (TF takes any axis)."""
         return _int64_tensor(np.diff(self._row_splits))
 
     def value_rowids(self, name: str | None = None) -> _core.tensor.Tensor:
+        """The int64 row of each value (one entry per value row, rows in order)."""
         return _int64_tensor(np.repeat(np.arange(self.nrows_int(), dtype=np.int64), np.diff(self._row_splits)))
 
     def row_starts(self, name: str | None = None) -> _core.tensor.Tensor:
+        """The int64 offset where each row starts in ``values`` (row_splits without its last entry)."""
         return _int64_tensor(self._row_splits[:-1].copy())
 
     def row_limits(self, name: str | None = None) -> _core.tensor.Tensor:
+        """The int64 offset where each row ends in ``values`` (row_splits without its first entry)."""
         return _int64_tensor(self._row_splits[1:].copy())
 
     def bounding_shape(self, axis: int | None = None, name: str | None = None,
                        out_type: Any = None) -> _core.tensor.Tensor:
+        """The int64 shape of the smallest dense tensor holding every row, or its entry at `axis`.
+
+        `out_type` is ignored (the result is always int64).
+        """
         shape = _bounding(self)
         out = _int64_tensor(shape)
         return out if axis is None else _int64_tensor(shape[int(axis)])
 
     def with_values(self, new_values: TensorLike) -> RaggedTensor:
+        """The same row partition over `new_values` instead of ``values``.
+
+        Raises:
+          ValueError: `new_values` does not have as many rows as ``values``.
+        """
         new_values = _as_values(new_values)
         if _nrows(new_values) != _nrows(self._values):
             raise ValueError(f"with_values: new values have {_nrows(new_values)} rows, expected {_nrows(self._values)}")
         return RaggedTensor(new_values, self._row_splits, self._uniform_row_length, internal=True)
 
     def with_flat_values(self, new_values: TensorLike) -> RaggedTensor:
+        """The same row partitions, every level of them, over `new_values` instead of ``flat_values``.
+
+        Raises:
+          ValueError: `new_values` does not have as many rows as ``flat_values``.
+        """
         if isinstance(self._values, RaggedTensor):
             return self.with_values(self._values.with_flat_values(new_values))
         return self.with_values(new_values)
 
     # ---- conversions ----
     def to_list(self) -> list[Any]:
+        """The rows as nested Python lists (bytes for strings)."""
         values = self._values
         rows = values.to_list() if isinstance(values, RaggedTensor) else np.asarray(
             values._array if isinstance(values, StringTensor) else values.numpy()).tolist()
@@ -594,29 +669,37 @@ class RaggedTensorSpec:
 
     @property
     def shape(self) -> TensorShape:
+        """The shape the spec allows (None where ragged or unknown)."""
         return self._shape
 
     @property
     def dtype(self) -> Any:
+        """The dtype of the flat values."""
         return self._dtype
 
     @property
     def ragged_rank(self) -> int:
+        """The number of ragged dimensions; 0 describes a dense Tensor."""
         return self._ragged_rank
 
     @property
     def row_splits_dtype(self) -> _core.tensor.DType:
+        """The dtype of the row partition."""
         return self._row_splits_dtype
 
     @property
     def value_type(self) -> type:
+        """The type of the values the spec describes: RaggedTensor, or Tensor when ragged_rank is 0."""
         return RaggedTensor if self._ragged_rank > 0 else _Tensor
 
     @classmethod
     def from_value(cls, value: RaggedTensor) -> RaggedTensorSpec:
+        """The spec of `value`: its shape, dtype and ragged_rank."""
         return cls(value.shape, value.dtype, value.ragged_rank)
 
     def is_compatible_with(self, other: Any) -> bool:
+        """Whether `other` (a RaggedTensorSpec or a RaggedTensor) has this dtype and ragged_rank and a compatible
+        shape; row_splits_dtype is not compared."""
         if isinstance(other, RaggedTensor):
             other = RaggedTensorSpec.from_value(other)
         return (isinstance(other, RaggedTensorSpec) and self._dtype == other._dtype and
