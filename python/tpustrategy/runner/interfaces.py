@@ -26,6 +26,8 @@ class RunResult:
 
 
 class DatasetProvider(abc.ABC):
+    """The source of one input pipeline's examples; ``run`` and ``KerasTrainer`` call it once per pipeline."""
+
     @abc.abstractmethod
     def get_dataset(self, context: InputContext) -> Dataset:
         """The ``tf.data.Dataset`` of one input pipeline for `context` (a ``tf.distribute.InputContext``): unbatched
@@ -49,10 +51,12 @@ class Task(abc.ABC):
 
     @abc.abstractmethod
     def losses(self) -> Any:
+        """The ``loss`` argument ``run`` passes to ``Model.compile`` (a loss, its name, or a structure of them)."""
         raise NotImplementedError()
 
     @abc.abstractmethod
     def metrics(self) -> Any:
+        """The ``metrics`` argument ``run`` passes to ``Model.compile`` (a list of metrics or names)."""
         raise NotImplementedError()
 
 
@@ -62,22 +66,38 @@ class Trainer(abc.ABC):
     @property
     @abc.abstractmethod
     def model_dir(self) -> str:
+        """The directory for checkpoints, summaries and (by default) exports."""
         raise NotImplementedError()
 
     @property
     @abc.abstractmethod
     def strategy(self) -> Strategy:
+        """The ``tf.distribute`` strategy the model is built and trained under."""
         raise NotImplementedError()
 
     @abc.abstractmethod
     def train(self, model_fn: Callable[..., Model], train_ds_provider: DatasetProvider, *, epochs: int = 1,
               valid_ds_provider: DatasetProvider | None = None) -> Model:
+        """Builds the model with `model_fn` under ``strategy`` and trains it on `train_ds_provider`'s data.
+
+        Args:
+          model_fn: Called (in the strategy's scope) to build and compile the model.
+          train_ds_provider: The training data (from ``run``: per-replica batches of (inputs, labels)).
+          epochs: How many epochs to train.
+          valid_ds_provider: Validation examples, or None for no validation.
+
+        Returns:
+          The trained model.
+        """
         raise NotImplementedError()
 
 
 class ModelExporter(abc.ABC):
+    """Saves what ``run`` trained; ``run`` calls each of its ``model_exporters`` once per export directory."""
+
     @abc.abstractmethod
     def save(self, run_result: RunResult, export_dir: str) -> None:
+        """Saves (part of) `run_result` under `export_dir`."""
         raise NotImplementedError()
 
 

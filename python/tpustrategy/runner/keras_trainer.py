@@ -32,6 +32,14 @@ _logger = logging.getLogger("tpustrategy")
 
 @dataclasses.dataclass
 class KerasTrainerOptions:
+    """Options for ``KerasTrainer``, also passed to ``model_fn``.
+
+    Attributes:
+      policy: A Keras dtype policy (or its name) set as the global policy before the model is built; None
+        leaves the policy as it is.
+      soft_device_placement, enable_check_numerics: Accepted for TF-GNN's signature; not built (ignored).
+    """
+
     policy: object = None  # a Keras dtype policy name or object, set globally before the model is built
     soft_device_placement: bool = False
     enable_check_numerics: bool = False
@@ -39,14 +47,24 @@ class KerasTrainerOptions:
 
 @dataclasses.dataclass
 class KerasTrainerCheckpointOptions:
+    """Where ``KerasTrainer`` writes its checkpoints.
+
+    Attributes:
+      checkpoint_dir: The directory; None means ``<model_dir>/ckpnt`` (``KerasTrainer`` fills it in).
+      best_checkpoint: The file name stem of the best checkpoint (lowest ``val_loss``).
+      latest_checkpoint: The file name stem of the latest checkpoint.
+    """
+
     checkpoint_dir: str | None = None  # None: KerasTrainer sets model_dir/ckpnt before the paths are read
     best_checkpoint: str = "best"
     latest_checkpoint: str = "latest"
 
     def best_checkpoint_filepath(self) -> str:
+        """``<checkpoint_dir>/<best_checkpoint>.weights.h5``."""
         return os.path.join(cast(str, self.checkpoint_dir), self.best_checkpoint + ".weights.h5")
 
     def latest_checkpoint_filepath(self) -> str:
+        """``<checkpoint_dir>/<latest_checkpoint>.weights.h5``."""
         return os.path.join(cast(str, self.checkpoint_dir), self.latest_checkpoint + ".weights.h5")
 
 
@@ -57,6 +75,34 @@ def _frequency(value: int | str, what: str) -> int | str:
 
 
 class KerasTrainer(Trainer):
+    """A runner ``Trainer`` that trains with ``model.fit`` on distributed datasets (TF-GNN's KerasTrainer).
+
+    Args:
+      strategy: The strategy to build and train under.
+      model_dir: Where checkpoints (under ``checkpoint_options.checkpoint_dir``) and TensorBoard summaries go.
+      checkpoint_options: Checkpoint locations; a default instance (``<model_dir>/ckpnt``) when None. Its
+        ``checkpoint_dir`` is filled in when None.
+      backup_dir: Only named in the warning that BackupAndRestore is not built; ``<model_dir>/backup`` by
+        default.
+      steps_per_epoch: Steps per epoch over the repeated training data; None runs each epoch to the data's end.
+      validation_steps: Steps per validation over the repeated validation data; None runs it to the end.
+      validation_per_epoch: Split each epoch into this many Keras epochs, validating after each (needs
+        `steps_per_epoch`).
+      summarize_every_n_steps: TensorBoard writes epoch scalars, plus batch scalars every that many steps;
+        ``"epoch"`` for epoch scalars only, ``"never"`` for no TensorBoard callback.
+      checkpoint_every_n_steps: Save the latest weights every that many steps, or ``"epoch"``, or ``"never"``
+        (no checkpoints at all). The best weights are saved at each epoch end otherwise.
+      backup_and_restore: True only logs a warning: BackupAndRestore is not built.
+      callbacks: Keras callbacks to run before the trainer's own.
+      restore_best_weights: Load the best checkpoint into the model after training (needs checkpoints and a
+        validation dataset).
+      options: Passed to ``model_fn``; its ``policy`` is applied first.
+
+    Raises:
+      ValueError: `restore_best_weights` with ``checkpoint_every_n_steps="never"``, or a frequency that is not a
+        positive int, ``"epoch"`` or ``"never"``.
+    """
+
     def __init__(self, strategy: Strategy, *, model_dir: str | os.PathLike[str],
                  checkpoint_options: KerasTrainerCheckpointOptions | None = None, backup_dir: str | None = None,
                  steps_per_epoch: int | None = None, validation_steps: int | None = None,
@@ -127,7 +173,12 @@ class KerasTrainer(Trainer):
 
     def train(self, model_fn: Callable[..., Model], train_ds_provider: DatasetProvider, *, epochs: int = 1,
               valid_ds_provider: DatasetProvider | None = None) -> Model:
-        """Builds ``model_fn(options)`` in the strategy's scope and fits it; returns the trained model."""
+        """Builds ``model_fn(options)`` in the strategy's scope and fits it; returns the trained model.
+
+        Raises:
+          ValueError: `validation_steps` or `restore_best_weights` without `valid_ds_provider`, or
+            `validation_per_epoch` without `steps_per_epoch`.
+        """
         epochs, steps_per_epoch, summarize, checkpoint = self._schedule(epochs)
         if self._validation_steps is not None and valid_ds_provider is None:
             raise ValueError("`validation_steps` requires a `valid_ds_fn`")

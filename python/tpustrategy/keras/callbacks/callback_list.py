@@ -20,6 +20,22 @@ _HOOKS = ("on_batch_begin", "on_batch_end", "on_epoch_begin", "on_epoch_end", "o
 
 
 class CallbackList(Callback):
+    """A Callback that forwards every hook to its callbacks, in list order (``keras.callbacks.CallbackList``).
+
+    ``fit``, ``evaluate`` and ``predict`` wrap the ``callbacks`` they are given in one; passing a CallbackList
+    uses it as is (no History or ProgbarLogger is added).
+
+    Args:
+      callbacks: The callbacks to forward to.
+      add_history: Append a History unless one is in `callbacks`.
+      add_progbar: Append a ProgbarLogger unless one is in `callbacks`.
+      model: If given, attached to every callback (``set_model``).
+      **params: If any, passed to every callback (``set_params``).
+
+    Raises:
+      TypeError: An element of `callbacks` is not a Callback.
+    """
+
     def __init__(self, callbacks: Iterable[Callback] | None = None, add_history: bool = False,
                  add_progbar: bool = False, model: Model | None = None, **params: Any) -> None:
         super().__init__()
@@ -37,14 +53,17 @@ class CallbackList(Callback):
             self.set_params(params)
 
     def append(self, callback: Callback) -> None:
+        """Adds `callback` at the end (it is not given the model or params already set)."""
         self.callbacks.append(callback)
 
     def set_params(self, params: Any) -> None:
+        """Stores `params` and passes them to every callback."""
         self.params = params
         for callback in self.callbacks:
             callback.set_params(params)
 
     def set_model(self, model: Model | None) -> None:
+        """Attaches `model` here and to every callback."""
         self._model = model
         for callback in self.callbacks:
             callback.set_model(model)
@@ -56,6 +75,7 @@ def _forward(hook: str) -> Callable[..., None]:
             getattr(callback, hook)(*args, **kwargs)
 
     method.__name__ = hook
+    method.__doc__ = f"Calls ``{hook}`` on every callback, in order, with the same arguments."
     return method
 
 

@@ -17,6 +17,27 @@ _logger = logging.getLogger("tpustrategy")
 
 
 class EarlyStopping(Callback):
+    """Stops ``fit`` once `monitor` stops improving (``keras.callbacks.EarlyStopping``).
+
+    At each epoch end from `start_from_epoch` on, a value better than the best so far by more than `min_delta`
+    resets the wait count (when it also beats `baseline`); otherwise, after `patience` epochs without that,
+    it sets ``model.stop_training``. If `monitor` is missing from the logs, it logs a warning and does nothing.
+
+    Args:
+      monitor: The log entry to watch (``"val_loss"``, ``"accuracy"`` ...).
+      min_delta: The least change that counts as an improvement (its sign is ignored).
+      patience: Epochs without improvement before stopping.
+      verbose: 1 prints the stopping epoch and the restoring of weights at the end of training.
+      mode: ``"min"``, ``"max"``, or ``"auto"`` (``"max"`` for a name ending in acc, accuracy or auc, else
+        ``"min"``); an unknown mode logs a warning and falls back to ``"auto"``.
+      baseline: A value the monitored quantity must beat before the wait count resets; None for none.
+      restore_best_weights: At the end of training, set the weights of the best epoch seen (when one was seen).
+      start_from_epoch: Epochs to ignore at the start (a warm-up).
+
+    Raises:
+      TypeError: `monitor` is not a string.
+    """
+
     def __init__(self, monitor: str = "val_loss", min_delta: float = 0, patience: int = 0, verbose: int = 0,
                  mode: str = "auto", baseline: float | None = None, restore_best_weights: bool = False,
                  start_from_epoch: int = 0) -> None:

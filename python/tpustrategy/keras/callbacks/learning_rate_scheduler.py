@@ -32,11 +32,28 @@ def _takes_two(fn: Callable[..., Any]) -> bool:
 
 
 class LearningRateScheduler(Callback):
+    """Sets the learning rate from `schedule` at each epoch start (``keras.callbacks.LearningRateScheduler``).
+
+    The new rate is a plain float: it replaces a LearningRateSchedule the optimizer was built with. At each epoch
+    end the current rate is added to the logs as ``learning_rate``.
+
+    Args:
+      schedule: ``schedule(epoch, lr) -> new lr`` (epoch 0-based, lr the current rate as a float), or
+        ``schedule(epoch)`` when it takes a single positional parameter.
+      verbose: 1 prints the rate set at each epoch.
+    """
+
     def __init__(self, schedule: Callable[..., Any], verbose: int = 0) -> None:
         super().__init__()
         self.schedule, self.verbose = schedule, verbose
 
     def on_epoch_begin(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        """Sets the optimizer's learning rate to `schedule`'s value for `epoch`.
+
+        Raises:
+          ValueError: The model has no optimizer with a learning rate, or `schedule` returned something other
+            than a number (or a tensor holding one).
+        """
         optimizer = cast("Model", self.model).optimizer
         if optimizer is None or not hasattr(optimizer, "_learning_rate"):
             raise ValueError('Optimizer must have a "learning_rate" attribute.')

@@ -21,6 +21,29 @@ _logger = logging.getLogger("tpustrategy")
 
 
 class ModelCheckpoint(Callback):
+    """Saves the model's weights during ``fit`` (``keras.callbacks.ModelCheckpoint``); weights only here.
+
+    Args:
+      filepath: Where to save, ending in ``.weights.h5``. ``{epoch}`` (counted from 1), ``{batch}`` and log names
+        (``{val_loss:.2f}``) in it are filled in at each save; missing directories are created.
+      monitor: The log entry `save_best_only` compares.
+      verbose: 1 prints a line at each save (or skipped save).
+      save_best_only: Save only when `monitor` is strictly better than the best value so far; skip (with a
+        warning) when it is not in the logs.
+      save_weights_only: Must be True: saving whole models (``.keras``) is not built.
+      mode: ``"min"``, ``"max"`` or ``"auto"`` (``"max"`` when the name contains acc or ends in auc, else
+        ``"min"``); any other value is taken as ``"auto"``.
+      save_freq: ``"epoch"`` saves at each epoch end; an int saves every that many ``on_train_batch_end`` calls
+        (one per ``steps_per_execution`` chunk of steps), counted across epochs.
+      initial_value_threshold: The best value to beat at first, for `save_best_only`.
+
+    Raises:
+      TypeError: `monitor` is not a string.
+      ValueError: `filepath` does not end as the format requires, or `save_freq` is neither ``"epoch"`` nor an
+        int.
+      NotImplementedError: `save_weights_only` is False with a ``.keras`` path.
+    """
+
     def __init__(self, filepath: str | os.PathLike[str], monitor: str = "val_loss", verbose: int = 0,
                  save_best_only: bool = False, save_weights_only: bool = False, mode: str = "auto",
                  save_freq: str | int = "epoch", initial_value_threshold: float | None = None) -> None:

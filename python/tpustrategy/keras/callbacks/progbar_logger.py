@@ -9,6 +9,13 @@ from tpustrategy.keras.utils.progbar import Progbar
 
 
 class ProgbarLogger(Callback):
+    """Prints the progress bar of ``fit``, ``evaluate`` and ``predict`` (``keras.callbacks.ProgbarLogger``).
+
+    ``fit`` and friends add one unless ``verbose=0``. With ``verbose=1`` the bar updates after each batch hook,
+    with ``verbose=2`` one line is printed at the end of each epoch (or of ``evaluate`` / ``predict``); ``fit``
+    prints ``Epoch i/n`` first when there is more than one epoch. Inside ``fit`` the validation pass draws no bar.
+    """
+
     def __init__(self) -> None:
         super().__init__()
         self.seen = 0
@@ -19,6 +26,7 @@ class ProgbarLogger(Callback):
         self._called_in_fit = False
 
     def set_params(self, params: dict[str, Any]) -> None:
+        """Takes ``verbose`` (``"auto"`` meaning 1), ``epochs`` and ``steps`` (the bar's target) from `params`."""
         verbose = params.get("verbose", 1)
         self.verbose = 1 if verbose == "auto" else verbose
         self.epochs = params.get("epochs", 1)

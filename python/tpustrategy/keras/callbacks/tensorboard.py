@@ -35,6 +35,24 @@ def _summary() -> ModuleType:
 
 
 class TensorBoard(Callback):
+    """Writes the training logs as TensorBoard event files (``keras.callbacks.TensorBoard``); scalars and
+    weight histograms only.
+
+    Args:
+      log_dir: The directory; the train and validation writers use its ``train`` and ``validation``
+        subdirectories.
+      histogram_freq: Every how many epochs to write each layer weight as a histogram; 0 for never.
+      update_freq: ``"epoch"``, or an int: also write ``batch_<name>`` scalars every that many
+        ``on_train_batch_end`` calls, counted across epochs (the count is the step).
+      write_graph, write_images, write_steps_per_second, profile_batch, embeddings_freq, embeddings_metadata:
+        Accepted for Keras' signature and ignored (not built).
+
+    Raises:
+      ValueError: `update_freq` is neither ``"epoch"`` nor an int, or `histogram_freq` is not a non-negative
+        int.
+      NotImplementedError: ``tf.summary`` is not available in this build.
+    """
+
     def __init__(self, log_dir: str | os.PathLike[str] = "logs", histogram_freq: int = 0, write_graph: bool = True,
                  write_images: bool = False, write_steps_per_second: bool = False, update_freq: str | int = "epoch",
                  profile_batch: int | tuple[int, int] | str = 0, embeddings_freq: int = 0,
@@ -91,6 +109,7 @@ class TensorBoard(Callback):
         writer.flush()
 
     def on_train_end(self, logs: dict[str, Any] | None = None) -> None:
+        """Closes the file writers (a later ``fit`` opens new ones)."""
         for writer in self._writers.values():
             writer.close()
         self._writers.clear()

@@ -24,6 +24,15 @@ class Model(Trainer, Layer):
 
     Functional: ``Model(inputs=keras.Input(...), outputs=...)``; subclassed: define layers in ``__init__``
     and the forward pass in ``call(inputs, training=None)``.
+
+    Args:
+      inputs, outputs: The functional form's input and output KerasTensors (nests of them), by keyword or as
+        the first two positional arguments; neither for a subclassed model.
+      **kwargs: Layer arguments (``name``, ``trainable``, ``dtype`` ...).
+
+    Raises:
+      TypeError: More than two positional arguments.
+      ValueError: Only one of `inputs` and `outputs`, or both given to a subclass that defines ``call``.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -57,10 +66,12 @@ class Model(Trainer, Layer):
 
     @property
     def inputs(self) -> Any:
+        """A functional model's input KerasTensors as a flat list; None for a subclassed model."""
         return self._graph.flat_inputs if self._graph is not None else None
 
     @property
     def outputs(self) -> Any:
+        """A functional model's output KerasTensors as a flat list; None for a subclassed model."""
         return self._graph.flat_outputs if self._graph is not None else None
 
     # Layer.input / Layer.output: mypy types a property read off the class as its getter, which has no fget.
@@ -88,6 +99,11 @@ class Model(Trainer, Layer):
         self.built = True
 
     def get_layer(self, name: str | None = None, index: int | None = None) -> Layer:
+        """The layer at `index` in ``layers`` when an index is given, else the layer called `name`.
+
+        Raises:
+          ValueError: `index` is out of range, or no layer has that name.
+        """
         if index is not None:
             if len(self.layers) <= index:
                 raise ValueError(f"Was asked to retrieve layer at index {index} but model only has {len(self.layers)} "

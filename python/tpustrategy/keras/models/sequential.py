@@ -17,6 +17,17 @@ from tpustrategy.keras.models.model import Model
 
 
 class Sequential(Model):
+    """A model that applies its layers one after another (``keras.Sequential``).
+
+    Args:
+      layers: Layers to add in order (see ``add``); a ``keras.Input`` tensor first fixes the input shape.
+      trainable: Whether the model's weights are trainable.
+      name: The model's name; ``sequential``, ``sequential_1`` ... by default.
+
+    Raises:
+      ValueError: As ``add`` raises for one of `layers`.
+    """
+
     def __init__(self, layers: Iterable[Layer | KerasTensor] | None = None, trainable: bool = True,
                  name: str | None = None) -> None:
         if name is None:
@@ -56,6 +67,11 @@ class Sequential(Model):
             self._maybe_rebuild()
 
     def pop(self, rebuild: bool = True) -> Layer:
+        """Removes and returns the last layer; with `rebuild`, rebuilds the model when its input shape is known.
+
+        Raises:
+          TypeError: The model has no layers.
+        """
         if not self._layers:
             raise TypeError("There are no layers in the model.")
         layer: Layer = self._layers.pop()
@@ -100,14 +116,17 @@ class Sequential(Model):
 
     @property
     def inputs(self) -> Any:
+        """``[the InputLayer's KerasTensor]`` once the input shape is known, else None."""
         return [self._input_layer.output_tensor] if self._input_layer is not None else None
 
     @property
     def input_shape(self) -> Any:
+        """The input's batch shape (a tuple, batch dimension usually None) once known, else None."""
         return self._input_layer.batch_shape if self._input_layer is not None else None
 
     @property
     def output_shape(self) -> Any:
+        """The output shape from the latest build (or first call), None before."""
         return self._output_shape_seen
 
     def get_config(self) -> dict[str, Any]:

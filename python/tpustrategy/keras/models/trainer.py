@@ -164,6 +164,7 @@ class Trainer(_TrainerBase):
 
     @property
     def metrics_names(self) -> list[str]:
+        """The names of ``metrics``, in that order (the order of ``evaluate``'s list)."""
         return [m.name for m in self.metrics]
 
     def _metric_objects(self) -> list[Metric]:
@@ -173,6 +174,7 @@ class Trainer(_TrainerBase):
         return out + list(self._compile_metrics or []) + list(self._weighted_metrics or [])
 
     def reset_metrics(self) -> None:
+        """Resets the state of every loss tracker and compiled metric (in the model's strategy scope)."""
         with self._strategy_scope():
             for metric in self._metric_objects():
                 metric.reset_state()
@@ -230,6 +232,22 @@ class Trainer(_TrainerBase):
     # ---- the steps (run per replica) ----
     def compute_loss(self, x: Any = None, y: Any = None, y_pred: Any = None, sample_weight: Any = None,
                      training: bool = True) -> Any:
+        """The total loss of one step: the compiled loss(es) plus the model's ``losses`` (each summed and scaled
+        for the number of replicas).
+
+        Args:
+          x: Unused (Keras' signature).
+          y: The targets.
+          y_pred: The model's outputs for the batch.
+          sample_weight: Per-example weights for the compiled loss, or None.
+          training: Unused (Keras' signature).
+
+        Returns:
+          A scalar tensor.
+
+        Raises:
+          ValueError: No loss was compiled and the model added none.
+        """
         values = []
         if self._output_losses is not None:
             values.append(self._output_losses(y, nest.flatten(y_pred), sample_weight))
@@ -264,6 +282,18 @@ class Trainer(_TrainerBase):
             metric.update_state(y, y_pred, sample_weight=sample_weight)
 
     def train_step(self, data: Any) -> Any:
+        """One training step on a batch, run eagerly (per replica under the model's strategy; not traced).
+
+        Computes the loss under a GradientTape, applies the gradients with the optimizer (warning when the model
+        has no trainable weights) and updates the loss tracker and compiled metrics. Override it to customize
+        ``fit``.
+
+        Args:
+          data: A batch: ``x``, ``(x,)``, ``(x, y)`` or ``(x, y, sample_weight)``.
+
+        Returns:
+          None here (Keras returns the logs); ``fit`` reads the logs from the metrics.
+        """
         x, y, sample_weight = unpack_x_y_sample_weight(data)
         with GradientTape() as tape:
             y_pred = self(x, training=True) if self._call_has_training_arg else self(x)
@@ -283,6 +313,11 @@ class Trainer(_TrainerBase):
         self._update_metrics(y, y_pred, sample_weight)
 
     def test_step(self, data: Any) -> Any:
+        """One evaluation step on a batch (as ``train_step`` without the update); returns None, like it.
+
+        Args:
+          data: A batch: ``x``, ``(x,)``, ``(x, y)`` or ``(x, y, sample_weight)``.
+        """
         x, y, sample_weight = unpack_x_y_sample_weight(data)
         y_pred = self(x, training=False) if self._call_has_training_arg else self(x)
         loss = self.compute_loss(x, y, y_pred, sample_weight, training=False)
@@ -293,6 +328,7 @@ class Trainer(_TrainerBase):
         self._update_metrics(y, y_pred, sample_weight)
 
     def predict_step(self, data: Any) -> Any:
+        """The model's outputs for a batch's ``x`` (called with ``training=False``), run eagerly per replica."""
         x, _, _ = unpack_x_y_sample_weight(data)
         return self(x, training=False) if self._call_has_training_arg else self(x)
 
@@ -479,6 +515,11 @@ class Trainer(_TrainerBase):
         return self._batch_result(return_dict)
 
     def test_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None, return_dict: bool = False) -> Any:
+        """Evaluates this one batch after resetting the metrics: the loss and metrics as ``evaluate`` returns them.
+
+        Raises:
+          ValueError: The model is not compiled.
+        """
         self._assert_compiled()
         handler = self._one_batch_handler(x, y, sample_weight)
         self._symbolic_build(handler.sample())
@@ -489,6 +530,7 @@ class Trainer(_TrainerBase):
         return self._batch_result(return_dict)
 
     def predict_on_batch(self, x: Any) -> Any:
+        """The model's outputs for this one batch, as numpy arrays (``predict`` with the whole batch, silent)."""
         rows = int(np.shape(nest.flatten(x)[0])[0]) if not hasattr(nest.flatten(x)[0], "_shape_tuple") else \
             nest.flatten(x)[0]._shape_tuple[0]
         return self.predict(x, batch_size=max(1, rows), verbose=0)
