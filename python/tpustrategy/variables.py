@@ -193,7 +193,7 @@ class Variable(TensorOperators, metaclass=_VariableMetaclass):
 
     @property
     def trainable(self) -> bool:
-        """Whether the variable is trainable (by default, unless its synchronization is ON_READ)."""
+        """Whether the variable is trainable (by default True unless its synchronization is ON_READ)."""
         return self._trainable
 
     @property
