@@ -39,14 +39,17 @@ class OpError(Exception):
 
     @property
     def message(self) -> str:
+        """The error message (also what ``str(error)`` gives)."""
         return self._message
 
     @property
     def op(self) -> object:
+        """The failing operation given to the constructor; tpustrategy passes None (ops run eagerly, no graph)."""
         return self._op
 
     @property
     def node_def(self) -> object:
+        """The failing op's NodeDef given to the constructor; tpustrategy passes None (there is no graph)."""
         return self._node_def
 
     def __str__(self) -> str:

@@ -49,6 +49,9 @@ def autocast_dtype() -> Any:
 
 
 class VariableSynchronization(enum.Enum):
+    """When a distributed variable's replicas agree: AUTO (resolved to ON_WRITE), NONE (rejected by strategies),
+    ON_WRITE (every write updates all replicas) or ON_READ (replicas write locally, reads aggregate)."""
+
     AUTO = 0
     NONE = 1
     ON_WRITE = 2
@@ -170,34 +173,46 @@ class Variable(TensorOperators, metaclass=_VariableMetaclass):
     # ---- properties ----
     @property
     def name(self) -> str:
+        """The name scope at creation, then the given name ("Variable" if none), then ":0"."""
         return self._name
 
     @property
     def dtype(self) -> _core.tensor.DType:
+        """The variable's dtype."""
         return self._value.dtype
 
     @property
     def shape(self) -> TensorShape:
+        """The variable's shape (fixed at creation)."""
         return TensorShape(self._value._shape_tuple)
 
     @property
     def device(self) -> str:
+        """The name of the device that holds the value (the device current at creation)."""
         return self._device.name
 
     @property
     def trainable(self) -> bool:
+        """Whether the variable is trainable (by default True unless its synchronization is ON_READ)."""
         return self._trainable
 
     @property
     def synchronization(self) -> VariableSynchronization:
+        """The VariableSynchronization given at creation."""
         return self._synchronization
 
     @property
     def aggregation(self) -> _AggregationEnum:
+        """The aggregation given at creation (VariableAggregation.NONE by default)."""
         return self._aggregation
 
     # ---- reading ----
     def value(self) -> Tensor:
+        """The current value as a tensor; a later assign replaces the variable's tensor, not this one.
+
+        A trainable variable read while a GradientTape records is watched by it; inside ``autocast_reads``
+        (Keras' mixed precision) a floating variable reads as that scope's dtype.
+        """
         value = self._value
         if _tapes_active[0]:  # trainable variables read inside a tape are watched
             _backprop._variable_accessed(self, value)
@@ -210,6 +225,7 @@ class Variable(TensorOperators, metaclass=_VariableMetaclass):
     _as_tensor = value
 
     def numpy(self) -> Any:
+        """The current value as a NumPy array (never autocast)."""
         return self._value.numpy()
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> Any:
@@ -230,15 +246,28 @@ class Variable(TensorOperators, metaclass=_VariableMetaclass):
 
     def assign(self, value: Any, use_locking: bool | None = None, name: str | None = None,
                read_value: bool = True) -> Variable:
+        """Replaces the value with `value`, converted to the variable's dtype; runs eagerly.
+
+        `use_locking`, `name` and `read_value` are accepted for compatibility.
+
+        Returns:
+          The variable itself.
+
+        Raises:
+          ValueError: `value` has another shape, or is a tensor of another dtype.
+          TypeError: `value` cannot be converted to a tensor.
+        """
         self._value = self._new_value(value)
         return self
 
     def assign_add(self, delta: Any, use_locking: bool | None = None, name: str | None = None,
                    read_value: bool = True) -> Variable:
+        """Adds `delta` in place, with ``assign``'s conversion, arguments, result and errors."""
         return self._apply(np.add, delta)
 
     def assign_sub(self, delta: Any, use_locking: bool | None = None, name: str | None = None,
                    read_value: bool = True) -> Variable:
+        """Subtracts `delta` in place, with ``assign``'s conversion, arguments, result and errors."""
         return self._apply(np.subtract, delta)
 
     def _assign_gradient_descent(self, gradient: object, learning_rate: object) -> bool:

@@ -133,6 +133,17 @@ set_virtual_device_configuration = set_logical_device_configuration
 
 
 def get_logical_device_configuration(device: PhysicalDevice | str) -> list[LogicalDeviceConfiguration] | None:
+    """The configurations last given to ``set_logical_device_configuration`` for `device`.
+
+    Args:
+      device: a PhysicalDevice or its name ("/physical_device:TPU:0"), or a device name of the slice.
+
+    Returns:
+      The list of LogicalDeviceConfiguration last set for `device`, or None if it was never configured.
+
+    Raises:
+      ValueError: `device` names no device of the simulated slice.
+    """
     target = _physical_to_devices(device)
     return _logical_configuration.get(target.name)
 
@@ -141,6 +152,11 @@ get_virtual_device_configuration = get_logical_device_configuration
 
 
 def get_visible_devices(device_type: str | None = None) -> list[PhysicalDevice]:
+    """The visible physical devices, optionally of one `device_type`: every simulated device is visible.
+
+    Raises:
+      TypeError: `device_type` is neither None nor a string.
+    """
     _device_type_filter(device_type, "get_visible_devices")
     return list_physical_devices(device_type)
 

@@ -56,5 +56,6 @@ def set_memory_growth(device: object, enable: bool) -> None:
 
 
 def get_memory_growth(device: object) -> bool:
+    """Always True for any `device`: simulated memory grows as it is allocated, nothing is reserved up front."""
     return True
 

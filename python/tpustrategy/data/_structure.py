@@ -61,10 +61,12 @@ class DatasetSpec:
 
     @property
     def element_spec(self) -> Nest:
+        """The spec of one element of the described datasets."""
         return self._element_spec
 
     @property
     def shape(self) -> TensorShape:
+        """The shape of the dataset value itself: () for one dataset, larger for a batch of datasets."""
         return self._dataset_shape
 
     def __eq__(self, other: object) -> bool:

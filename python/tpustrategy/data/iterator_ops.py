@@ -50,6 +50,7 @@ class OwnedIterator:
 
     @property
     def element_spec(self) -> Any:
+        """The spec of the elements this iterator yields (its dataset's element_spec)."""
         return self._element_spec
 
     def __iter__(self) -> OwnedIterator:

@@ -25,12 +25,16 @@ class AutoShardPolicy(enum.IntEnum):
 
 
 class ExternalStatePolicy(enum.Enum):
+    """What serializing a dataset does with stateful ops; recorded in Options only, nothing here acts on it."""
+
     WARN = 0
     IGNORE = 1
     FAIL = 2
 
 
 class AutotuneAlgorithm(enum.Enum):
+    """Which autotuner ``Options.autotune.autotune_algorithm`` names; recorded only, the pipeline is not tuned."""
+
     DEFAULT = 0
     HILL_CLIMB = 1
     GRADIENT_DESCENT = 2

@@ -139,6 +139,7 @@ class CentralStorageExtended(MirroredExtended):
 
     @property
     def parameter_devices(self) -> tuple[str, ...]:
+        """The one device that holds the variables (the parameter device)."""
         return (self._parameter_device_name,)
 
     def non_slot_devices(self, var_list: Sequence[Any]) -> Any:

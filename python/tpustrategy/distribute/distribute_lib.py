@@ -65,14 +65,17 @@ class StrategyBase:
 
     @property
     def extended(self) -> StrategyExtendedV2:
+        """The strategy's ``StrategyExtended``: the lower-level, cross-replica API."""
         return self._extended
 
     @property
     def num_replicas_in_sync(self) -> int:
+        """How many replicas run each step in lockstep (and so combine in a reduce)."""
         return self._extended._num_replicas_in_sync
 
     @property
     def cluster_resolver(self) -> Any:
+        """The ClusterResolver the strategy was built with; None for strategies that take none."""
         return None
 
     def scope(self) -> contextlib.AbstractContextManager[StrategyBase]:
@@ -199,6 +202,7 @@ class StrategyV1(StrategyBase):
     """``tf.compat.v1.distribute.Strategy``: no gather, ``reduce`` axis optional, iterator-based input."""
 
     def experimental_run(self, fn: Callable[..., Any], input_iterator: Any = None) -> Any:
+        """``run(fn, args=(input_iterator.get_next(),))``; ``run(fn)`` when no iterator is given."""
         inputs = input_iterator.get_next() if input_iterator is not None else None
         return self.run(fn, args=(inputs,) if input_iterator is not None else ())
 
@@ -232,16 +236,19 @@ class _DefaultDistributionExtended(StrategyExtendedV1):
 
     @property
     def worker_devices(self) -> tuple[str, ...]:
+        """Unsupported by the default strategy: raises RuntimeError."""
         raise RuntimeError("worker_devices() method unsupported by default tf.distribute.Strategy.")
 
     @property
     def parameter_devices(self) -> tuple[str, ...]:
+        """Unsupported by the default strategy: raises RuntimeError."""
         raise RuntimeError("parameter_devices() method unsupported by default tf.distribute.Strategy.")
 
     def _create_variable(self, next_creator: Callable[..., Any], **kwargs: Any) -> Any:
         return next_creator(**kwargs)
 
     def variable_created_in_scope(self, v: object) -> bool:
+        """Whether `v` belongs to no distribution strategy (so was created in the default one)."""
         return getattr(v, "_distribute_strategy", None) is None
 
     def _distribute_values_from_function(self, value_fn: Callable[[ValueContext], Any]) -> Any:

@@ -24,14 +24,17 @@ class InputContext:
 
     @property
     def num_replicas_in_sync(self) -> int:
+        """How many replicas the strategy runs in sync (the global batch is split over them)."""
         return self._num_replicas_in_sync
 
     @property
     def input_pipeline_id(self) -> int:
+        """This pipeline's index in [0, num_input_pipelines): the shard an input function should read."""
         return self._input_pipeline_id
 
     @property
     def num_input_pipelines(self) -> int:
+        """How many input pipelines feed the replicas, i.e. how many shards the input is split into."""
         return self._num_input_pipelines
 
     def get_per_replica_batch_size(self, global_batch_size: int) -> int:
@@ -55,10 +58,12 @@ class ValueContext:
 
     @property
     def num_replicas_in_sync(self) -> int:
+        """How many replicas the strategy runs in sync (the global batch is split over them)."""
         return self._num_replicas_in_sync
 
     @property
     def replica_id_in_sync_group(self) -> int:
+        """The replica whose value the function is asked for, in [0, num_replicas_in_sync)."""
         return self._replica_id_in_sync_group
 
     def __str__(self) -> str:

@@ -79,30 +79,37 @@ class DistributedVariable(TensorOperators, values_lib.DistributedValues):
     # ---- properties of the primary ----
     @property
     def name(self) -> str:
+        """The first component's name (the others add ``/replica_<i>``)."""
         return self._primary.name
 
     @property
     def dtype(self) -> _core.tensor.DType:
+        """The variable's dtype."""
         return self._primary.dtype
 
     @property
     def shape(self) -> TensorShape:
+        """The variable's shape (every component has it)."""
         return self._primary.shape
 
     @property
     def trainable(self) -> bool:
+        """Whether the variable is trainable."""
         return self._primary.trainable
 
     @property
     def synchronization(self) -> VariableSynchronization:
+        """When the components are synchronized (ON_WRITE or ON_READ)."""
         return self._primary.synchronization
 
     @property
     def aggregation(self) -> Any:
+        """How replica-context writes (mirrored) or cross-replica reads (sync-on-read) combine the replicas."""
         return self._primary.aggregation
 
     @property
     def device(self) -> str:
+        """The device of this replica's component (in replica context), else of the first component."""
         return (self._local() or self._primary).device
 
     # ---- reading ----
@@ -110,6 +117,12 @@ class DistributedVariable(TensorOperators, values_lib.DistributedValues):
         return self._on_device_or_primary().value()
 
     def value(self) -> _core.tensor.Tensor:
+        """This replica's component's value in replica context; in cross-replica context the component on the
+        current device (else the first) or, for a sync-on-read variable, the components aggregated.
+
+        Raises:
+          ValueError: a cross-replica read of a sync-on-read variable whose aggregation is NONE.
+        """
         local = self._local()
         return local.value() if local is not None else self._read_cross_replica()
 
@@ -119,6 +132,7 @@ class DistributedVariable(TensorOperators, values_lib.DistributedValues):
         return self.value()
 
     def numpy(self) -> Any:
+        """``value()`` as a NumPy array."""
         return self.value().numpy()
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> Any:
@@ -130,14 +144,28 @@ class DistributedVariable(TensorOperators, values_lib.DistributedValues):
     # ---- writing ----
     def assign(self, value: Any, use_locking: bool | None = None, name: str | None = None,
                read_value: bool = True) -> Any:
+        """Writes `value` by the subclass's rule (MirroredVariable or SyncOnReadVariable); runs eagerly.
+
+        `use_locking` and `name` are accepted for compatibility.
+
+        Returns:
+          In cross-replica context a Mirrored of the components' new values, or None when `read_value` is
+          False; in replica context the written variable or its new value.
+
+        Raises:
+          TypeError: a PerReplica value written to an aggregated MirroredVariable in cross-replica context.
+          ValueError: a cross-replica ``assign_add`` / ``assign_sub`` on a SUM-aggregated SyncOnReadVariable.
+        """
         return self._update("assign", value, read_value)
 
     def assign_add(self, delta: Any, use_locking: bool | None = None, name: str | None = None,
                    read_value: bool = True) -> Any:
+        """Adds `delta`, with ``assign``'s rules, arguments, results and errors."""
         return self._update("assign_add", delta, read_value)
 
     def assign_sub(self, delta: Any, use_locking: bool | None = None, name: str | None = None,
                    read_value: bool = True) -> Any:
+        """Subtracts `delta`, with ``assign``'s rules, arguments, results and errors."""
         return self._update("assign_sub", delta, read_value)
 
     def _update_each(self, method: str, value: Any) -> None:

@@ -212,14 +212,17 @@ class StrategyExtendedV2:
     # ---- properties ----
     @property
     def worker_devices(self) -> tuple[str, ...]:
+        """The names of the devices the replicas run on, one per replica, in replica order."""
         return tuple(d.name for d in self._replica_devices())
 
     @property
     def parameter_devices(self) -> tuple[str, ...]:
+        """The names of the devices holding variables: here the replicas' devices (``worker_devices``)."""
         return self.worker_devices
 
     @property
     def experimental_require_static_shapes(self) -> bool:
+        """False for every strategy here, TPU ones included (TF's say True): steps run eagerly, not compiled."""
         return False
 
     # ---- reductions ----
@@ -330,6 +333,7 @@ class StrategyExtendedV2:
         return getattr(value, "_distributed_container", None) or value
 
     def variable_created_in_scope(self, v: object) -> bool:
+        """Whether `v` was created under this strategy's ``scope()``."""
         return getattr(v, "_distribute_strategy", None) is self._container_strategy()
 
     @contextlib.contextmanager

@@ -80,10 +80,12 @@ class ReplicaContext:
 
     @property
     def strategy(self) -> StrategyBase:
+        """The strategy running this replica."""
         return self._strategy
 
     @property
     def num_replicas_in_sync(self) -> int:
+        """The strategy's number of replicas."""
         return self._strategy.num_replicas_in_sync
 
     @property

@@ -131,6 +131,7 @@ class _TPUStrategyMethods(distribute_lib.StrategyBase):
 
     @property
     def cluster_resolver(self) -> Any:
+        """The resolver passed to the constructor; a new local-slice TPUClusterResolver when none was."""
         return self._extended._tpu_cluster_resolver
 
     def experimental_assign_to_logical_device(self, tensor: Any, logical_device_id: int) -> ShardedTensor:

@@ -25,6 +25,7 @@ class DistributedValues:
 
     @property
     def values(self) -> tuple[Any, ...]:
+        """The components, one per replica, in replica order."""
         return self._values
 
     def _local_replica_id(self) -> int | None:
@@ -85,6 +86,7 @@ class Mirrored(TensorOperators, DistributedValues):
     _from_composite_components = PerReplica._from_composite_components
 
     def numpy(self) -> Any:
+        """The running replica's component (the first outside a replica) as a NumPy array."""
         import numpy as np
 
         return np.asarray(self._get())

@@ -37,10 +37,12 @@ class MemoryReport:
 
     @property
     def total_current(self) -> int:
+        """Bytes in use now, summed over the cores."""
         return sum(c.current for c in self.cores)
 
     @property
     def max_peak(self) -> int:
+        """The highest peak (bytes) of any one core; 0 for a report without cores."""
         return max((c.peak for c in self.cores), default=0)
 
     def __len__(self) -> int:

@@ -24,6 +24,7 @@ class IndexedSlices:
 
     @property
     def values(self) -> Tensor:
+        """The slices: ``values[i]`` is row ``indices[i]`` of the dense tensor."""
         return self._values
 
     # tf.nest(expand_composites=True): TF's component order (dense_shape only when known).
@@ -35,23 +36,28 @@ class IndexedSlices:
 
     @property
     def indices(self) -> Tensor:
+        """The 1-D row indices, one per slice of ``values`` (a row may repeat)."""
         return self._indices
 
     @property
     def dense_shape(self) -> Tensor | None:
+        """The dense tensor's shape as a 1-D tensor, None when not given."""
         return self._dense_shape
 
     @property
     def dtype(self) -> _core.tensor.DType:
+        """The dtype of the values."""
         return self._values.dtype
 
     @property
     def shape(self) -> TensorShape:
+        """``dense_shape`` as a TensorShape; unknown rank when it is None."""
         return TensorShape(None if self._dense_shape is None else [int(d) for d in _core.ops.identity(
             self._dense_shape).numpy()])
 
     @property
     def device(self) -> str:
+        """The device of the values."""
         return self._values.device
 
     def _as_tensor(self) -> Tensor:
@@ -64,6 +70,11 @@ class IndexedSlices:
         return dense
 
     def numpy(self) -> Any:
+        """The dense tensor as a NumPy array: rows of repeated indices are summed, missing rows are 0.
+
+        Raises:
+          ValueError: ``dense_shape`` is None.
+        """
         return self._as_tensor().numpy()
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> Any:

@@ -34,6 +34,7 @@ class name_scope:  # noqa: N801 - TF's name
 
     @property
     def name(self) -> str:
+        """The name given at construction (not the full scope entered, which ``__enter__`` returns)."""
         return self._name
 
     def __enter__(self) -> str:

@@ -51,22 +51,27 @@ class SparseTensor:
 
     @property
     def indices(self) -> Tensor:
+        """The int64 ``[N, rank]`` positions of the values."""
         return self._indices
 
     @property
     def values(self) -> Tensor | StringTensor:
+        """The ``[N]`` values, one per row of ``indices``."""
         return StringTensor(self._values) if isinstance(self._values, np.ndarray) else self._values
 
     @property
     def dense_shape(self) -> Tensor:
+        """The int64 ``[rank]`` shape of the dense tensor this represents."""
         return self._dense_shape
 
     @property
     def dtype(self) -> _core.tensor.DType | StringDType:
+        """The dtype of the values."""
         return self._values.dtype if isinstance(self._values, Tensor) else string
 
     @property
     def shape(self) -> TensorShape:
+        """``dense_shape`` as a TensorShape."""
         return TensorShape(np.asarray(self._dense_shape).tolist())
 
     def __repr__(self) -> str:
@@ -119,21 +124,26 @@ class SparseTensorSpec:
 
     @property
     def shape(self) -> TensorShape:
+        """The described dense shape; None dimensions match any size."""
         return self._shape
 
     @property
     def dtype(self) -> Any:
+        """The dtype of the described values."""
         return self._dtype
 
     @property
     def value_type(self) -> type[SparseTensor]:
+        """SparseTensor, the type of the values this spec describes."""
         return SparseTensor
 
     @classmethod
     def from_value(cls, value: SparseTensor) -> SparseTensorSpec:
+        """The spec of `value`'s dense shape and dtype."""
         return cls(value.shape, value.dtype)
 
     def is_compatible_with(self, other: object) -> bool:
+        """Whether `other` is a SparseTensorSpec of this dtype with a compatible shape (a SparseTensor is not)."""
         return isinstance(other, SparseTensorSpec) and self._dtype == other._dtype and \
             self._shape.is_compatible_with(other._shape)
 

@@ -88,21 +88,26 @@ class TensorSpec:
 
     @classmethod
     def from_tensor(cls, tensor: "Tensor | StringTensor", name: str | None = None) -> "TensorSpec":
+        """The spec of `tensor`'s shape and dtype, named `name`."""
         return cls(tensor.shape, tensor.dtype, name)
 
     @property
     def shape(self) -> TensorShape:
+        """The described shape; None dimensions match any size."""
         return self._shape
 
     @property
     def dtype(self) -> "_core.tensor.DType | StringDType":
+        """The described dtype."""
         return self._dtype
 
     @property
     def name(self) -> str | None:
+        """The optional name given at construction."""
         return self._name
 
     def is_compatible_with(self, other: object) -> bool:
+        """Whether `other` (a TensorSpec or a tensor) has this dtype and a compatible shape; False for anything else."""
         if isinstance(other, TensorSpec):
             return self._dtype == other.dtype and self._shape.is_compatible_with(other.shape)
         if isinstance(other, (Tensor, StringTensor)):

@@ -31,23 +31,32 @@ class TensorShape:
 
     @property
     def rank(self) -> int | None:
+        """The number of dimensions, None when the rank is unknown."""
         return None if self._dims is None else len(self._dims)
 
     ndims = rank
 
     @property
     def dims(self) -> list[int | None] | None:
+        """The dimensions as a list (None for an unknown one), None when the rank is unknown."""
         return None if self._dims is None else list(self._dims)
 
     def as_list(self) -> list[int | None]:
+        """The dimensions as a list of ints, None for an unknown dimension.
+
+        Raises:
+          ValueError: the rank is unknown.
+        """
         if self._dims is None:
             raise ValueError("as_list() is not defined on an unknown TensorShape.")
         return list(self._dims)
 
     def is_fully_defined(self) -> bool:
+        """Whether the rank and every dimension are known."""
         return self._dims is not None and all(d is not None for d in self._dims)
 
     def num_elements(self) -> int | None:
+        """The product of the dimensions (1 for a scalar), None unless fully defined."""
         if self._dims is None:
             return None
         n = 1
@@ -58,6 +67,7 @@ class TensorShape:
         return n
 
     def is_compatible_with(self, other: ShapeLike) -> bool:
+        """Whether `other` could describe the same tensor: an unknown rank or dimension matches anything."""
         other = as_shape(other)
         if self._dims is None or other._dims is None:
             return True
@@ -66,6 +76,11 @@ class TensorShape:
         return all(a is None or b is None or a == b for a, b in zip(self._dims, other._dims, strict=True))
 
     def merge_with(self, other: ShapeLike) -> TensorShape:
+        """The shape that knows what either of `self` and `other` knows.
+
+        Raises:
+          ValueError: the shapes are not compatible.
+        """
         other = as_shape(other)
         if self._dims is None:
             return other
@@ -76,6 +91,7 @@ class TensorShape:
         return TensorShape([a if a is not None else b for a, b in zip(self._dims, other._dims, strict=True)])
 
     def most_specific_compatible_shape(self, other: ShapeLike) -> TensorShape:
+        """The most specific shape compatible with both: differing dimensions become None, differing ranks unknown."""
         other = as_shape(other)
         if self._dims is None or other._dims is None or len(self._dims) != len(other._dims):
             return TensorShape(None)
@@ -121,6 +137,7 @@ class TensorShape:
         return self.concatenate(other)
 
     def concatenate(self, other: ShapeLike) -> TensorShape:
+        """The dimensions of `self` followed by those of `other`; unknown rank if either rank is unknown."""
         other = as_shape(other)
         if self._dims is None or other._dims is None:
             return TensorShape(None)
@@ -144,4 +161,5 @@ ShapeLike = TensorShape | Iterable[int | None] | None
 
 
 def as_shape(shape: ShapeLike) -> TensorShape:
+    """`shape` as a TensorShape (returned as is if it already is one)."""
     return shape if isinstance(shape, TensorShape) else TensorShape(shape)

@@ -95,14 +95,17 @@ class DeviceAssignment:
 
     @property
     def topology(self) -> Topology:
+        """The Topology of the slice the replicas are placed on."""
         return self._topology
 
     @property
     def num_replicas(self) -> int:
+        """The number of replicas (computations run in parallel)."""
         return self._impl.num_replicas
 
     @property
     def num_cores_per_replica(self) -> int:
+        """The number of TPU cores (logical devices) each replica spans."""
         return self._impl.num_cores_per_replica
 
     @property

@@ -278,9 +278,11 @@ class SpmdPlan:
         return self.records[0].entries if self.records else []
 
     def collectives(self, replica: int = 0) -> list[_core.spmd.SpmdEntry]:
+        """The collectives the partitioner inserted for `replica` (IndexError if there is no such replica)."""
         return [e for e in self.records[replica].entries if e.kind == "collective"]
 
     def ops(self, replica: int = 0) -> list[_core.spmd.SpmdEntry]:
+        """The partitioned ops `replica` ran (IndexError if there is no such replica)."""
         return [e for e in self.records[replica].entries if e.kind == "op"]
 
     def __str__(self) -> str:

@@ -64,6 +64,7 @@ class Topology:
 
     @property
     def mesh_rank(self) -> int:
+        """The rank of the mesh: 4 (``[x, y, z, core]``)."""
         return self._impl.mesh_rank
 
     @property
@@ -78,10 +79,12 @@ class Topology:
 
     @property
     def num_tasks(self) -> int:
+        """The number of tasks (hosts) with TPU devices."""
         return self._impl.num_tasks
 
     @property
     def num_tpus_per_task(self) -> int:
+        """The number of TPU devices each task has."""
         return self._impl.num_tpus_per_task
 
     def task_ordinal_at_coordinates(self, device_coordinates: Any) -> int:
@@ -93,9 +96,21 @@ class Topology:
         return self._impl.tpu_device_ordinal_at_coordinates(_coordinates_tuple(device_coordinates))
 
     def cpu_device_name_at_coordinates(self, device_coordinates: Any, job: str | None = None) -> str:
+        """The name of the host CPU of the task owning the TPU at ``[x, y, z, core]``.
+
+        Args:
+          device_coordinates: the 4 mesh coordinates of a TPU device.
+          job: the job to name ("/job:<job>" prefix); None leaves the job out.
+
+        Raises:
+          ValueError: the coordinates lie outside the mesh.
+          TypeError: not exactly 4 coordinates.
+        """
         return self._impl.cpu_device_name_at_coordinates(_coordinates_tuple(device_coordinates), job=job)
 
     def tpu_device_name_at_coordinates(self, device_coordinates: Any, job: str | None = None) -> str:
+        """The name of the TPU device at ``[x, y, z, core]``; arguments and errors as in
+        ``cpu_device_name_at_coordinates``."""
         return self._impl.tpu_device_name_at_coordinates(_coordinates_tuple(device_coordinates), job=job)
 
     def serialized(self) -> bytes:

@@ -73,24 +73,33 @@ def assert_cardinality(expected_cardinality: IntLike) -> Transformation:
 
 
 def ignore_errors(log_warning: bool = False) -> Transformation:
+    """For ``dataset.apply``: ``dataset.ignore_errors(log_warning)``, dropping elements whose production raised."""
     return lambda dataset: dataset.ignore_errors(log_warning)
 
 
 def scan(initial_state: Nest, scan_func: Callable[[Nest, Nest], tuple[Nest, Nest]]) -> Transformation:
+    """For ``dataset.apply``: ``dataset.scan(initial_state, scan_func)``, a running state over the elements."""
     return lambda dataset: dataset.scan(initial_state, scan_func)
 
 
 def take_while(predicate: Callable[..., Any]) -> Transformation:
+    """For ``dataset.apply``: ``dataset.take_while(predicate)``, the elements before `predicate` first fails."""
     return lambda dataset: dataset.take_while(predicate)
 
 
 def unique() -> Transformation:
+    """For ``dataset.apply``: ``dataset.unique()``, the elements not equal to an earlier one."""
     return lambda dataset: dataset.unique()
 
 
 def group_by_window(key_func: Callable[..., Any], reduce_func: Callable[[Tensor, Dataset], Dataset],
                     window_size: IntLike | None = None,
                     window_size_func: Callable[[Tensor], Any] | None = None) -> Transformation:
+    """For ``dataset.apply``: ``dataset.group_by_window(...)``, windows of elements grouped by ``key_func``.
+
+    Give exactly one of `window_size` and `window_size_func` (a key to a window size); applying the
+    transformation raises ValueError otherwise.
+    """
     return lambda dataset: dataset.group_by_window(key_func, reduce_func, window_size, window_size_func)
 
 
@@ -98,18 +107,25 @@ def bucket_by_sequence_length(element_length_func: Callable[..., Any], bucket_bo
                               bucket_batch_sizes: Sequence[int], padded_shapes: Nest = None,
                               padding_values: Nest = None, pad_to_bucket_boundary: bool = False,
                               no_padding: bool = False, drop_remainder: bool = False) -> Transformation:
+    """For ``dataset.apply``: ``dataset.bucket_by_sequence_length(...)``, batches of elements of similar length.
+
+    `bucket_batch_sizes` has one more entry than `bucket_boundaries`; applying the transformation raises
+    ValueError otherwise.
+    """
     return lambda dataset: dataset.bucket_by_sequence_length(
         element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes, padding_values,
         pad_to_bucket_boundary, no_padding, drop_remainder)
 
 
 def Counter(start: IntLike = 0, step: IntLike = 1, dtype: DTypeLike = "int64") -> Dataset:  # noqa: N802  (TF's name)
+    """``Dataset.counter(start, step, dtype)``: the endless sequence ``start, start + step, ...``."""
     from tpustrategy.data.dataset_ops import Dataset
 
     return Dataset.counter(start, step, dtype)
 
 
 def RandomDataset(seed: int | None = None) -> Dataset:  # noqa: N802  (TF's name)
+    """``Dataset.random(seed)``: an endless stream of pseudorandom int64 scalars, TF's values for a given seed."""
     from tpustrategy.data.dataset_ops import Dataset
 
     return Dataset.random(seed)

@@ -46,10 +46,12 @@ class ClusterResolver(abc.ABC):
 
     @property
     def environment(self) -> str:
+        """Where the cluster runs: "" (the default) or a platform name such as "google"."""
         return ""
 
     @property
     def task_type(self) -> str | None:
+        """This process's job in the cluster ("worker", "chief", ...), None when not set."""
         return getattr(self, "_task_type", None)
 
     @task_type.setter
@@ -58,6 +60,7 @@ class ClusterResolver(abc.ABC):
 
     @property
     def task_id(self) -> int | None:
+        """This process's index within its job, None when not set."""
         return getattr(self, "_task_id", None)
 
     @task_id.setter
@@ -107,6 +110,7 @@ class SimpleClusterResolver(ClusterResolver):
 
     @property
     def environment(self) -> str:
+        """The ``environment`` given to the constructor."""
         return self._environment
 
     def num_accelerators(self, task_type: str | None = None, task_id: int | None = None,
@@ -116,6 +120,7 @@ class SimpleClusterResolver(ClusterResolver):
 
     @property
     def rpc_layer(self) -> str | None:
+        """The protocol prefixed to master addresses ("grpc", ...), None for none; settable."""
         rpc_layer: str | None = self._rpc_layer
         return rpc_layer
 

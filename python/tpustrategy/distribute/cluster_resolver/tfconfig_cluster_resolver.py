@@ -42,6 +42,7 @@ class TFConfigClusterResolver(ClusterResolver):
 
     @property
     def task_type(self) -> str | None:
+        """The task type given or set, else ``TF_CONFIG["task"]["type"]``, else None."""
         if self._task_type is None:
             task = _tf_config_value("task", {})
             return str(task["type"]) if "type" in task else None
@@ -53,6 +54,7 @@ class TFConfigClusterResolver(ClusterResolver):
 
     @property
     def task_id(self) -> int | None:
+        """The task id given or set, else ``TF_CONFIG["task"]["index"]``, else None."""
         if self._task_id is None:
             task = _tf_config_value("task", {})
             return int(task["index"]) if "index" in task else None
@@ -64,10 +66,12 @@ class TFConfigClusterResolver(ClusterResolver):
 
     @property
     def environment(self) -> str | None:  # type: ignore[override]  # None unless given, as TF's
+        """The ``environment`` given to the constructor (None if not given)."""
         return self._environment
 
     @property
     def rpc_layer(self) -> str | None:
+        """The rpc layer given or set, else ``TF_CONFIG["rpc_layer"]``, else None."""
         return _tf_config_value("rpc_layer") if self._rpc_layer is None else self._rpc_layer
 
     @rpc_layer.setter

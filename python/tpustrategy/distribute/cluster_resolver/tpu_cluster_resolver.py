@@ -103,9 +103,11 @@ class TPUClusterResolver(ClusterResolver):
         return format_master_url(address, rpc_layer or self.rpc_layer)
 
     def get_master(self) -> str:
+        """``master()``: "" for the local slice, else the first TPU host's address behind the rpc layer prefix."""
         return self.master()
 
     def get_job_name(self) -> str | None:
+        """The job of the TPU hosts (``task_type``; "worker" unless given otherwise)."""
         return self.task_type
 
     def num_accelerators(self, task_type: str | None = None, task_id: int | None = None,

@@ -61,6 +61,7 @@ class UnionResolver(ClusterResolver):
 
     @property
     def task_type(self) -> str | None:
+        """The task type given or set, else the first resolver's."""
         task_type: str | None = self._task_type
         return task_type if task_type is not None else self._cluster_resolvers[0].task_type
 
@@ -70,6 +71,7 @@ class UnionResolver(ClusterResolver):
 
     @property
     def task_id(self) -> int | None:
+        """The task id given or set, else the first resolver's."""
         task_id: int | None = self._task_id
         return task_id if task_id is not None else self._cluster_resolvers[0].task_id
 
@@ -79,6 +81,7 @@ class UnionResolver(ClusterResolver):
 
     @property
     def environment(self) -> str:
+        """The first resolver's environment."""
         return self._cluster_resolvers[0].environment
 
     def num_accelerators(self, task_type: str | None = None, task_id: int | None = None,
@@ -87,6 +90,7 @@ class UnionResolver(ClusterResolver):
 
     @property
     def rpc_layer(self) -> str | None:
+        """The rpc layer given or set, else the first resolver's (None if it has none)."""
         rpc_layer: str | None = self._rpc_layer or getattr(self._cluster_resolvers[0], "rpc_layer", None)
         return rpc_layer
 
