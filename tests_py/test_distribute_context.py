@@ -170,3 +170,11 @@ def test_scopes_are_per_replica_greenlet():
         return context.replica_id_in_sync_group
 
     assert [int(v) for v in strategy.run(fn).values] == [0, 1]
+
+
+def test_require_static_shapes_as_tf():
+    # TF 2.21: TPUExtended sets _require_static_shapes = True; the other strategies keep the base's False.
+    tpu = tf.distribute.TPUStrategy(tf.distribute.cluster_resolver.TPUClusterResolver(tpu=""))
+    assert tpu.extended.experimental_require_static_shapes is True
+    assert tf.distribute.MirroredStrategy(["GPU:0", "GPU:1"]).extended.experimental_require_static_shapes is False
+    assert tf.distribute.OneDeviceStrategy("CPU:0").extended.experimental_require_static_shapes is False

@@ -222,7 +222,7 @@ class StrategyExtendedV2:
 
     @property
     def experimental_require_static_shapes(self) -> bool:
-        """False for every strategy here, TPU ones included (TF's say True): steps run eagerly, not compiled."""
+        """False, as TF's strategies other than the TPU ones say (TPUStrategy's extended overrides it with True)."""
         return False
 
     # ---- reductions ----

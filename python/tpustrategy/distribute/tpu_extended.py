@@ -131,6 +131,12 @@ class TPUExtended(StrategyExtendedV1):
         self.experimental_enable_get_next_as_optional = True
 
     @property
+    def experimental_require_static_shapes(self) -> bool:
+        """True, as TF's TPU strategies say (XLA compiles a step for fixed shapes); programs read it to choose
+        ``drop_remainder``. Steps here run eagerly, so a dynamic batch still runs."""
+        return True
+
+    @property
     def _logical_grid(self) -> list[list[Device]]:
         return self._logical_grid_value
 
