@@ -36,7 +36,7 @@ using ContextPtr = std::shared_ptr<ReplicaContext>;
 thread_local ContextPtr tl_bound_context;
 
 void bind_context(ContextPtr context) {
-  const void* from = bound_placement();
+  PlacementContext* from = bound_placement();
   set_current_context(context.get());
   call_frames::switch_chain(from, bound_placement());
   tl_bound_context = std::move(context);
