@@ -8,7 +8,9 @@ per replica, O(n^2) per step.
 
 Each strategy kind runs in a process of its own, which builds the strategies for every n and then samples
 them interleaved (8, 32, ..., 2048, 8, 32, ...), so that a change in the machine's load hits every n alike;
-a row is the median of the samples. Peak RSS is ru_maxrss after the warm-up steps of each n, run in
+a row is the median of the samples. Each row also counts the Python bytecodes of one traced step per replica:
+load-independent, and flat when no replica does O(n) work in Python (C++ instructions need hardware counters, which
+perf lacks on the VMs this runs on). Peak RSS is ru_maxrss after the warm-up steps of each n, run in
 increasing n: the peak up to that n.
 
 Prints a table and one JSON line. ``--tiny`` runs n = 8 and 32 for a few steps (a test).
@@ -40,6 +42,25 @@ def make_strategy(tps, kind: str, n: int):
     topology = tps.tpu.experimental.initialize_tpu_system(resolver)
     assignment = tps.tpu.experimental.DeviceAssignment.build(topology, num_replicas=n)
     return tps.distribute.TPUStrategy(resolver, experimental_device_assignment=assignment)
+
+
+def python_work(strategy, step_fn) -> tuple[int, int]:
+    """Python function calls and bytecodes of one step: a count of the interpreter's work that load does not change
+    (this machine's perf has no hardware counters), flat per replica when no replica does O(n) work in Python."""
+    counts = {"call": 0, "opcode": 0}
+
+    def trace(frame, event, arg):
+        frame.f_trace_opcodes = True
+        if event in counts:
+            counts[event] += 1
+        return trace
+
+    sys.settrace(trace)
+    try:
+        strategy.run(step_fn)
+    finally:
+        sys.settrace(None)
+    return counts["call"], counts["opcode"]
 
 
 def run_side(kind: str, counts: list[int], replica_steps: int, rounds: int, clock) -> list[dict]:
@@ -75,9 +96,11 @@ def run_side(kind: str, counts: list[int], replica_steps: int, rounds: int, cloc
             samples[n].append((clock() - start) / steps)
     rows = []
     for n in counts:
+        calls, bytecodes = python_work(strategies[n], step_fn)
         step_s = statistics.median(samples[n])
         rows.append({"kind": kind, "replicas": n, "step_us": step_s * 1e6, "per_replica_us": step_s / n * 1e6,
                      "per_replica_us_min": min(samples[n]) / n * 1e6, "samples": len(samples[n]),
+                     "py_calls_per_replica": calls / n, "py_bytecodes_per_replica": bytecodes / n,
                      "peak_rss_mib": peak_rss[n]})
     return rows
 
@@ -106,14 +129,15 @@ def main() -> None:
         env = {"TPUSTRATEGY_SLICE": "v3-2048"} if kind == "tpu" else {}
         side = f"{kind}:{','.join(map(str, counts))}:{replica_steps}:{rounds}"
         rows += _sides.run_side(script, side, ["--wall"] if args.wall else [], extra_env=env)["rows"]
-    print(f"{'strategy':<9} {'replicas':>8} {'step_us':>10} {'per_replica_us':>15} {'vs_8':>6} {'peak_rss_MiB':>13}")
+    print(f"{'strategy':<9} {'replicas':>8} {'step_us':>10} {'per_replica_us':>15} {'vs_8':>6} {'peak_rss_MiB':>13} "
+          f"{'py_bytecodes/replica':>21}")
     summary: dict[str, dict[int, float]] = {}
     for row in rows:
         base = next(r for r in rows if r["kind"] == row["kind"] and r["replicas"] == counts[0])
         row["ratio_vs_smallest"] = row["per_replica_us"] / base["per_replica_us"]
         summary.setdefault(row["kind"], {})[row["replicas"]] = row["ratio_vs_smallest"]
         print(f"{row['kind']:<9} {row['replicas']:>8} {row['step_us']:>10.1f} {row['per_replica_us']:>15.2f} "
-              f"{row['ratio_vs_smallest']:>6.2f} {row['peak_rss_mib']:>13.1f}")
+              f"{row['ratio_vs_smallest']:>6.2f} {row['peak_rss_mib']:>13.1f} {row['py_bytecodes_per_replica']:>21.1f}")
     for kind, ratios in summary.items():
         largest = max(ratios)
         print(f"scaling {kind:<9} per-replica cost at {largest} vs {counts[0]}: {ratios[largest]:.2f}x  target "
