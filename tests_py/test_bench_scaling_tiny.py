@@ -21,3 +21,8 @@ def test_scaling_benchmark_tiny():
     for row in result["rows"]:
         assert row["per_replica_us"] > 0 and row["peak_rss_mib"] > 0
     assert result["ratio_vs_smallest"]["tpu"]["8"] == 1.0
+    # Python's work per replica is flat or falls (the step's fixed work spreads over more replicas): it grows only if
+    # a replica does work proportional to the replica count (issue #11).
+    for kind in ("tpu", "mirrored"):
+        work = {r["replicas"]: r["py_bytecodes_per_replica"] for r in result["rows"] if r["kind"] == kind}
+        assert 0 < work[32] <= work[8], (kind, work)

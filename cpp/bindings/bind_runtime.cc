@@ -12,12 +12,14 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "bindings/bindings.h"
 #include "bindings/call_frames.h"
+#include "bindings/fastcall.h"
 #include "tpustrategy/collectives/collective_observer.h"
 #include "tpustrategy/collectives/communicator.h"
 #include "tpustrategy/core/errors.h"
@@ -36,7 +38,7 @@ using ContextPtr = std::shared_ptr<ReplicaContext>;
 thread_local ContextPtr tl_bound_context;
 
 void bind_context(ContextPtr context) {
-  const void* from = bound_placement();
+  PlacementContext* from = bound_placement();
   set_current_context(context.get());
   call_frames::switch_chain(from, bound_placement());
   tl_bound_context = std::move(context);
@@ -141,6 +143,14 @@ void set_greenlet_context(py::handle greenlet, py::handle context) {
   if (PyObject_SetAttr(greenlet.ptr(), gr_context_name, context.ptr()) != 0) throw py::error_already_set();
 }
 
+// bind_context for the calls a replica switches away in (park, finish_job), which may have no pybind11 frame of their
+// own (fastcall.h): the whole chain on top is kept as the old context's, and the thread goes on with the new one's.
+void enter_context(const ContextPtr& context) {
+  call_frames::swap_chains(bound_placement(), context.get());
+  set_current_context(context.get());
+  tl_bound_context = context;
+}
+
 // Replica i is next in the round: a new job gets a copy of the driver's contextvars and its mode pushed.
 // Binding its context is the caller's (how depends on where the caller runs).
 void prepare(DriveRound& round, Py_ssize_t i) {
@@ -168,10 +178,7 @@ py::object hand_over_round(DriveRound& round, bool hand_value) {
     return switch_into(round.driver, round.round_over);
   }
   prepare(round, next);
-  const ContextPtr& context = round.contexts[static_cast<std::size_t>(next)];
-  call_frames::swap_chains(bound_placement(), context.get());
-  set_current_context(context.get());
-  tl_bound_context = context;
+  enter_context(round.contexts[static_cast<std::size_t>(next)]);
   // Borrowed: a reference held here would stay with this greenlet while it is suspended (a result list after
   // the run, until this worker's next job).
   return switch_into(PyList_GET_ITEM(round.workers.ptr(), next),
@@ -204,9 +211,12 @@ class ReplicaRendezvous {
 
   int num_replicas() const { return num_replicas_; }
 
-  bool arrive(int replica, const std::string& kind_name, Leaves leaves, const std::string& op, std::int64_t axis,
-              const std::string& structure, bool ragged, std::vector<std::vector<int>> groups, std::int64_t split_axis,
-              std::vector<std::pair<int, int>> pairs) {
+  // Not inlined into park(): its locals (the descriptor, the contribution) would stay on the C stack that greenlet
+  // copies at every switch of a parked replica.
+  [[gnu::noinline]] bool arrive(int replica, const std::string& kind_name, Leaves leaves, const std::string& op,
+                                std::int64_t axis, const std::string& structure, bool ragged,
+                                std::vector<std::vector<int>> groups, std::int64_t split_axis,
+                                std::vector<std::pair<int, int>> pairs) {
     CollectiveDesc desc;
     desc.kind = kind_from_name(kind_name);
     check_groups(kind_name, groups);
@@ -587,7 +597,6 @@ py::tuple drive(const py::list& workers, const py::list& contexts, py::list valu
 py::object finish_job(Py_ssize_t position, const py::handle& handed, const py::handle& driver) {
   DriveRound* round = tl_round;
   if (round == nullptr || round->cursor != position || (!handed.is(round->done) && !handed.is(round->failed))) {
-    call_frames::HandOver hand_over;
     return switch_into(driver, handed);
   }
   const auto i = static_cast<std::size_t>(position);
@@ -605,14 +614,41 @@ py::object finish_job(Py_ssize_t position, const py::handle& handed, const py::h
         throw py::error_already_set();
       }
       prepare(*round, next);  // a fresh copy of the driver's contextvars replaces this job's
-      bind_context(round->contexts[static_cast<std::size_t>(next)]);
+      enter_context(round->contexts[static_cast<std::size_t>(next)]);
       return py::reinterpret_borrow<py::object>(PyList_GET_ITEM(round->values.ptr(), next));
     }
   }
   set_greenlet_context(PyList_GET_ITEM(round->workers.ptr(), position), py::none());
-  call_frames::HandOver hand_over;  // this call's frame set aside while other greenlets run
   if (handed.is(round->failed)) return switch_into(round->driver, handed);
   return hand_over_round(*round, false);
+}
+
+// Python's int as a C++ integer (TypeError for anything else, OverflowError out of range).
+Py_ssize_t as_index(PyObject* value) {
+  const Py_ssize_t out = PyNumber_AsSsize_t(value, PyExc_OverflowError);
+  if (out == -1 && PyErr_Occurred()) throw py::error_already_set();
+  return out;
+}
+
+// ReplicaRendezvous.park_all_reduce and finish_job bound with fastcall.h: a parked replica's C stack holds their
+// frames, not pybind11's dispatcher.
+py::object park_all_reduce_call(PyObject* self, std::span<PyObject* const> args) {
+  expect_arguments("park_all_reduce", args, 6);
+  if (!PyUnicode_Check(args[1])) {
+    throw py::type_error(fmt::format("park_all_reduce: op must be a str, got {}", Py_TYPE(args[1])->tp_name));
+  }
+  if (!py::isinstance<Tensor>(args[2])) {
+    throw py::type_error(fmt::format("park_all_reduce: tensor must be a Tensor, got {}", Py_TYPE(args[2])->tp_name));
+  }
+  auto& rendezvous = py::cast<ReplicaRendezvous&>(py::handle(self));
+  return rendezvous.park_all_reduce(static_cast<int>(as_index(args[0])), py::cast<std::string>(args[1]),
+                                    py::cast<Tensor>(args[2]), py::reinterpret_borrow<py::object>(args[3]), args[4],
+                                    args[5]);
+}
+
+py::object finish_job_call(PyObject* /*self*/, std::span<PyObject* const> args) {
+  expect_arguments("finish_job", args, 3);
+  return finish_job(as_index(args[0]), args[1], args[2]);
 }
 
 // Counts the collectives the hook point sees while registered (tests; a seed for the trace recorder).
@@ -793,19 +829,6 @@ Args:
 
 Returns:
   What this replica is resumed with: its results.)doc")
-      .def("park_all_reduce", &ReplicaRendezvous::park_all_reduce, py::arg("replica"), py::arg("op"), py::arg("tensor"),
-           py::arg("devices").none(true), py::arg("driver"), py::arg("parked"),
-           R"doc(
-park() for an all_reduce of one tensor.
-
-Args:
-  replica: the replica's position in the run.
-  op: the reduction ("SUM", "MEAN", ...).
-  tensor: the replica's tensor.
-  devices, driver, parked: as park().
-
-Returns:
-  The reduced tensor, or None (without arriving) for a dtype or op the general path must handle.)doc")
       .def("depart", &ReplicaRendezvous::depart, py::arg("replica"), R"doc(
 Replica `replica` finished its function.
 
@@ -851,9 +874,24 @@ Returns:
 
 Raises:
   InvalidArgumentError: lists of different lengths, or no `driver` / `round_over`.)doc");
-  m.def("finish_job", &finish_job, py::arg("position"), py::arg("handed"), py::arg("driver"),
-        R"doc(
-The end of a replica's job in its worker: hands over to the next replica, or to `driver`.
+  def_fastcall_method<&park_all_reduce_call>(
+      m.attr("ReplicaRendezvous"), "park_all_reduce",
+      R"doc(park_all_reduce(self: tpustrategy._core.runtime.ReplicaRendezvous, replica: int, op: str, tensor: tpustrategy._core.tensor.Tensor, devices: object, driver: object, parked: object) -> object
+
+park() for an all_reduce of one tensor (positional arguments only).
+
+Args:
+  replica: the replica's position in the run.
+  op: the reduction ("SUM", "MEAN", ...).
+  tensor: the replica's tensor.
+  devices, driver, parked: as park().
+
+Returns:
+  The reduced tensor, or None (without arriving) for a dtype or op the general path must handle.)doc");
+  def_fastcall<&finish_job_call>(m, "finish_job",
+                                 R"doc(finish_job(position: int, handed: object, driver: object) -> object
+
+The end of a replica's job in its worker: hands over to the next replica, or to `driver` (positional arguments only).
 
 Args:
   position: the replica's position in the run.

@@ -9,7 +9,7 @@
 // time: a pybind11 without them fails to build rather than misbehave.
 #include <pybind11/pybind11.h>
 
-#include <unordered_map>
+#include "tpustrategy/core/placement.h"
 
 namespace tpustrategy::bindings::call_frames {
 
@@ -30,22 +30,18 @@ struct ParentOf {
 template struct Expose<TopOfStack, &Frame::tls_current_frame>;
 template struct Expose<ParentOf, &Frame::parent>;
 
-// The chains of the contexts not bound now, per thread: keeps `chain` as `from`'s and returns `to`'s.
-inline Frame* exchange_chain(const void* from, Frame* chain, const void* to) {
-  thread_local std::unordered_map<const void*, Frame*> saved;
-  if (chain != nullptr) {
-    saved[from] = chain;
-  } else {
-    saved.erase(from);
-  }
-  auto it = saved.find(to);
-  return it != saved.end() ? it->second : nullptr;
+// The chains of the contexts not bound now, each in its context's slot (the thread with no context bound has a
+// slot of its own): keeps `chain` as `from`'s and returns `to`'s.
+inline Frame* exchange_chain(PlacementContext* from, Frame* chain, PlacementContext* to) {
+  thread_local void* unbound = nullptr;
+  (from != nullptr ? from->front_end_frames : unbound) = chain;
+  return static_cast<Frame*>(to != nullptr ? to->front_end_frames : unbound);
 }
 
 // Called from inside a bound call (whose own frame is on top) that switches the bound context from `from`
 // to `to`: the caller's chain is kept as `from`'s, and the call returns into `to`'s chain (empty for a
 // context not seen before, as a replica that has not started).
-inline void switch_chain(const void* from, const void* to) {
+inline void switch_chain(PlacementContext* from, PlacementContext* to) {
   Frame* own = get(TopOfStack{})();
   if (own == nullptr || from == to) return;
   Frame*& parent = own->*get(ParentOf{});
@@ -55,7 +51,7 @@ inline void switch_chain(const void* from, const void* to) {
 // For a bound call that switches into another greenlet which resumes in context `to` (a replica handing over to
 // the next one): the chain now on top (the caller's, its own frame included if it is part of it) is kept as
 // `from`'s, and the thread continues on `to`'s chain.
-inline void swap_chains(const void* from, const void* to) {
+inline void swap_chains(PlacementContext* from, PlacementContext* to) {
   if (from == to) return;
   Frame*& top = get(TopOfStack{})();
   top = exchange_chain(from, top, to);

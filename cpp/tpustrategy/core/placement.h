@@ -17,6 +17,10 @@ struct PlacementContext {
   // here, not in the runtime's extension, so autodiff reaches it without depending on the runtime, and
   // each replica greenlet records on its own stack, switched with its context.
   std::shared_ptr<void> tape_stack;
+  // What a front end sets aside while this context is not bound (the Python bindings' chain of pybind11 call
+  // frames, bindings/call_frames.h): a slot here, not a map keyed by context, because the scheduler reads and
+  // writes it at every greenlet switch and a map of 2048 replicas' entries misses the cache each time.
+  void* front_end_frames = nullptr;
 };
 
 // The context bound to this thread, or null when none is.

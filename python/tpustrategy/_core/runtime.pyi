@@ -156,7 +156,7 @@ class ReplicaRendezvous:
         """
     def park_all_reduce(self, replica: typing.SupportsInt | typing.SupportsIndex, op: str, tensor: tpustrategy._core.tensor.Tensor, devices: typing.Any, driver: typing.Any, parked: typing.Any) -> typing.Any:
         """
-        park() for an all_reduce of one tensor.
+        park() for an all_reduce of one tensor (positional arguments only).
         
         Args:
           replica: the replica's position in the run.
@@ -217,7 +217,7 @@ def drive(workers: list, contexts: list, values: list, fresh: bool, modes: list,
     """
 def finish_job(position: typing.SupportsInt | typing.SupportsIndex, handed: typing.Any, driver: typing.Any) -> typing.Any:
     """
-    The end of a replica's job in its worker: hands over to the next replica, or to `driver`.
+    The end of a replica's job in its worker: hands over to the next replica, or to `driver` (positional arguments only).
     
     Args:
       position: the replica's position in the run.

@@ -311,7 +311,9 @@ def _worker_loop(job: Any) -> None:
         driver = run._driver
         handed = _DONE
         try:
-            outcome = fn(*args, **kwargs)
+            # fn() when there are no arguments: a call with * or ** nests a C frame of the interpreter, and every
+            # byte of C stack under a replica's switch is copied out and back at each switch (issue #11).
+            outcome = fn(*args, **kwargs) if args or kwargs else fn()
         except greenlet.GreenletExit:
             raise
         except BaseException as error:  # noqa: BLE001 - handed to the driver, which re-raises it
