@@ -154,7 +154,7 @@ class ReplicaRendezvous:
         Returns:
           What this replica is resumed with: its results.
         """
-    def park_all_reduce(self, replica: typing.SupportsInt | typing.SupportsIndex, op: str, tensor: tpustrategy._core.tensor.Tensor, devices: typing.Any, driver: typing.Any, parked: typing.Any) -> typing.Any:
+    def park_all_reduce(self, replica: int, op: str, tensor: tpustrategy._core.tensor.Tensor, devices: typing.Any, driver: typing.Any, parked: typing.Any) -> typing.Any:
         """
         park() for an all_reduce of one tensor (positional arguments only).
         
@@ -215,7 +215,7 @@ def drive(workers: list, contexts: list, values: list, fresh: bool, modes: list,
     Raises:
       InvalidArgumentError: lists of different lengths, or no `driver` / `round_over`.
     """
-def finish_job(position: typing.SupportsInt | typing.SupportsIndex, handed: typing.Any, driver: typing.Any) -> typing.Any:
+def finish_job(position: int, handed: typing.Any, driver: typing.Any) -> typing.Any:
     """
     The end of a replica's job in its worker: hands over to the next replica, or to `driver` (positional arguments only).
     
