@@ -176,6 +176,19 @@ void parse_feature_lists(std::string_view bytes, FeatureListMap& out) {
   }
 }
 
+// A map<string, Message> field: one entry {key = 1, value = 2} per key, in key order (the map's).
+template <typename Map, typename SerializeValue>
+std::string serialize_map(const Map& map, SerializeValue&& serialize_value) {
+  std::string out;
+  for (const auto& [key, value] : map) {
+    std::string entry;
+    wire::put_bytes(entry, 1, key);
+    wire::put_bytes(entry, 2, serialize_value(value));
+    wire::put_bytes(out, 1, entry);
+  }
+  return out;
+}
+
 [[noreturn]] void malformed(const char* what, const wire::WireError& e) {
   fail<InvalidArgumentError>(what, "Could not parse the serialized proto: {}", e.what());
 }
@@ -231,14 +244,7 @@ std::string serialize_feature(const Feature& f) {
 }
 
 std::string serialize_features(const FeatureMap& features) {
-  std::string out;
-  for (const auto& [key, feature] : features) {
-    std::string entry;
-    wire::put_bytes(entry, 1, key);
-    wire::put_bytes(entry, 2, serialize_feature(feature));
-    wire::put_bytes(out, 1, entry);
-  }
-  return out;
+  return serialize_map(features, [](const Feature& f) { return serialize_feature(f); });
 }
 
 std::string serialize_feature_list(const std::vector<Feature>& list) {
@@ -248,14 +254,7 @@ std::string serialize_feature_list(const std::vector<Feature>& list) {
 }
 
 std::string serialize_feature_lists(const FeatureListMap& lists) {
-  std::string out;
-  for (const auto& [key, features] : lists) {
-    std::string entry;
-    wire::put_bytes(entry, 1, key);
-    wire::put_bytes(entry, 2, serialize_feature_list(features));
-    wire::put_bytes(out, 1, entry);
-  }
-  return out;
+  return serialize_map(lists, [](const std::vector<Feature>& list) { return serialize_feature_list(list); });
 }
 
 std::string serialize_example(const Example& example) {
