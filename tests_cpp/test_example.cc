@@ -43,6 +43,33 @@ TEST(Example, RoundTrips) {
   EXPECT_EQ(parse_sequence_example_proto(serialize_sequence_example(seq)), seq);
 }
 
+// An unset message field is not written; a set, empty one is (TF 2.21: Example() gives b"", and
+// Example(features=Features()) gives 0a00).
+TEST(Example, MessageFieldPresenceRoundTrips) {
+  EXPECT_EQ(serialize_example(Example{{}, false}), "");
+  EXPECT_EQ(hex(serialize_example(Example{})), "0a00");
+  EXPECT_FALSE(parse_example_proto("").has_features);
+  EXPECT_TRUE(parse_example_proto(std::string("\x0a\x00", 2)).has_features);
+  const SequenceExample only_lists{{}, {}, false, true};
+  EXPECT_EQ(hex(serialize_sequence_example(only_lists)), "1200");
+  EXPECT_EQ(parse_sequence_example_proto(serialize_sequence_example(only_lists)), only_lists);
+}
+
+TEST(Example, PartsAreMessagesOfTheirOwn) {
+  // TF 2.21: FeatureList(feature=[Feature(float_list=FloatList(value=[1, 2])), Feature()]).SerializeToString().
+  const std::vector<Feature> steps{floats({1.0f, 2.0f}), Feature{}};
+  EXPECT_EQ(hex(serialize_feature_list(steps)), "0a0c120a0a080000803f000000400a00");
+  EXPECT_EQ(parse_feature_list_proto(serialize_feature_list(steps)), steps);
+  EXPECT_EQ(hex(serialize_value_list(ints({1, -1, 300}))), "0a0d01ffffffffffffffffff01ac02");
+  EXPECT_EQ(parse_value_list_proto(serialize_value_list(strs({"a", "bc"})), Feature::Kind::kBytes), strs({"a", "bc"}));
+  EXPECT_EQ(parse_feature_proto(serialize_feature(floats({}))), floats({}));
+  EXPECT_EQ(parse_features_proto(serialize_features(abc().features)), abc().features);
+  const FeatureListMap lists{{"t", steps}};
+  EXPECT_EQ(parse_feature_lists_proto(serialize_feature_lists(lists)), lists);
+  EXPECT_THROW(parse_feature_proto(std::string("\x0a\x05ab", 4)), InvalidArgumentError);
+  EXPECT_THROW(parse_value_list_proto("", Feature::Kind::kNone), InvalidArgumentError);
+}
+
 TEST(Example, BatchedParseFillsColumns) {
   const std::string s = serialize_example(abc());
   std::vector<std::string_view> batch{s, s};

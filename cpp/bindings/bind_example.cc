@@ -1,10 +1,14 @@
-// tpustrategy._core.example: the Example codec: tf.train.Example / SequenceExample serialization and the
-// batched parse_example. Python values are converted to C++ first; parsing runs with the GIL released.
+// tpustrategy._core.example: the Example codec: serialization of the tf.train messages (Example, SequenceExample
+// and their parts) and the batched parse_example. Python values are converted to C++ first; the codec runs with
+// the GIL released.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <cstring>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "bindings/bindings.h"
 #include "tpustrategy/core/errors.h"
@@ -74,6 +78,155 @@ py::dict features_to(const FeatureMap& features) {
   py::dict out;
   for (const auto& [key, f] : features) out[py::str(key)] = feature_to(f);
   return out;
+}
+
+std::vector<Feature> feature_list_from(const py::handle& list) {
+  std::vector<Feature> out;
+  for (py::handle f : list) out.push_back(feature_from(f));
+  return out;
+}
+
+py::list feature_list_to(const std::vector<Feature>& list) {
+  py::list out;
+  for (const Feature& f : list) out.append(feature_to(f));
+  return out;
+}
+
+data::FeatureListMap feature_lists_from(const py::dict& lists) {
+  data::FeatureListMap out;
+  for (auto [key, list] : lists) out.emplace(key.cast<std::string>(), feature_list_from(list));
+  return out;
+}
+
+py::dict feature_lists_to(const data::FeatureListMap& lists) {
+  py::dict out;
+  for (const auto& [key, list] : lists) out[py::str(key)] = feature_list_to(list);
+  return out;
+}
+
+// The messages of example.proto and feature.proto, by the name of their Python class.
+enum class Message : std::uint8_t {
+  kBytesList,
+  kFloatList,
+  kInt64List,
+  kFeature,
+  kFeatures,
+  kFeatureList,
+  kFeatureLists,
+  kExample,
+  kSequenceExample
+};
+
+Message message_from(const std::string& name) {
+  static const std::map<std::string, Message, std::less<>> kMessages{{"BytesList", Message::kBytesList},
+                                                                     {"FloatList", Message::kFloatList},
+                                                                     {"Int64List", Message::kInt64List},
+                                                                     {"Feature", Message::kFeature},
+                                                                     {"Features", Message::kFeatures},
+                                                                     {"FeatureList", Message::kFeatureList},
+                                                                     {"FeatureLists", Message::kFeatureLists},
+                                                                     {"Example", Message::kExample},
+                                                                     {"SequenceExample", Message::kSequenceExample}};
+  auto it = kMessages.find(name);
+  if (it == kMessages.end()) throw ValueError(fmt::format("unknown tf.train message {}", name));
+  return it->second;
+}
+
+// The kind of a BytesList, FloatList or Int64List.
+Kind list_kind(Message message) {
+  return message == Message::kBytesList ? Kind::kBytes : message == Message::kFloatList ? Kind::kFloat : Kind::kInt64;
+}
+
+// Runs `write` (which touches no Python object) with the GIL released.
+template <typename Write>
+py::bytes written(Write&& write) {
+  std::string out;
+  {
+    py::gil_scoped_release release;
+    out = write();
+  }
+  return {out};
+}
+
+py::bytes serialize_message(const std::string& name, const py::handle& value) {
+  const Message message = message_from(name);
+  switch (message) {
+    case Message::kBytesList:
+    case Message::kFloatList:
+    case Message::kInt64List: {
+      Feature f = feature_from(py::make_tuple(static_cast<int>(list_kind(message)), value));
+      return written([&] { return data::serialize_value_list(f); });
+    }
+    case Message::kFeature: {
+      Feature f = feature_from(value);
+      return written([&] { return data::serialize_feature(f); });
+    }
+    case Message::kFeatures: {
+      FeatureMap features = features_from(value.cast<py::dict>());
+      return written([&] { return data::serialize_features(features); });
+    }
+    case Message::kFeatureList: {
+      std::vector<Feature> list = feature_list_from(value);
+      return written([&] { return data::serialize_feature_list(list); });
+    }
+    case Message::kFeatureLists: {
+      data::FeatureListMap lists = feature_lists_from(value.cast<py::dict>());
+      return written([&] { return data::serialize_feature_lists(lists); });
+    }
+    case Message::kExample: {
+      data::Example example;
+      example.has_features = !value.is_none();
+      if (example.has_features) example.features = features_from(value.cast<py::dict>());
+      return written([&] { return data::serialize_example(example); });
+    }
+    case Message::kSequenceExample: {
+      auto parts = value.cast<py::tuple>();
+      data::SequenceExample example;
+      example.has_context = !parts[0].is_none();
+      example.has_feature_lists = !parts[1].is_none();
+      if (example.has_context) example.context = features_from(parts[0].cast<py::dict>());
+      if (example.has_feature_lists) example.feature_lists = feature_lists_from(parts[1].cast<py::dict>());
+      return written([&] { return data::serialize_sequence_example(example); });
+    }
+  }
+  throw ValueError(fmt::format("unknown tf.train message {}", name));
+}
+
+// Runs `parse` (which touches no Python object) with the GIL released.
+template <typename Parse>
+auto parsed(Parse&& parse) {
+  py::gil_scoped_release release;
+  return parse();
+}
+
+py::object parse_message(const std::string& name, const py::bytes& serialized) {
+  const Message message = message_from(name);
+  const std::string_view view = serialized;
+  switch (message) {
+    case Message::kBytesList:
+    case Message::kFloatList:
+    case Message::kInt64List:
+      return feature_to(parsed([&] { return data::parse_value_list_proto(view, list_kind(message)); }))[1];
+    case Message::kFeature:
+      return feature_to(parsed([&] { return data::parse_feature_proto(view); }));
+    case Message::kFeatures:
+      return features_to(parsed([&] { return data::parse_features_proto(view); }));
+    case Message::kFeatureList:
+      return feature_list_to(parsed([&] { return data::parse_feature_list_proto(view); }));
+    case Message::kFeatureLists:
+      return feature_lists_to(parsed([&] { return data::parse_feature_lists_proto(view); }));
+    case Message::kExample: {
+      const data::Example example = parsed([&] { return data::parse_example_proto(view); });
+      return example.has_features ? py::object(features_to(example.features)) : py::object(py::none());
+    }
+    case Message::kSequenceExample: {
+      const data::SequenceExample example = parsed([&] { return data::parse_sequence_example_proto(view); });
+      return py::make_tuple(
+          example.has_context ? py::object(features_to(example.context)) : py::object(py::none()),
+          example.has_feature_lists ? py::object(feature_lists_to(example.feature_lists)) : py::object(py::none()));
+    }
+  }
+  throw ValueError(fmt::format("unknown tf.train message {}", name));
 }
 
 template <typename T>
@@ -178,94 +331,33 @@ py::array_t<std::int64_t> sparse_indices(const std::vector<std::int64_t>& row_le
 }  // namespace
 
 void init_example(py::module_& m) {
-  m.def(
-      "example_serialize",
-      [](const py::dict& features) {
-        data::Example example{features_from(features)};
-        std::string out;
-        {
-          py::gil_scoped_release release;
-          out = data::serialize_example(example);
-        }
-        return py::bytes(out);
-      },
-      py::arg("features"), R"doc(Serializes a tf.train.Example.
+  m.def("message_serialize", &serialize_message, py::arg("message"), py::arg("value"),
+        R"doc(Serializes one tf.train message from its wire form (see message_parse).
 
 Args:
-  features: {key: (kind, values)}, kind 1 bytes, 2 float, 3 int64 (0: a Feature with no list).
+  message: the message type's name: "BytesList", "FloatList", "Int64List", "Feature", "Features", "FeatureList",
+    "FeatureLists", "Example" or "SequenceExample".
+  value: the message in the form message_parse returns.
 
 Returns:
-  The Example proto's bytes.
+  The message's bytes, as TF's deterministic serialization writes them.
 
 Raises:
-  ValueError: an invalid kind.)doc");
-  m.def(
-      "example_parse",
-      [](const py::bytes& serialized) {
-        std::string_view view = serialized;
-        data::Example example;
-        {
-          py::gil_scoped_release release;
-          example = data::parse_example_proto(view);
-        }
-        return features_to(example.features);
-      },
-      py::arg("serialized"), R"doc(Parses a tf.train.Example.
+  ValueError: an unknown message name or feature kind.)doc");
+  m.def("message_parse", &parse_message, py::arg("message"), py::arg("serialized"),
+        R"doc(Parses one tf.train message.
 
 Args:
-  serialized: the Example proto's bytes.
+  message: the message type's name, as message_serialize takes it.
+  serialized: the message's bytes.
 
 Returns:
-  {key: (kind, values)}, kind 1 bytes, 2 float, 3 int64.
+  BytesList / FloatList / Int64List: [values]; Feature: (kind, [values]), kind 0 none, 1 bytes, 2 float,
+  3 int64; Features: {key: Feature}; FeatureList: [Feature]; FeatureLists: {key: FeatureList}; Example: Features
+  or None (the field unset); SequenceExample: (Features or None, FeatureLists or None).
 
 Raises:
-  InvalidArgumentError: malformed bytes.)doc");
-  m.def(
-      "sequence_example_serialize",
-      [](const py::dict& context, const py::dict& feature_lists) {
-        data::SequenceExample example{features_from(context), {}};
-        for (auto [key, list] : feature_lists) {
-          std::vector<Feature> features;
-          for (py::handle f : list) features.push_back(feature_from(f));
-          example.feature_lists.emplace(key.cast<std::string>(), std::move(features));
-        }
-        return py::bytes(data::serialize_sequence_example(example));
-      },
-      py::arg("context"), py::arg("feature_lists"), R"doc(Serializes a tf.train.SequenceExample.
-
-Args:
-  context: {key: (kind, values)}, as example_serialize takes.
-  feature_lists: {key: [(kind, values), ...]}, one Feature per step.
-
-Returns:
-  The SequenceExample proto's bytes.)doc");
-  m.def(
-      "sequence_example_parse",
-      [](const py::bytes& serialized) {
-        std::string_view view = serialized;
-        data::SequenceExample example;
-        {
-          py::gil_scoped_release release;
-          example = data::parse_sequence_example_proto(view);
-        }
-        py::dict lists;
-        for (const auto& [key, features] : example.feature_lists) {
-          py::list out;
-          for (const Feature& f : features) out.append(feature_to(f));
-          lists[py::str(key)] = out;
-        }
-        return py::make_tuple(features_to(example.context), lists);
-      },
-      py::arg("serialized"), R"doc(Parses a tf.train.SequenceExample.
-
-Args:
-  serialized: the SequenceExample proto's bytes.
-
-Returns:
-  (context {key: (kind, values)}, feature_lists {key: [(kind, values), ...]}).
-
-Raises:
-  InvalidArgumentError: malformed bytes.)doc");
+  InvalidArgumentError: malformed bytes. ValueError: an unknown message name.)doc");
   m.def(
       "parse_examples",
       [](const py::sequence& serialized, const py::sequence& configs) {

@@ -13,7 +13,9 @@
 //     either fills columns of the promised sizes or throws InvalidArgumentError;
 //   * parse_sequence_feature_lists over a parsed SequenceExample, configured with every feature list's kind,
 //     returns exactly its steps and values (or a dtype mismatch for lists that mix kinds), and with a fixed
-//     configuration over any bytes keeps steps, step lengths and values consistent.
+//     configuration over any bytes keeps steps, step lengths and values consistent;
+//   * each part parsed as a message of its own (parse_feature_proto, parse_features_proto, ... the value lists)
+//     succeeds or throws InvalidArgumentError, and re-serialises to bytes that round-trip unchanged.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -198,11 +200,41 @@ void check_fixed_config(std::string_view bytes) {
 
 }  // namespace
 
+// parse(bytes) then serialize is stable: serialize(parse(once)) == once.
+template <typename Parse, typename Serialize>
+void check_round_trip(std::string_view bytes, Parse&& parse, Serialize&& serialize) {
+  const auto parsed = parsed_or_rejected([&] { return parse(bytes); });
+  if (!parsed) return;
+  const std::string once = serialize(*parsed);
+  check(serialize(parse(once)) == once);
+}
+
+void check_parts(std::string_view bytes) {
+  for (Kind kind : {Kind::kBytes, Kind::kFloat, Kind::kInt64}) {
+    check_round_trip(
+        bytes, [kind](std::string_view b) { return parse_value_list_proto(b, kind); },
+        [](const Feature& f) { return serialize_value_list(f); });
+  }
+  check_round_trip(
+      bytes, [](std::string_view b) { return parse_feature_proto(b); },
+      [](const Feature& f) { return serialize_feature(f); });
+  check_round_trip(
+      bytes, [](std::string_view b) { return parse_features_proto(b); },
+      [](const FeatureMap& m) { return serialize_features(m); });
+  check_round_trip(
+      bytes, [](std::string_view b) { return parse_feature_list_proto(b); },
+      [](const std::vector<Feature>& l) { return serialize_feature_list(l); });
+  check_round_trip(
+      bytes, [](std::string_view b) { return parse_feature_lists_proto(b); },
+      [](const FeatureListMap& m) { return serialize_feature_lists(m); });
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   check_example(bytes);
   check_sequence_example(bytes);
   check_fixed_config(bytes);
   check_fixed_sequence_config(bytes);
+  check_parts(bytes);
   return 0;
 }

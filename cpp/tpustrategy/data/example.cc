@@ -13,51 +13,6 @@ using wire::kFixed32;
 using wire::kLengthDelimited;
 using wire::kVarint;
 
-// ---- serialization ----
-
-std::string serialize_feature(const Feature& f) {
-  std::string out;
-  std::string list;
-  switch (f.kind) {
-    case Feature::Kind::kNone:
-      return out;
-    case Feature::Kind::kBytes:
-      for (const std::string& v : f.bytes_list) wire::put_bytes(list, 1, v);
-      break;
-    case Feature::Kind::kFloat:
-      if (!f.float_list.empty()) {
-        wire::put_tag(list, 1, kLengthDelimited);
-        wire::put_varint(list, f.float_list.size() * 4);
-        const std::size_t at = list.size();
-        list.resize(at + f.float_list.size() * 4);
-        std::memcpy(list.data() + at, f.float_list.data(), f.float_list.size() * 4);
-      }
-      break;
-    case Feature::Kind::kInt64:
-      if (!f.int64_list.empty()) {
-        std::size_t size = 0;
-        for (std::int64_t v : f.int64_list) size += wire::varint_size(static_cast<std::uint64_t>(v));
-        wire::put_tag(list, 1, kLengthDelimited);
-        wire::put_varint(list, size);
-        for (std::int64_t v : f.int64_list) wire::put_varint(list, static_cast<std::uint64_t>(v));
-      }
-      break;
-  }
-  wire::put_bytes(out, static_cast<std::uint32_t>(f.kind), list);
-  return out;
-}
-
-std::string serialize_features(const FeatureMap& features) {
-  std::string out;
-  for (const auto& [key, feature] : features) {
-    std::string entry;
-    wire::put_bytes(entry, 1, key);
-    wire::put_bytes(entry, 2, serialize_feature(feature));
-    wire::put_bytes(out, 1, entry);
-  }
-  return out;
-}
-
 // ---- parsing ----
 
 void parse_list(std::string_view bytes, Feature& f) {
@@ -191,6 +146,19 @@ void parse_features(std::string_view bytes, FeatureMap& out) {
   }
 }
 
+void parse_feature_list(std::string_view bytes, std::vector<Feature>& out) {
+  wire::Reader r(bytes);
+  while (!r.done()) {
+    auto [field, type] = r.tag();
+    if (field != 1) {
+      r.skip(type);
+      continue;
+    }
+    if (type != kLengthDelimited) throw wire::WireError("feature_list entry is not length-delimited");
+    parse_feature(r.bytes(), out.emplace_back());
+  }
+}
+
 void parse_feature_lists(std::string_view bytes, FeatureListMap& out) {
   wire::Reader r(bytes);
   while (!r.done()) {
@@ -202,58 +170,119 @@ void parse_feature_lists(std::string_view bytes, FeatureListMap& out) {
     if (type != kLengthDelimited) throw wire::WireError("feature_lists entry is not length-delimited");
     parse_map_entry(r.bytes(), [&](std::string_view key, std::string_view value) {
       std::vector<Feature> list;
-      wire::Reader lr(value);
-      while (!lr.done()) {
-        auto [f_field, f_type] = lr.tag();
-        if (f_field != 1) {
-          lr.skip(f_type);
-          continue;
-        }
-        if (f_type != kLengthDelimited) throw wire::WireError("feature_list entry is not length-delimited");
-        parse_feature(lr.bytes(), list.emplace_back());
-      }
+      parse_feature_list(value, list);
       out.insert_or_assign(std::string(key), std::move(list));
     });
   }
+}
+
+// A map<string, Message> field: one entry {key = 1, value = 2} per key, in key order (the map's).
+template <typename Map, typename SerializeValue>
+std::string serialize_map(const Map& map, SerializeValue&& serialize_value) {
+  std::string out;
+  for (const auto& [key, value] : map) {
+    std::string entry;
+    wire::put_bytes(entry, 1, key);
+    wire::put_bytes(entry, 2, serialize_value(value));
+    wire::put_bytes(out, 1, entry);
+  }
+  return out;
 }
 
 [[noreturn]] void malformed(const char* what, const wire::WireError& e) {
   fail<InvalidArgumentError>(what, "Could not parse the serialized proto: {}", e.what());
 }
 
+// `parse(bytes, message)` into a new message; InvalidArgumentError naming `what` on malformed bytes.
+template <typename Message, typename Parse>
+Message parse_message(const char* what, std::string_view bytes, Parse&& parse) {
+  Message message{};
+  try {
+    parse(bytes, message);
+  } catch (const wire::WireError& e) {
+    malformed(what, e);
+  }
+  return message;
+}
+
 }  // namespace
+
+std::string serialize_value_list(const Feature& f) {
+  std::string list;
+  switch (f.kind) {
+    case Feature::Kind::kNone:
+      break;
+    case Feature::Kind::kBytes:
+      for (const std::string& v : f.bytes_list) wire::put_bytes(list, 1, v);
+      break;
+    case Feature::Kind::kFloat:
+      if (!f.float_list.empty()) {
+        wire::put_tag(list, 1, kLengthDelimited);
+        wire::put_varint(list, f.float_list.size() * 4);
+        const std::size_t at = list.size();
+        list.resize(at + f.float_list.size() * 4);
+        std::memcpy(list.data() + at, f.float_list.data(), f.float_list.size() * 4);
+      }
+      break;
+    case Feature::Kind::kInt64:
+      if (!f.int64_list.empty()) {
+        std::size_t size = 0;
+        for (std::int64_t v : f.int64_list) size += wire::varint_size(static_cast<std::uint64_t>(v));
+        wire::put_tag(list, 1, kLengthDelimited);
+        wire::put_varint(list, size);
+        for (std::int64_t v : f.int64_list) wire::put_varint(list, static_cast<std::uint64_t>(v));
+      }
+      break;
+  }
+  return list;
+}
+
+std::string serialize_feature(const Feature& f) {
+  std::string out;
+  if (f.kind != Feature::Kind::kNone) wire::put_bytes(out, static_cast<std::uint32_t>(f.kind), serialize_value_list(f));
+  return out;
+}
+
+std::string serialize_features(const FeatureMap& features) {
+  return serialize_map(features, [](const Feature& f) { return serialize_feature(f); });
+}
+
+std::string serialize_feature_list(const std::vector<Feature>& list) {
+  std::string out;
+  for (const Feature& f : list) wire::put_bytes(out, 1, serialize_feature(f));
+  return out;
+}
+
+std::string serialize_feature_lists(const FeatureListMap& lists) {
+  return serialize_map(lists, [](const std::vector<Feature>& list) { return serialize_feature_list(list); });
+}
 
 std::string serialize_example(const Example& example) {
   std::string out;
-  wire::put_bytes(out, 1, serialize_features(example.features));
+  if (example.has_features || !example.features.empty()) {
+    wire::put_bytes(out, 1, serialize_features(example.features));
+  }
   return out;
 }
 
 std::string serialize_sequence_example(const SequenceExample& example) {
   std::string out;
-  if (!example.context.empty()) wire::put_bytes(out, 1, serialize_features(example.context));
-  if (!example.feature_lists.empty()) {
-    std::string lists;
-    for (const auto& [key, features] : example.feature_lists) {
-      std::string list;
-      for (const Feature& f : features) wire::put_bytes(list, 1, serialize_feature(f));
-      std::string entry;
-      wire::put_bytes(entry, 1, key);
-      wire::put_bytes(entry, 2, list);
-      wire::put_bytes(lists, 1, entry);
-    }
-    wire::put_bytes(out, 2, lists);
+  if (example.has_context || !example.context.empty()) wire::put_bytes(out, 1, serialize_features(example.context));
+  if (example.has_feature_lists || !example.feature_lists.empty()) {
+    wire::put_bytes(out, 2, serialize_feature_lists(example.feature_lists));
   }
   return out;
 }
 
 Example parse_example_proto(std::string_view bytes) {
   Example example;
+  example.has_features = false;
   try {
     wire::Reader r(bytes);
     while (!r.done()) {
       auto [field, type] = r.tag();
       if (field == 1 && type == kLengthDelimited) {
+        example.has_features = true;
         parse_features(r.bytes(), example.features);  // a repeated message field merges
       } else if (field == 1) {
         throw wire::WireError("features is not length-delimited");
@@ -269,6 +298,7 @@ Example parse_example_proto(std::string_view bytes) {
 
 SequenceExample parse_sequence_example_proto(std::string_view bytes) {
   SequenceExample example;
+  example.has_context = example.has_feature_lists = false;
   try {
     wire::Reader r(bytes);
     while (!r.done()) {
@@ -276,8 +306,10 @@ SequenceExample parse_sequence_example_proto(std::string_view bytes) {
       if ((field == 1 || field == 2) && type != kLengthDelimited)
         throw wire::WireError("field is not length-delimited");
       if (field == 1) {
+        example.has_context = true;
         parse_features(r.bytes(), example.context);
       } else if (field == 2) {
+        example.has_feature_lists = true;
         parse_feature_lists(r.bytes(), example.feature_lists);
       } else {
         r.skip(type);
@@ -287,6 +319,33 @@ SequenceExample parse_sequence_example_proto(std::string_view bytes) {
     malformed("SequenceExample", e);
   }
   return example;
+}
+
+Feature parse_value_list_proto(std::string_view bytes, Feature::Kind kind) {
+  static constexpr const char* kNames[] = {"Feature", "BytesList", "FloatList", "Int64List"};
+  if (kind == Feature::Kind::kNone) fail<InvalidArgumentError>("parse_value_list_proto", "a value list needs a kind");
+  return parse_message<Feature>(kNames[static_cast<int>(kind)], bytes, [kind](std::string_view b, Feature& f) {
+    f.kind = kind;
+    parse_list(b, f);
+  });
+}
+
+Feature parse_feature_proto(std::string_view bytes) {
+  return parse_message<Feature>("Feature", bytes, [](std::string_view b, Feature& f) { parse_feature(b, f); });
+}
+
+FeatureMap parse_features_proto(std::string_view bytes) {
+  return parse_message<FeatureMap>("Features", bytes, [](std::string_view b, FeatureMap& m) { parse_features(b, m); });
+}
+
+std::vector<Feature> parse_feature_list_proto(std::string_view bytes) {
+  return parse_message<std::vector<Feature>>(
+      "FeatureList", bytes, [](std::string_view b, std::vector<Feature>& l) { parse_feature_list(b, l); });
+}
+
+FeatureListMap parse_feature_lists_proto(std::string_view bytes) {
+  return parse_message<FeatureListMap>("FeatureLists", bytes,
+                                       [](std::string_view b, FeatureListMap& m) { parse_feature_lists(b, m); });
 }
 
 }  // namespace tpustrategy::data

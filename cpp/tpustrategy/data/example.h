@@ -16,7 +16,10 @@
 // deterministic order). Parsing accepts everything a protobuf parser accepts for these messages
 // (packed or unpacked repeated scalars, unknown fields skipped, repeated singular messages merged,
 // the last oneof member wins) and rejects malformed bytes with InvalidArgumentError, never reading
-// out of bounds.
+// out of bounds. A message field (Example.features, SequenceExample.context / feature_lists) is written
+// when it is set or not empty, as protobuf writes a present field; parsing sets it when the bytes hold it.
+// Every part is also a message of its own (tf.train.Feature, Features, ... in Python): serialize_* / parse_*
+// below give and read the bytes TF gives for that message alone.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -40,12 +43,15 @@ using FeatureListMap = std::map<std::string, std::vector<Feature>, std::less<>>;
 
 struct Example {
   FeatureMap features;
+  bool has_features = true;
   bool operator==(const Example&) const = default;
 };
 
 struct SequenceExample {
   FeatureMap context;
   FeatureListMap feature_lists;
+  bool has_context = true;
+  bool has_feature_lists = true;
   bool operator==(const SequenceExample&) const = default;
 };
 
@@ -55,5 +61,18 @@ std::string serialize_sequence_example(const SequenceExample& example);
 // Throw InvalidArgumentError("... could not parse ...") on malformed input.
 Example parse_example_proto(std::string_view bytes);
 SequenceExample parse_sequence_example_proto(std::string_view bytes);
+
+// The parts as messages of their own. A BytesList / FloatList / Int64List is the list of `f.kind`.
+std::string serialize_value_list(const Feature& f);
+std::string serialize_feature(const Feature& f);
+std::string serialize_features(const FeatureMap& features);
+std::string serialize_feature_list(const std::vector<Feature>& list);
+std::string serialize_feature_lists(const FeatureListMap& lists);
+// Each throws InvalidArgumentError naming the message on malformed input.
+Feature parse_value_list_proto(std::string_view bytes, Feature::Kind kind);
+Feature parse_feature_proto(std::string_view bytes);
+FeatureMap parse_features_proto(std::string_view bytes);
+std::vector<Feature> parse_feature_list_proto(std::string_view bytes);
+FeatureListMap parse_feature_lists_proto(std::string_view bytes);
 
 }  // namespace tpustrategy::data

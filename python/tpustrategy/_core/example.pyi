@@ -3,7 +3,8 @@ tf.train.Example protos (private; use tpustrategy.io).
 """
 from __future__ import annotations
 import collections.abc
-__all__: list[str] = ['example_parse', 'example_serialize', 'parse_examples', 'sequence_example_parse', 'sequence_example_serialize']
+import typing
+__all__: list[str] = ['message_parse', 'message_serialize', 'parse_examples']
 def _parse_sequence_feature_lists(serialized: collections.abc.Sequence, configs: collections.abc.Sequence) -> list:
     """
     Parses the feature_lists of serialized SequenceExamples.
@@ -19,31 +20,36 @@ def _parse_sequence_feature_lists(serialized: collections.abc.Sequence, configs:
       InvalidArgumentError: a malformed proto, a missing feature list without default, or a wrong kind or size.
       TypeError: an item of `serialized` is neither bytes nor str.
     """
-def example_parse(serialized: bytes) -> dict:
+def message_parse(message: str, serialized: bytes) -> typing.Any:
     """
-    Parses a tf.train.Example.
+    Parses one tf.train message.
     
     Args:
-      serialized: the Example proto's bytes.
+      message: the message type's name, as message_serialize takes it.
+      serialized: the message's bytes.
     
     Returns:
-      {key: (kind, values)}, kind 1 bytes, 2 float, 3 int64.
+      BytesList / FloatList / Int64List: [values]; Feature: (kind, [values]), kind 0 none, 1 bytes, 2 float,
+      3 int64; Features: {key: Feature}; FeatureList: [Feature]; FeatureLists: {key: FeatureList}; Example: Features
+      or None (the field unset); SequenceExample: (Features or None, FeatureLists or None).
     
     Raises:
-      InvalidArgumentError: malformed bytes.
+      InvalidArgumentError: malformed bytes. ValueError: an unknown message name.
     """
-def example_serialize(features: dict) -> bytes:
+def message_serialize(message: str, value: typing.Any) -> bytes:
     """
-    Serializes a tf.train.Example.
+    Serializes one tf.train message from its wire form (see message_parse).
     
     Args:
-      features: {key: (kind, values)}, kind 1 bytes, 2 float, 3 int64 (0: a Feature with no list).
+      message: the message type's name: "BytesList", "FloatList", "Int64List", "Feature", "Features", "FeatureList",
+        "FeatureLists", "Example" or "SequenceExample".
+      value: the message in the form message_parse returns.
     
     Returns:
-      The Example proto's bytes.
+      The message's bytes, as TF's deterministic serialization writes them.
     
     Raises:
-      ValueError: an invalid kind.
+      ValueError: an unknown message name or feature kind.
     """
 def parse_examples(serialized: collections.abc.Sequence, configs: collections.abc.Sequence) -> list:
     """
@@ -60,28 +66,4 @@ def parse_examples(serialized: collections.abc.Sequence, configs: collections.ab
     Raises:
       InvalidArgumentError: a malformed Example, a missing feature without default, or a wrong kind or size.
       TypeError: an item of `serialized` is neither bytes nor str.
-    """
-def sequence_example_parse(serialized: bytes) -> tuple[dict, dict]:
-    """
-    Parses a tf.train.SequenceExample.
-    
-    Args:
-      serialized: the SequenceExample proto's bytes.
-    
-    Returns:
-      (context {key: (kind, values)}, feature_lists {key: [(kind, values), ...]}).
-    
-    Raises:
-      InvalidArgumentError: malformed bytes.
-    """
-def sequence_example_serialize(context: dict, feature_lists: dict) -> bytes:
-    """
-    Serializes a tf.train.SequenceExample.
-    
-    Args:
-      context: {key: (kind, values)}, as example_serialize takes.
-      feature_lists: {key: [(kind, values), ...]}, one Feature per step.
-    
-    Returns:
-      The SequenceExample proto's bytes.
     """

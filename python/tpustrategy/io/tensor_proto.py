@@ -142,8 +142,9 @@ def parse_tensor(serialized: Any, out_type: Any, name: str | None = None) -> Any
                 dtype_enum = value
             elif number == 2:
                 for dim_number, _, dim in _fields(value):
-                    if dim_number == 2:
-                        dims.append(next(v for n, w, v in _fields(dim) if n == 1 and w == 0) if dim else 0)
+                    if dim_number == 2:  # a Dim without size (a name alone) has size 0, protobuf's default
+                        sizes = [v for n, w, v in _fields(dim) if n == 1 and w == 0]
+                        dims.append(sizes[-1] if sizes else 0)
             elif number == 4:
                 content = value
             elif number == 8:
@@ -160,7 +161,7 @@ def parse_tensor(serialized: Any, out_type: Any, name: str | None = None) -> Any
     size = int(np.prod(shape)) if shape else 1
     if want == "string":
         array = np.empty(size, dtype=object)
-        array[:] = (values * size)[:size] if len(values) == 1 else values
+        array[:] = _filled(values, size, b"")
         return StringTensor(array.reshape(shape))
     want_dtype = _core.tensor.DType(want)
     np_dtype = np.dtype(want_dtype.as_numpy_dtype) if hasattr(want_dtype, "as_numpy_dtype") else None
@@ -168,16 +169,22 @@ def parse_tensor(serialized: Any, out_type: Any, name: str | None = None) -> Any
     if content is not None:
         array = np.frombuffer(content, np_dtype.newbyteorder("<")).astype(np_dtype)
     elif want in ("int64", "uint64", "int32", "int16", "int8", "uint8", "uint16", "uint32"):
-        array = np.array([_signed(v, want) for v in values], dtype=np_dtype)
+        array = np.array(_filled([_signed(v, want) for v in values], size, 0), dtype=np_dtype)
+    elif want in ("float16", "bfloat16"):  # half_val holds each value's 16 bits
+        array = np.array(_filled(values, size, 0), dtype=np.uint16).view(np_dtype)
     else:
-        array = np.array(values, dtype=np_dtype)
-    if array.size == 0 and content is None:
-        array = np.zeros(size, dtype=np_dtype)  # no values: the dtype's zeros, as TF fills them
-    elif array.size == 1 and size != 1:
-        array = np.full(size, array[0], dtype=np_dtype)
+        array = np.array(_filled(values, size, 0), dtype=np_dtype)
     if array.size != size:
         raise errors.InvalidArgumentError(None, None, f"TensorProto has {array.size} values for shape {list(shape)}")
     return _core.tensor.constant(array.reshape(shape), want)
+
+
+def _filled(values: list[Any], size: int, default: Any) -> list[Any]:
+    """The `size` values of a typed repeated field as TF reads them: none gives `default` everywhere, fewer
+    repeat the last one, extra ones are dropped."""
+    if not values:
+        return [default] * size
+    return values[:size] + [values[-1]] * (size - len(values))
 
 
 def _signed(value: int, dtype: str) -> int:

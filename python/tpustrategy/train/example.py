@@ -2,10 +2,10 @@
 
 The messages are plain Python objects with protobuf's surface (keyword constructors, ``.value``
 lists, ``feature`` maps, ``WhichOneof("kind")``, ``SerializeToString`` / ``FromString`` /
-``ParseFromString``, ``CopyFrom``, equality). The wire format is written and read by the C++
-codec (cpp/tpustrategy/data/example.*), byte-compatible with TensorFlow's protos; map entries are
-written in key order (protobuf's deterministic serialization). Malformed bytes raise
-``DecodeError`` (as protobuf's ``google.protobuf.message.DecodeError``); the C++ parser never
+``ParseFromString``, ``CopyFrom``, ``MergeFrom``, ``ByteSize``, equality) on every message.
+The wire format is written and read by the C++ codec (cpp/tpustrategy/data/example.*), byte-compatible
+with TensorFlow's protos; map entries are written in key order (protobuf's deterministic serialization).
+Malformed bytes raise ``DecodeError`` (as protobuf's ``google.protobuf.message.DecodeError``); the C++ parser never
 reads out of bounds.
 """
 
@@ -20,8 +20,11 @@ from tpustrategy import _core
 
 _BYTES, _FLOAT, _INT64 = 1, 2, 3
 _Parsed = TypeVar("_Parsed")
+_M = TypeVar("_M", bound="_Message")
 # A Feature as the C++ codec takes and gives it: (kind: 0 none, _BYTES, _FLOAT or _INT64; values).
 FeatureWire = tuple[int, list[Any]]
+# A SequenceExample as the codec takes and gives it: (context, feature lists), None for an unset field.
+SequenceExampleWire = tuple[dict[str, FeatureWire] | None, dict[str, list[FeatureWire]] | None]
 
 
 class DecodeError(Exception):
@@ -32,7 +35,7 @@ class _Message:
     _fields: tuple[str, ...] = ()
 
     def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and all(getattr(self, f) == getattr(other, f) for f in self._fields)
+        return type(self) is type(other) and self._wire() == other._wire()
 
     def __ne__(self, other: object) -> bool:
         return not self == other
@@ -40,27 +43,82 @@ class _Message:
     __hash__ = None  # type: ignore[assignment]  # mutable messages are unhashable, as protobuf's
 
     def CopyFrom(self, other: object) -> None:  # noqa: N802  (protobuf's name)
-        """Replaces this message's contents with a copy of `other`'s (Example and SequenceExample only: the
-        other messages have no wire form of their own here).
+        """Replaces this message's contents with a copy of `other`'s.
 
         Raises:
           TypeError: `other` is not of this message's type.
         """
-        if type(other) is not type(self):
-            raise TypeError(f"Parameter to CopyFrom() must be instance of same class: expected {type(self).__name__} "
-                            f"got {type(other).__name__}.")
-        self.ParseFromString(other.SerializeToString())  # type: ignore[attr-defined]  # Example, SequenceExample only
+        self.ParseFromString(self._same_type(other, "CopyFrom").SerializeToString())
 
-    def ParseFromString(self, serialized: bytes) -> int:  # noqa: N802
-        """Replaces this message's contents with the message parsed from `serialized`; returns its length (Example
-        and SequenceExample only).
+    def MergeFrom(self, other: object) -> None:  # noqa: N802
+        """Merges `other` into this message as protobuf does: lists append, message fields merge, map entries
+        and the set member of a oneof are replaced.
+
+        Raises:
+          TypeError: `other` is not of this message's type.
+        """
+        # Parsing concatenated messages is protobuf's merge: lists append, message fields merge, map
+        # entries and oneof members are replaced.
+        self.ParseFromString(self.SerializeToString() + self._same_type(other, "MergeFrom").SerializeToString())
+
+    def MergeFromString(self, serialized: bytes) -> int:  # noqa: N802
+        """Merges the message parsed from `serialized` into this one (as MergeFrom); returns its length.
 
         Raises:
           TypeError: `serialized` is not bytes-like. DecodeError: the bytes are not a valid message.
         """
-        parsed = type(self).FromString(serialized)  # type: ignore[attr-defined]  # Example, SequenceExample only
+        type(self).FromString(serialized)  # the bytes alone must be a valid message
+        self.ParseFromString(self.SerializeToString() + bytes(serialized))
+        return len(serialized)
+
+    def _same_type(self, other: object, method: str) -> _Message:
+        if type(other) is not type(self):
+            raise TypeError(f"Parameter to {method}() must be instance of same class: expected {type(self)!r} "
+                            f"got {type(other)!r}.")
+        return other
+
+    def ParseFromString(self, serialized: bytes) -> int:  # noqa: N802
+        """Replaces this message's contents with the message parsed from `serialized`; returns its length.
+
+        Raises:
+          TypeError: `serialized` is not bytes-like. DecodeError: the bytes are not a valid message.
+        """
+        parsed = type(self).FromString(serialized)
         self.__dict__.update(parsed.__dict__)
         return len(serialized)
+
+    def Clear(self) -> None:  # noqa: N802
+        """Resets every field to its default (empty)."""
+        self.__dict__.update(type(self)().__dict__)
+
+    def SerializeToString(self, deterministic: bool | None = None) -> bytes:  # noqa: N802
+        """The message in protobuf wire format, map entries in key order (so `deterministic` changes nothing)."""
+        serialized: bytes = _core.example.message_serialize(type(self).__name__, self._wire())
+        return serialized
+
+    @classmethod
+    def FromString(cls: type[_M], serialized: bytes) -> _M:  # noqa: N802
+        """Parses a serialized message of this type.
+
+        Raises:
+          TypeError: `serialized` is not bytes-like. DecodeError: the bytes are not a valid message.
+        """
+        name = cls.__name__
+        message = cls._from_wire(_parse(lambda b: _core.example.message_parse(name, b), serialized, name))
+        assert isinstance(message, cls)  # each _from_wire builds its own class
+        return message
+
+    def ByteSize(self) -> int:  # noqa: N802
+        """The length of the serialized message in bytes."""
+        return len(self.SerializeToString())
+
+    # The message in the form the C++ codec takes and gives (_core.example.message_parse).
+    def _wire(self) -> Any:
+        raise NotImplementedError
+
+    @classmethod
+    def _from_wire(cls, wire: Any) -> _Message:
+        raise NotImplementedError
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({', '.join(f'{f}={getattr(self, f)!r}' for f in self._fields)})"
@@ -72,6 +130,13 @@ class _List(_Message):
 
     def __init__(self, value: Any = ()) -> None:
         self.value = [self._convert(v) for v in _values(value)]
+
+    def _wire(self) -> list[Any]:
+        return self.value
+
+    @classmethod
+    def _from_wire(cls, wire: list[Any]) -> _List:
+        return cls(wire)
 
 
 def _values(value: Any) -> list[Any]:
@@ -272,6 +337,13 @@ class FeatureList(_Message):
     def __init__(self, feature: Iterable[Feature] = ()) -> None:
         self.feature = list(feature)
 
+    def _wire(self) -> list[FeatureWire]:
+        return [f._wire() for f in self.feature]
+
+    @classmethod
+    def _from_wire(cls, wire: list[FeatureWire]) -> FeatureList:
+        return cls([Feature._from_wire(f) for f in wire])
+
 
 class FeatureLists(_Message):
     """``tf.train.FeatureLists``: a ``feature_list`` dict from name to FeatureList (not checked)."""
@@ -281,10 +353,17 @@ class FeatureLists(_Message):
     def __init__(self, feature_list: dict[str, FeatureList] | None = None) -> None:
         self.feature_list = dict(feature_list or {})
 
+    def _wire(self) -> dict[str, list[FeatureWire]]:
+        return {key: fl._wire() for key, fl in self.feature_list.items()}
+
+    @classmethod
+    def _from_wire(cls, wire: dict[str, list[FeatureWire]]) -> FeatureLists:
+        return cls({key: FeatureList._from_wire(fl) for key, fl in wire.items()})
+
 
 def _parse(fn: Callable[[bytes], _Parsed], serialized: object, what: str) -> _Parsed:
     if not isinstance(serialized, (bytes, bytearray, memoryview)):
-        raise TypeError(f"{what}.FromString() expects bytes, got {type(serialized).__name__}")
+        raise TypeError(f"expected bytes, {type(serialized).__name__} found (parsing a tensorflow.{what})")
     from tpustrategy.errors import InvalidArgumentError
 
     try:
@@ -299,26 +378,17 @@ class Example(_Message):
     _fields = ("features",)
 
     def __init__(self, features: Features | None = None) -> None:
+        self._has_features = features is not None  # an unset, empty field is not written, as in protobuf
         self.features = features if features is not None else Features()
         if not isinstance(self.features, Features):
             raise TypeError(f"`features` must be a tf.train.Features, got {type(self.features).__name__}")
 
-    def SerializeToString(self, deterministic: bool | None = None) -> bytes:  # noqa: N802
-        """The message in protobuf wire format, map entries in key order (so `deterministic` changes nothing)."""
-        return _core.example.example_serialize(self.features._wire())
+    def _wire(self) -> dict[str, FeatureWire] | None:
+        return self.features._wire() if self._has_features or self.features.feature else None
 
     @classmethod
-    def FromString(cls, serialized: bytes) -> Example:  # noqa: N802
-        """Parses a serialized Example.
-
-        Raises:
-          TypeError: `serialized` is not bytes-like. DecodeError: the bytes are not a valid Example.
-        """
-        return cls(Features._from_wire(_parse(_core.example.example_parse, serialized, "Example")))
-
-    def ByteSize(self) -> int:  # noqa: N802
-        """The length of the serialized message in bytes."""
-        return len(self.SerializeToString())
+    def _from_wire(cls, wire: dict[str, FeatureWire] | None) -> Example:
+        return cls(None if wire is None else Features._from_wire(wire))
 
 
 class SequenceExample(_Message):
@@ -327,21 +397,17 @@ class SequenceExample(_Message):
     _fields = ("context", "feature_lists")
 
     def __init__(self, context: Features | None = None, feature_lists: FeatureLists | None = None) -> None:
+        self._has_context, self._has_feature_lists = context is not None, feature_lists is not None
         self.context = context if context is not None else Features()
         self.feature_lists = feature_lists if feature_lists is not None else FeatureLists()
 
-    def SerializeToString(self, deterministic: bool | None = None) -> bytes:  # noqa: N802
-        """The message in protobuf wire format, map entries in key order (so `deterministic` changes nothing)."""
-        lists = {key: [f._wire() for f in fl.feature] for key, fl in self.feature_lists.feature_list.items()}
-        return _core.example.sequence_example_serialize(self.context._wire(), lists)
+    def _wire(self) -> SequenceExampleWire:
+        context = self.context._wire() if self._has_context or self.context.feature else None
+        lists = self.feature_lists
+        return context, lists._wire() if self._has_feature_lists or lists.feature_list else None
 
     @classmethod
-    def FromString(cls, serialized: bytes) -> SequenceExample:  # noqa: N802
-        """Parses a serialized SequenceExample.
-
-        Raises:
-          TypeError: `serialized` is not bytes-like. DecodeError: the bytes are not a valid SequenceExample.
-        """
-        context, lists = _parse(_core.example.sequence_example_parse, serialized, "SequenceExample")
-        return cls(Features._from_wire(context), FeatureLists(
-            {key: FeatureList([Feature._from_wire(f) for f in features]) for key, features in lists.items()}))
+    def _from_wire(cls, wire: SequenceExampleWire) -> SequenceExample:
+        context, lists = wire
+        return cls(None if context is None else Features._from_wire(context),
+                   None if lists is None else FeatureLists._from_wire(lists))

@@ -511,25 +511,29 @@ class Layer(Module):
 
     @property
     def input(self) -> Any:
-        """The first input of the layer's first symbolic (KerasTensor) call.
+        """The KerasTensor inputs of the layer's first symbolic call, flattened: one on its own, else a list (an
+        InputLayer's is an empty list, as in Keras 3).
 
         Raises:
           AttributeError: the layer was never called on KerasTensors.
         """
-        if not self._inbound_nodes:
-            raise AttributeError(f"Layer {self.name} has no inbound nodes.")
-        return self._inbound_nodes[0].call_args[0]
+        return self._first_call_tensors("input")
 
     @property
     def output(self) -> Any:
-        """The KerasTensor output(s) of the layer's first symbolic call.
+        """The KerasTensor outputs of the layer's first symbolic call, flattened as ``input``.
 
         Raises:
           AttributeError: the layer was never called on KerasTensors.
         """
+        return self._first_call_tensors("output")
+
+    def _first_call_tensors(self, what: str) -> Any:
         if not self._inbound_nodes:
-            raise AttributeError(f"Layer {self.name} has no inbound nodes.")
-        return self._inbound_nodes[0].outputs
+            raise AttributeError(f"The layer {self.name} has never been called and thus has no defined {what}.")
+        node = self._inbound_nodes[0]
+        tensors = node.input_tensors if what == "input" else nest.flatten(node.outputs)
+        return tensors[0] if len(tensors) == 1 else tensors
 
     # ---- checkpoints ----
     def _trackable_children(self) -> list[tuple[str, Any]]:
