@@ -42,6 +42,12 @@ def _invalid(message: Any) -> Any:
     return errors.InvalidArgumentError(None, None, message)
 
 
+def _dtype_name(array: Any) -> str:
+    """TF's name for `array`'s dtype in kernel messages (its DataTypeString: float32 is "float")."""
+    name = str(np.dtype(array.dtype).name)
+    return {"float32": "float", "float64": "double", "float16": "half"}.get(name, name)
+
+
 def _axis(axis: Any, rank: Any) -> Any:
     axis = int(axis)
     if not -rank <= axis < max(rank, 1):
@@ -258,15 +264,20 @@ def pad(tensor: TensorLike, paddings: Any, mode: str = "CONSTANT", constant_valu
 def meshgrid(*args: Any, indexing: str = "xy", name: str | None = None) -> Any:
     """Coordinate grids from the 1-D (or flattened) `args`: a list of tensors, one per input.
 
-    ``indexing="xy"`` (Cartesian) swaps the first two output dimensions, ``"ij"`` (matrix) does not. Every output
-    takes the first input's dtype (the others' values are cast to it, where TF rejects mixed dtypes).
+    ``indexing="xy"`` (Cartesian) swaps the first two output dimensions, ``"ij"`` (matrix) does not. All inputs
+    must share one dtype, which the outputs keep.
 
     Raises:
       TypeError: `indexing` is neither "xy" nor "ij".
+      InvalidArgumentError: the inputs' dtypes differ (TF's message: its grids are products with a first-dtype ones).
     """
     if indexing not in ("xy", "ij"):
         raise TypeError(f"Argument `indexing` parameter must be either 'xy' or 'ij', got '{indexing}'")
     arrays = [_np(a).reshape(-1) for a in args]
+    for other in arrays[1:]:
+        if other.dtype != arrays[0].dtype:
+            raise _invalid(f"cannot compute Mul as input #1(zero-based) was expected to be a {_dtype_name(other)} "
+                           f"tensor but is a {_dtype_name(arrays[0])} tensor [Op:Mul] name: ")
     checked = cast(Literal["xy", "ij"], indexing)  # one of the two, checked above
     return [_out(g, arrays[0].dtype) for g in np.meshgrid(*arrays, indexing=checked)]
 
@@ -274,17 +285,22 @@ def meshgrid(*args: Any, indexing: str = "xy", name: str | None = None) -> Any:
 def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: Any = 0) -> Any:
     """`num` evenly spaced values from `start` to `stop`, both included, along `axis`.
 
-    The result has start's dtype when it is floating, float32 otherwise (TF gives float64 for integers); array
-    `start` / `stop` give one sequence per entry, laid out along `axis`.
+    The result has start's dtype when it is floating; integers divide as TF's truediv does: float32 for 8- and
+    16-bit ones, float64 for 32- and 64-bit ones (so ``linspace(0, 10, 5)`` is float64). Array `start` / `stop` give
+    one sequence per entry, laid out along `axis`.
 
     Raises:
+      TypeError: `stop` does not convert to start's dtype (``linspace(0, 1.5, 3)``, as TF).
       InvalidArgumentError: `num` is negative.
       ResourceExhaustedError: the values do not fit in memory.
     """
-    s, e, n = _np(start), _np(stop), int(_np(num))
+    s = _np(start)
+    e = stop.numpy() if isinstance(stop, Tensor) else \
+        np.asarray(_core.tensor.convert_to_tensor(stop, _core.tensor.DType(s.dtype.name)).numpy())
+    n = int(_np(num))
     if n < 0:
         raise _invalid(f"Requires num >= 0: {n}")
-    dtype = s.dtype if s.dtype.kind == "f" else np.float32
+    dtype = s.dtype if s.dtype.kind == "f" else np.result_type(s.dtype, np.float32)
     try:
         values = np.linspace(s, e, n, axis=axis)
     except MemoryError:  # TF's allocator says the same (num = 2**40 needs terabytes)
