@@ -24,3 +24,78 @@ def meshgrid_dtypes(tf):
             "int then float": error_of(lambda: tf.meshgrid(tf.constant([1, 2]), tf.constant([1.0, 2.0]))),
             "float then int": error_of(lambda: tf.meshgrid([1.0, 2.0], [1, 2])),
             "int32 then int64": error_of(lambda: tf.meshgrid(tf.constant([1]), tf.constant([1], tf.int64)))}
+
+
+def _ragged(tf, x):
+    return tf.ragged.constant([[1, 2], [3]]) * tf.cast(x + 1, tf.int32)
+
+
+def _ragged_ops(tf):
+    r3 = tf.ragged.constant([[[1, 2], [3]], [[4]]])
+    return {
+        "concat 0": lambda x: tf.concat([_ragged(tf, x), _ragged(tf, x)], axis=0),
+        "concat 1": lambda x: tf.concat([_ragged(tf, x), _ragged(tf, x)], axis=-1),
+        "concat dense": lambda x: tf.concat([_ragged(tf, x), tf.fill([1, 2], tf.cast(x, tf.int32))], 0),
+        "gather": lambda x: tf.gather(_ragged(tf, x), [1, 0, 1]),
+        "gather nested": lambda x: tf.gather(_ragged(tf, x), [[1], [0]]),
+        "expand_dims 0": lambda x: tf.expand_dims(_ragged(tf, x), 0),
+        "expand_dims 1": lambda x: tf.expand_dims(_ragged(tf, x), 1),
+        "expand_dims -1": lambda x: tf.expand_dims(_ragged(tf, x), -1),
+        "reduce_sum": lambda x: tf.reduce_sum(_ragged(tf, x)),
+        "reduce_sum 1": lambda x: tf.reduce_sum(_ragged(tf, x), axis=1),
+        "reduce_sum 0": lambda x: tf.reduce_sum(_ragged(tf, x), axis=0),
+        "reduce_sum keepdims": lambda x: tf.math.reduce_sum(_ragged(tf, x), 1, keepdims=True),
+        "reduce_max empty row": lambda x: tf.reduce_max(tf.concat([_ragged(tf, x), tf.ragged.constant([[]], tf.int32)],
+                                                                 0), 1),
+        "reduce_mean int": lambda x: tf.reduce_mean(_ragged(tf, x), 1),
+        "reduce_prod 0": lambda x: tf.reduce_prod(_ragged(tf, x), 0),
+        "rank 3 sum 0": lambda x: tf.reduce_sum(r3 * tf.cast(x, tf.int32), 0),
+        "rank 3 sum 1": lambda x: tf.reduce_sum(r3 * tf.cast(x, tf.int32), 1),
+        "rank 3 mean 2": lambda x: tf.reduce_mean(tf.cast(r3, tf.float32) * tf.cast(x, tf.float32), 2),
+        "boolean_mask": lambda x: tf.ragged.boolean_mask(_ragged(tf, x), _ragged(tf, x) > 2),
+        "boolean_mask rows": lambda x: tf.ragged.boolean_mask(_ragged(tf, x), tf.constant([False, True])),
+        "boolean_mask dense": lambda x: tf.ragged.boolean_mask(
+            tf.fill([2, 3], x), tf.constant([[True, False, True], [False, False, True]])),
+        "boolean_mask rank 3": lambda x: tf.ragged.boolean_mask(r3 * tf.cast(x, tf.int32),
+                                                                tf.ragged.constant([[True, False], [True]])),
+        "stack": lambda x: tf.ragged.stack([_ragged(tf, x), _ragged(tf, x)]),
+        "stack 1": lambda x: tf.ragged.stack([_ragged(tf, x), _ragged(tf, x)], axis=1),
+        "stack 2": lambda x: tf.ragged.stack([_ragged(tf, x), _ragged(tf, x)], axis=2),
+    }
+
+
+def _spec(tf, fn):
+    spec = tf.data.Dataset.range(2).map(fn).element_spec
+    kind = "RaggedTensorSpec" if isinstance(spec, tf.RaggedTensorSpec) else type(spec).__name__
+    return [kind, None if spec.shape.rank is None else spec.shape.as_list(), spec.dtype.name,
+            getattr(spec, "ragged_rank", None)]
+
+
+def _value(result):
+    if hasattr(result, "to_list"):
+        return {"ragged": result.to_list(), "shape": result.shape.as_list(), "dtype": result.dtype.name}
+    return result
+
+
+@case()
+def ragged_ops_eager(tf):
+    return {name: error_of(lambda fn=fn: _value(fn(tf.constant(1, tf.int64)))) for name, fn in _ragged_ops(tf).items()}
+
+
+@case()
+def ragged_ops_in_map(tf):
+    return {name: error_of(lambda fn=fn: _spec(tf, fn)) for name, fn in _ragged_ops(tf).items()}
+
+
+@case()
+def ragged_op_errors(tf):
+    rt = tf.ragged.constant([[1, 2], [], [3]])
+    return {"concat axis 2": error_of(lambda: tf.concat([rt, rt], 2)),
+            "concat rows differ": error_of(lambda: tf.concat([rt, tf.ragged.constant([[1]])], 1)),
+            "gather out of range": error_of(lambda: tf.gather(rt, [3])),
+            "expand_dims axis 3": error_of(lambda: tf.expand_dims(rt, 3)),
+            "reduce axis 2": error_of(lambda: tf.reduce_sum(rt, 2)),
+            "mask not bool": error_of(lambda: tf.ragged.boolean_mask(rt, tf.ragged.constant([[1, 0], [], [1]]))),
+            "mask scalar": error_of(lambda: tf.ragged.boolean_mask(rt, True)),
+            "mask rows differ": error_of(lambda: tf.ragged.boolean_mask(rt, tf.ragged.constant([[True], [True]]))),
+            "stack rows differ": error_of(lambda: tf.ragged.stack([rt, tf.ragged.constant([[1]])], axis=1))}
