@@ -99,3 +99,17 @@ def ragged_op_errors(tf):
             "mask scalar": error_of(lambda: tf.ragged.boolean_mask(rt, True)),
             "mask rows differ": error_of(lambda: tf.ragged.boolean_mask(rt, tf.ragged.constant([[True], [True]]))),
             "stack rows differ": error_of(lambda: tf.ragged.stack([rt, tf.ragged.constant([[1]])], axis=1))}
+
+
+@case()
+def ragged_row_lengths_and_bounds(tf):
+    r3 = tf.ragged.constant([[[1, 2], [3]], [[4]], []])
+    dense_inner = tf.ragged.constant([[[1, 2], [3, 4]], [[5, 6]]], ragged_rank=1)
+    out = {f"row_lengths {axis}": error_of(lambda axis=axis: _value(r3.row_lengths(axis=axis)))
+           for axis in (0, 1, 2, -1, -3, 3)}
+    out.update({f"dense inner row_lengths {axis}": error_of(lambda axis=axis: _value(dense_inner.row_lengths(axis)))
+                for axis in (1, 2)})
+    out.update({"bounding int32": r3.bounding_shape(out_type=tf.int32),
+                "bounding axis int32": r3.bounding_shape(axis=1, out_type=tf.int32),
+                "bounding default": r3.bounding_shape(), "bounding axis": r3.bounding_shape(2)})
+    return out
