@@ -66,7 +66,8 @@ def _ragged_ops(tf):
 
 def _spec(tf, fn):
     spec = tf.data.Dataset.range(2).map(fn).element_spec
-    kind = "RaggedTensorSpec" if isinstance(spec, tf.RaggedTensorSpec) else type(spec).__name__
+    kind = "RaggedTensorSpec" if isinstance(spec, tf.RaggedTensorSpec) else (
+        "TensorSpec" if isinstance(spec, tf.TensorSpec) else type(spec).__name__)  # ours: StringSpec is a TensorSpec
     return [kind, None if spec.shape.rank is None else spec.shape.as_list(), spec.dtype.name,
             getattr(spec, "ragged_rank", None)]
 
@@ -113,3 +114,46 @@ def ragged_row_lengths_and_bounds(tf):
                 "bounding axis int32": r3.bounding_shape(axis=1, out_type=tf.int32),
                 "bounding default": r3.bounding_shape(), "bounding axis": r3.bounding_shape(2)})
     return out
+
+
+@case()
+def unicode_case_mapping(tf):
+    words = tf.constant(["héllo ÉCOLE ß ǅ İ", "straße", "ΟΔΟΣ", "ABC"])
+    return {"upper utf-8": tf.strings.upper(words, encoding="utf-8"),
+            "lower utf-8": tf.strings.lower(words, encoding="utf-8"),
+            "upper ascii": tf.strings.upper(words), "lower ascii": tf.strings.lower(words),
+            "invalid bytes": tf.strings.upper(tf.constant([b"\xff\xfea"]), encoding="utf-8"),
+            "other encoding": error_of(lambda: tf.strings.upper(words, encoding="latin1"))}
+
+
+@case()
+def regex_ops(tf):
+    words = tf.constant(["héllo ÉCOLE", "straße", "ABC", "a1b22 c"])
+    rr = tf.strings.regex_replace
+    return {"vowels": rr(words, "[aeiou]", "_"), "first only": rr(words, "l+", "L", replace_global=False),
+            "groups": rr(words, r"(\w)(\w)", r"\2\1"), "group 0": rr(["abc"], "b", r"[\0]"),
+            "dollar literal": rr(["abc"], "b", "$1"), "empty pattern": rr(["abc"], "", "-"),
+            "empty after match": rr(["abxd", "xx"], "x*", "-"), "backslash": rr(["a.b"], r"\.", r"\\"),
+            "dot is a character": rr(["héllo"], ".", "x"), "digits": rr(words, r"\d+", "#"),
+            "unicode not a word char": rr(["é_a"], r"\w", "w"), "posix class": rr(["a1-B"], "[[:alpha:]]", "L"),
+            "end of text": rr(["ab\nab"], r"b\z", "X"), "no dotall": rr(["a\nb"], "a.b", "X"),
+            "multiline flag": rr(["ab\nab"], "(?m)^a", "X"), "rank 2": rr([["ab"], ["cd"]], "[bd]", "X"),
+            "full match": tf.strings.regex_full_match(words, "[a-zß]+"),
+            "full match prefix": tf.strings.regex_full_match(["abc", "ab"], "ab"),
+            "full match scalar": tf.strings.regex_full_match("abc", "a.c"),
+            "named group": tf.strings.regex_full_match(["ab"], "(?P<x>a)b"),
+            "bad pattern": error_of(lambda: rr(words, "(", "_")),
+            "backreference": error_of(lambda: rr(["aa"], r"(a)\1", "x")),
+            "lookahead": error_of(lambda: rr(["ab"], "a(?=b)", "x")),
+            "full match bad pattern": error_of(lambda: tf.strings.regex_full_match(["a"], "["))}
+
+
+@case()
+def strings_in_map(tf):
+    def words(x):
+        return tf.strings.as_string(tf.fill([2], x))
+
+    checks = {"regex_replace": lambda x: tf.strings.regex_replace(words(x), "1", "one"),
+              "regex_full_match": lambda x: tf.strings.regex_full_match(words(x), "[0-9]"),
+              "upper utf-8": lambda x: tf.strings.upper(words(x), encoding="utf-8")}
+    return {name: error_of(lambda fn=fn: _spec(tf, fn)) for name, fn in checks.items()}
