@@ -157,3 +157,30 @@ def strings_in_map(tf):
               "regex_full_match": lambda x: tf.strings.regex_full_match(words(x), "[0-9]"),
               "upper utf-8": lambda x: tf.strings.upper(words(x), encoding="utf-8")}
     return {name: error_of(lambda fn=fn: _spec(tf, fn)) for name, fn in checks.items()}
+
+
+@case()
+def einsum_repeated_labels(tf):
+    x = tf.reshape(tf.range(9.0), [3, 3])
+    y = tf.reshape(tf.range(18.0), [3, 3, 2])
+    v = tf.constant([1.0, 2.0, 3.0])
+    xv = tf.Variable(x)
+    with tf.GradientTape() as tape:
+        diagonal = tf.einsum("ii->i", xv) * v
+    return {"trace": tf.einsum("ii", x), "trace explicit": tf.einsum("ii->", x), "diagonal": tf.einsum("ii->i", x),
+            "iij->j": tf.einsum("iij->j", y), "iij->ij": tf.einsum("iij->ij", y), "ii,i->i": tf.einsum("ii,i->i", x, v),
+            "ij,jj->i": tf.einsum("ij,jj->i", x, x), "int trace": tf.einsum("ii", tf.constant([[1, 2], [3, 4]])),
+            "batched diagonal": tf.einsum("...ii->...i", tf.reshape(y, [2, 3, 3])),
+            "diagonal gradient": tape.gradient(diagonal, xv),
+            "sizes differ": error_of(lambda: tf.einsum("ii", tf.zeros([2, 3]))),
+            "in map": error_of(lambda: _spec(tf, lambda s: tf.einsum("ii->i", tf.fill([3, 3], tf.cast(s, "float32")))))}
+
+
+@case()
+def unsorted_segment_sqrt_n(tf):
+    data = tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]])
+    f = tf.math.unsorted_segment_sqrt_n
+    return {"rows": f(data, [0, 1, 0, -1], 3), "2-D ids": f(tf.constant([[1.0, 2.0], [3.0, 4.0]]), [[0, 1], [1, 1]], 2),
+            "float64": f(tf.constant([1.0, 2.0], tf.float64), [0, 0], 1),
+            "int data": error_of(lambda: f(tf.constant([1, 2]), [0, 0], 1)),
+            "id out of range": error_of(lambda: f(tf.constant([1.0, 2.0]), [0, 3], 2))}

@@ -137,6 +137,14 @@ def _segment_reduce(kind: Any, sorted_ids: Any) -> Any:
             if sorted_ids:  # sorted segment max/min give 0 for empty segments
                 counts = np.bincount(ids, minlength=n)
                 out[counts == 0] = 0
+        elif kind == "sqrt_n":  # the sum over sqrt(count): TF's normalisation for embedding combiners
+            if d.dtype.kind not in "fc":
+                raise _invalid(f"Value for attr 'T' of {_dtype_name(d)} is not in the list of allowed values: "
+                               "bfloat16, half, float, double, complex64, complex128")
+            total = np.zeros(shape, d.dtype)
+            np.add.at(total, ids, rows)
+            counts = np.bincount(ids, minlength=n).reshape((n,) + (1,) * (rows.ndim - 1))
+            out = np.where(counts > 0, total / np.sqrt(np.maximum(counts, 1)).astype(d.dtype), 0).astype(d.dtype)
         else:  # mean
             total = np.zeros(shape, np.float64)
             np.add.at(total, ids, rows)
@@ -173,7 +181,7 @@ _EMPTY_SEGMENT = {
     ("sum", True): "0", ("sum", False): "0", ("prod", True): "1", ("prod", False): "1",
     ("mean", True): "0", ("mean", False): "0", ("max", True): "0", ("min", True): "0",
     ("max", False): "the dtype's lowest value (-inf for floats)",
-    ("min", False): "the dtype's highest value (inf for floats)",
+    ("min", False): "the dtype's highest value (inf for floats)", ("sqrt_n", False): "0",
 }
 
 
@@ -187,6 +195,10 @@ unsorted_segment_prod = _segment_reduce("prod", False)
 unsorted_segment_max = _segment_reduce("max", False)
 unsorted_segment_min = _segment_reduce("min", False)
 unsorted_segment_mean = _segment_reduce("mean", False)
+unsorted_segment_sqrt_n = _segment_reduce("sqrt_n", False)
+unsorted_segment_sqrt_n.__doc__ = unsorted_segment_sqrt_n.__doc__.replace(
+    "The sqrt_n of the rows", "The sum divided by sqrt(count) of the rows", 1).replace(
+    "data`'s dtype;", "data`'s dtype, which must be floating or complex (else InvalidArgumentError);", 1)
 
 
 def _scan(ufunc: Any, identity: Any) -> Any:
