@@ -145,7 +145,10 @@ def regex_ops(tf):
             "bad pattern": error_of(lambda: rr(words, "(", "_")),
             "backreference": error_of(lambda: rr(["aa"], r"(a)\1", "x")),
             "lookahead": error_of(lambda: rr(["ab"], "a(?=b)", "x")),
-            "full match bad pattern": error_of(lambda: tf.strings.regex_full_match(["a"], "["))}
+            "full match bad pattern": error_of(lambda: tf.strings.regex_full_match(["a"], "[")),
+            "ragged": _value(rr(tf.strings.split(["a b", "c"]), "[ac]", "X")),
+            "ragged full match": _value(tf.strings.regex_full_match(tf.strings.split(["a b", "c"]), "[ac]")),
+            "ragged upper": _value(tf.strings.upper(tf.strings.split(["é b", "c"]), encoding="utf-8"))}
 
 
 @case()

@@ -2,8 +2,8 @@
 
 Patterns match UTF-8 text by character, as RE2 does in TF. The common subset of the two syntaxes behaves the same;
 where they differ we follow RE2:
-* ``\\d \\w \\s \\b`` are ASCII-only (re.ASCII). One difference stays: ``(?i)`` folds only ASCII letters here,
-  all Unicode letters in RE2.
+* ``\\d \\w \\s \\b`` are ASCII-only (re.ASCII). Differences that stay: ``(?i)`` folds only ASCII letters here,
+  all Unicode letters in RE2; ``\\s`` also matches ``\\v`` here (not in RE2); ``[[:^alpha:]]`` is not translated.
 * RE2 rejects backreferences (``\\1`` in a pattern) and lookaround (``(?=``, ``(?!``, ``(?<=``, ``(?<!``), and has
   no atomic groups (``(?>``): InvalidArgumentError, as TF raises.
 * ``\\z`` (end of text) works; ``[[:alpha:]]``-style POSIX classes are translated to ASCII ranges.
@@ -22,7 +22,7 @@ import numpy as np
 from tpustrategy import _core, errors
 from tpustrategy.framework import static_shape
 from tpustrategy.framework.string_tensor import StringTensor, to_bytes_array
-from tpustrategy.ops._args import TensorLike
+from tpustrategy.ops._args import TensorLike, mentions_ragged
 
 _POSIX_CLASSES = {"alnum": "0-9A-Za-z", "alpha": "A-Za-z", "ascii": "\\x00-\\x7f", "blank": "\\t ",
                   "cntrl": "\\x00-\\x1f\\x7f", "digit": "0-9", "graph": "!-~", "lower": "a-z", "print": " -~",
@@ -134,14 +134,16 @@ def _each(input: TensorLike, fn: Any, otype: Any) -> np.ndarray:  # noqa: A002
 
 
 def regex_replace(input: TensorLike, pattern: Any, rewrite: Any, replace_global: bool = True,  # noqa: A002
-                  name: str | None = None) -> StringTensor:
+                  name: str | None = None) -> Any:
     """Each string with the matches of `pattern` (RE2 syntax, see the module docstring) replaced by `rewrite`
-    (``\\1`` inserts group 1): every match, or the first with ``replace_global=False``.
+    (``\\1`` inserts group 1): every match, or the first with ``replace_global=False``. A RaggedTensor keeps its rows.
 
     Raises:
       InvalidArgumentError: `pattern` does not parse, uses RE2-invalid syntax or syntax not supported here,
         or `rewrite` names a missing group.
     """
+    if mentions_ragged(input):  # elementwise: the flat values, as TF's ragged dispatch
+        return input.with_flat_values(regex_replace(input.flat_values, pattern, rewrite, replace_global))
     compiled = _compile(pattern)
     rewriter = _rewriter(_text(rewrite), compiled.groups)
     replaced = _each(input, lambda s: _replace(compiled, rewriter, s, replace_global).encode(
@@ -157,6 +159,8 @@ def regex_full_match(input: TensorLike, pattern: Any, name: str | None = None) -
     Raises:
       InvalidArgumentError: `pattern` does not parse, uses RE2-invalid syntax or syntax not supported here.
     """
+    if mentions_ragged(input):
+        return input.with_flat_values(regex_full_match(input.flat_values, pattern))
     compiled = _compile(pattern)
     matched = _each(input, lambda s: compiled.fullmatch(s) is not None, bool)
     result = _core.tensor.constant(np.asarray(matched, dtype=bool), _core.tensor.bool)

@@ -19,7 +19,7 @@ from tpustrategy.framework.string_tensor import StringTensor, to_bytes_array
 from tpustrategy.framework.string_tensor import string as string  # tf.string, re-exported
 from tpustrategy.framework.string_tensor import to_bytes as _bytes
 from tpustrategy.framework.tensor import Tensor
-from tpustrategy.ops._args import TensorLike
+from tpustrategy.ops._args import TensorLike, mentions_ragged
 
 if TYPE_CHECKING:
     from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor
@@ -155,11 +155,13 @@ def _split_each_unnoted(array: np.ndarray, pieces_of: Callable[[bytes], list[byt
     return result
 
 
-def _case_mapped(input: TensorLike, encoding: str, to_upper: bool) -> StringTensor:  # noqa: A002
+def _case_mapped(input: TensorLike, encoding: str, to_upper: bool) -> Any:  # noqa: A002
     """upper / lower: ASCII letters only without an encoding; with "utf-8", Unicode's full case mapping (é → É,
     ß → SS) as TF's ICU path, invalid bytes becoming U+FFFD."""
     if encoding not in ("", "utf-8"):
         raise _invalid(f"only utf-8 or '' (no encoding) is supported, received {encoding}")
+    if mentions_ragged(input):  # elementwise: the flat values, as TF's ragged dispatch
+        return input.with_flat_values(_case_mapped(input.flat_values, encoding, to_upper))
     if encoding:
         def mapped(b: bytes) -> bytes:
             text = b.decode("utf-8", errors="replace")
