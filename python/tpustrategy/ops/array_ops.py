@@ -27,7 +27,7 @@ def reshape(tensor: TensorLike, shape: Any, name: str | None = None) -> Any:
 
 def expand_dims(input: TensorLike, axis: Any, name: str | None = None) -> Any:  # noqa: A002
     """Inserts a length-1 axis at `axis` (tf.expand_dims); a RaggedTensor gets TF's ragged expand_dims."""
-    if mentions_ragged(input):
+    if not isinstance(input, Tensor) and mentions_ragged(input):  # a Tensor: the kernel at once
         from tpustrategy.ops.ragged import ragged_array_ops
 
         return ragged_array_ops.expand_dims(input, axis)

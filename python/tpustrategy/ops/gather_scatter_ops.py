@@ -128,7 +128,7 @@ def gather(params: TensorLike, indices: TensorLike, validate_indices: Any = None
       ValueError: batch_dims out of range; mismatched batch dimensions.
       InvalidArgumentError: batch_dims greater than axis, an index out of range.
     """
-    if mentions_ragged(params):  # TF's ragged gather: the rows at `indices`
+    if not isinstance(params, Tensor) and mentions_ragged(params):  # TF's ragged gather: the rows at `indices`
         from tpustrategy.ops.ragged import ragged_array_ops
 
         return ragged_array_ops.gather(params, indices, validate_indices, axis, batch_dims)

@@ -86,7 +86,7 @@ def _reduction(kernel: _Op, doc: str) -> _Op:
     kind = kernel.__name__.removeprefix("reduce_")
 
     def op(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Any:
-        if mentions_ragged(input_tensor):  # TF's ragged reductions (ops/ragged/ragged_reduce_ops.py)
+        if not isinstance(input_tensor, Tensor) and mentions_ragged(input_tensor):  # ops/ragged/ragged_reduce_ops
             from tpustrategy.ops.ragged import ragged_reduce_ops
 
             return ragged_reduce_ops.reduce(kernel, input_tensor, axis, keepdims)
@@ -172,7 +172,7 @@ def matmul(
 
 def cast(x: Any, dtype: Any, name: str | None = None) -> Any:
     """Converts `x` to `dtype`; float to int truncates toward zero (tf.cast). A RaggedTensor's flat values convert."""
-    if mentions_ragged(x):
+    if not isinstance(x, Tensor) and mentions_ragged(x):
         return x.with_flat_values(cast(x.flat_values, dtype))
     return _ops.cast(x, _core.tensor.DType(dtype))
 
