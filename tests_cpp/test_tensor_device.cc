@@ -141,6 +141,24 @@ TEST(Slice, V38HasEightCoresOneHostAndTfNames) {
   EXPECT_THROW(DeviceRegistry::global().find("TPU:8"), ValueError);
 }
 
+TEST(Slice, OneHostHasNoWorkerJobAsTf) {
+  // TF 2.21 on one host (job localhost): any name of another job is InvalidArgumentError "<full name> unknown
+  // device.", completed with replica 0, task 0 and CPU:0 where the name leaves them out.
+  activate_slice("v3-8");
+  for (const auto& [name, full] :
+       {std::pair{"/job:worker/replica:0/task:0/device:CPU:0", "/job:worker/replica:0/task:0/device:CPU:0"},
+        std::pair{"/job:worker", "/job:worker/replica:0/task:0/device:CPU:0"},
+        std::pair{"/job:worker/device:TPU:3", "/job:worker/replica:0/task:0/device:TPU:3"}}) {
+    try {
+      DeviceRegistry::global().find(name);
+      ADD_FAILURE() << name << " resolved";
+    } catch (const InvalidArgumentError& e) {
+      EXPECT_EQ(std::string(e.what()), std::string(full) + " unknown device.");
+    }
+  }
+  EXPECT_EQ(DeviceRegistry::global().find("/job:localhost/replica:0/task:0/device:TPU:3")->index(), 3);
+}
+
 TEST(Slice, V432HasFourHostsAndPerTaskOrdinals) {
   activate_slice("v4-32");
   auto tpus = DeviceRegistry::global().devices("TPU");

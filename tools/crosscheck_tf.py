@@ -108,6 +108,7 @@ def emit(framework: str, pattern: str, done: set[str]) -> None:
     importlib.import_module("crosscheck.cases_image_resize")  # tf.image.resize, standardization, l2_normalize
     importlib.import_module("crosscheck.cases_map_static_shapes")  # einsum, segments, strings, ragged in map
     importlib.import_module("crosscheck.cases_image_crops")  # crops, pads, brightness, contrast (+ random)
+    importlib.import_module("crosscheck.cases_fidelity_gaps")  # linspace/meshgrid, ragged in map, regex, traces
     tf = importlib.import_module(framework)
     make_logical_cpus(tf)
     results, complete = {}, True

@@ -69,6 +69,7 @@ from tpustrategy.ops.numpy_backed_ops import (  # noqa: E402, F401
     unsorted_segment_mean,
     unsorted_segment_min,
     unsorted_segment_prod,
+    unsorted_segment_sqrt_n,
     unsorted_segment_sum,
 )
 from tpustrategy.ops.top_k_ops import in_top_k, top_k  # noqa: F401

@@ -3,10 +3,9 @@
 element (so nothing folds to a constant), except where a check is about a constant argument (segment ids,
 num_segments).
 
-Measured but left out until built (TF 2.21 → ours): einsum "ii" (trace) → ValueError; unsorted_segment_sqrt_n
-and strings.regex_replace → missing; ragged concat / gather / expand_dims / reduce_sum / ragged.stack inside map →
-TypeError or [2, 2, None] for TF's [2, None, None]; ragged.boolean_mask → missing; the row_lengths / flat_values
-/ to_tensor of a strings.split result keep their real sizes where TF's are unknown."""
+Measured but left out until built (TF 2.21 → ours): the row_lengths / flat_values / to_tensor of a strings.split
+result keep their real sizes where TF's are unknown. (einsum traces, unsorted_segment_sqrt_n, regex ops and the
+ragged ops in map are checked in cases_fidelity_gaps.py.)"""
 
 from __future__ import annotations
 

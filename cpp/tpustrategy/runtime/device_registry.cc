@@ -171,8 +171,9 @@ DevicePtr DeviceRegistry::host_cpu(int task) const {
 
 void DeviceRegistry::require_known_task(const DeviceSpec& spec) const {
   // TF completes a partial name with the process's own job ("localhost" for a cluster's client), replica 0 and
-  // task 0, so "/task:1/device:CPU:0" names task 1 of the client's job, never a worker's. A job of the slice
-  // without that replica and task is an unknown device; a job the slice lacks keeps the short-form fallback below.
+  // task 0, so "/task:1/device:CPU:0" names task 1 of the client's job, never a worker's. A job the slice lacks
+  // ("/job:worker/..." on one host, whose job is localhost), or one of its jobs without that replica and task, is
+  // an unknown device.
   const std::string job = spec.job.value_or(client_ ? std::string(kClientJob) : job_);
   const int task = spec.task.value_or(0);
   bool job_known = false;
@@ -184,7 +185,7 @@ void DeviceRegistry::require_known_task(const DeviceSpec& spec) const {
       task_known = task_known || d->task() == task;
     }
   }
-  if (!job_known || (task_known && spec.replica.value_or(0) == 0)) return;
+  if (job_known && task_known && spec.replica.value_or(0) == 0) return;
   // TF's wording (InvalidArgumentError "<full name> unknown device."), with TF's CPU:0 when the name has no device.
   throw InvalidArgumentError(fmt::format("/job:{}/replica:{}/task:{}/device:{}:{} unknown device.", job,
                                          spec.replica.value_or(0), task, spec.type.value_or("CPU"),
@@ -194,7 +195,7 @@ void DeviceRegistry::require_known_task(const DeviceSpec& spec) const {
 DevicePtr DeviceRegistry::find(std::string_view name) {
   DeviceSpec spec = parse_device_spec(name);
   std::lock_guard lock(mutex_);
-  if (spec.task || spec.replica) require_known_task(spec);
+  if (spec.job || spec.task || spec.replica) require_known_task(spec);
   std::vector<DevicePtr> found;
   for (const auto* list : {&tpus_, &cpus_, &gpus_})
     for (const auto& d : *list)

@@ -82,3 +82,11 @@ def tensor_list(values: Any, what: str = "values") -> list[Tensor]:
         else:
             out.append(_core.tensor.convert_to_tensor(v))
     return out
+
+
+def mentions_ragged(value: Any) -> bool:
+    """Whether `value` is a RaggedTensor or a list / tuple holding one: the ops then take the ragged path
+    (ops/ragged/ragged_array_ops.py), as TF's dispatch does. RaggedTensor marks itself with ``_is_ragged``."""
+    if isinstance(value, list | tuple):
+        return any(getattr(v, "_is_ragged", False) for v in value)
+    return getattr(value, "_is_ragged", False) is True

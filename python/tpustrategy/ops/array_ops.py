@@ -8,7 +8,7 @@ from typing import Any
 from tpustrategy import _core
 from tpustrategy.framework import static_shape
 from tpustrategy.ops import _spmd_hook, numpy_backed_ops
-from tpustrategy.ops._args import TensorLike, axis_int, axis_list, dtype_or_none, int_list, tensor_list
+from tpustrategy.ops._args import TensorLike, axis_int, axis_list, dtype_or_none, int_list, mentions_ragged, tensor_list
 
 _ops = _core.ops
 Tensor = _core.tensor.Tensor
@@ -26,7 +26,11 @@ def reshape(tensor: TensorLike, shape: Any, name: str | None = None) -> Any:
 
 
 def expand_dims(input: TensorLike, axis: Any, name: str | None = None) -> Any:  # noqa: A002
-    """Inserts a length-1 axis at `axis` (tf.expand_dims)."""
+    """Inserts a length-1 axis at `axis` (tf.expand_dims); a RaggedTensor gets TF's ragged expand_dims."""
+    if not isinstance(input, Tensor) and mentions_ragged(input):  # a Tensor: the kernel at once
+        from tpustrategy.ops.ragged import ragged_array_ops
+
+        return ragged_array_ops.expand_dims(input, axis)
     return _ops.expand_dims(input, axis_int(axis))
 
 
@@ -44,7 +48,11 @@ def transpose(a: TensorLike, perm: Any = None, conjugate: bool = False, name: st
 
 
 def concat(values: TensorLike, axis: Any, name: str = "concat") -> Any:
-    """Concatenates tensors along `axis` (tf.concat)."""
+    """Concatenates tensors along `axis` (tf.concat); with a RaggedTensor among them, TF's ragged concat."""
+    if mentions_ragged(values):
+        from tpustrategy.ops.ragged import ragged_array_ops
+
+        return ragged_array_ops.concat(values, axis)
     if _spmd_hook.active and isinstance(values, (list, tuple)) and _spmd_hook.sharded(*values):
         return _spmd_hook.partitioner.concat(values, axis_int(axis))
     return _ops.concat(tensor_list(values), axis_int(axis))

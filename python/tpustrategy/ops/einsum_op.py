@@ -2,8 +2,9 @@
 
 Operands are contracted left to right in pairs: labels in both operands and the output are batch axes
 (they broadcast, as in matmul), labels in both but not needed later are contracted by one matmul, labels
-of one operand that appear nowhere else are summed first. ``...`` is supported. Not built: a label repeated
-inside one operand (traces and diagonals, e.g. ``ii->i``) -- a clear ValueError says so.
+of one operand that appear nowhere else are summed first. ``...`` is supported. A label repeated inside one
+operand (``ii`` a trace, ``ii->i`` a diagonal) first takes that operand's diagonal, as a product with an identity
+mask summed over the second axis (differentiable like the rest).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import math
 import string
 from collections.abc import Iterable, Sequence
 from typing import Any
+
+import numpy as np
 
 from tpustrategy import _core, errors
 from tpustrategy.framework import static_shape
@@ -83,9 +86,6 @@ def _parse(equation: str, tensors: Sequence[Any]) -> tuple[list[str], str]:
                              f"(equation '{equation}')")
         if not all(c.isalpha() for c in term):
             raise ValueError(f"einsum labels must be letters, got '{term}' in '{equation}'")
-        if len(set(term)) != len(term):
-            raise ValueError(f"einsum: repeated label in one operand ('{term}': traces / diagonals) is not "
-                             f"supported by tpustrategy")
         subs.append(term)
     if explicit:
         assert out is not None  # set from the "->" split
@@ -102,6 +102,27 @@ def _parse(equation: str, tensors: Sequence[Any]) -> tuple[list[str], str]:
                 counts[c] = counts.get(c, 0) + 1
         out = ell + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ell))
     return subs, out
+
+
+def _diagonal(t: Any, sub: str, ops: Any = _ops) -> tuple[Any, str]:
+    """`t` reduced to its diagonal over each label repeated in `sub` (one axis per label remains).
+
+    Raises:
+      InvalidArgumentError: a repeated label's axes differ in size (TF's message).
+    """
+    while len(set(sub)) != len(sub):
+        first = next(i for i, c in enumerate(sub) if sub.index(c) != i)
+        kept = sub.index(sub[first])
+        shape = list(t._shape_tuple)
+        if shape[first] != shape[kept]:
+            raise errors.InvalidArgumentError(None, None, f"Expected dimension {shape[kept]} at axis {first} of the "
+                                              f"input shaped {shape} but got dimension {shape[first]}")
+        mask_shape = [1] * len(shape)
+        mask_shape[kept] = mask_shape[first] = shape[kept]
+        eye = np.eye(shape[kept], dtype=t.dtype.as_numpy_dtype).reshape(mask_shape)
+        t = ops.reduce_sum(_core.ops.multiply(t, _core.tensor.constant(eye, t.dtype)), [first], keepdims=False)
+        sub = sub[:first] + sub[first + 1:]
+    return t, sub
 
 
 def _sum_out(t: Any, sub: str, keep: set[str], ops: Any = _ops) -> tuple[Any, str]:
@@ -150,8 +171,8 @@ def einsum(equation: str, *inputs: TensorLike, **kwargs: Any) -> Any:
     'bhqd,bhkd->bhqk'. Differentiable through the ops it is built from.
 
     Raises:
-      ValueError: a malformed equation, mismatched label sizes, or a label repeated within one operand
-        (not supported).
+      ValueError: a malformed equation.
+      InvalidArgumentError: mismatched label sizes.
     """
     split = _spmd_hook.active and _spmd_hook.sharded(*inputs)
     ops = _FacadeOps if split else _ops
@@ -159,6 +180,8 @@ def einsum(equation: str, *inputs: TensorLike, **kwargs: Any) -> Any:
     if not tensors:
         raise ValueError("einsum needs at least one operand")
     subs, out = _parse(equation, tensors)
+    for i, term in enumerate(subs):
+        tensors[i], subs[i] = _diagonal(tensors[i], term, ops)
     current, cs = tensors[0], subs[0]
     for i in range(1, len(tensors)):
         later = set(out).union(*subs[i + 1:])

@@ -18,7 +18,7 @@ import numpy as np
 
 from tpustrategy import _core, errors
 from tpustrategy.ops import _spmd_hook
-from tpustrategy.ops._args import Tensor, TensorLike, axis_int, int_list
+from tpustrategy.ops._args import Tensor, TensorLike, axis_int, int_list, mentions_ragged
 
 _ops = _core.ops
 
@@ -128,6 +128,10 @@ def gather(params: TensorLike, indices: TensorLike, validate_indices: Any = None
       ValueError: batch_dims out of range; mismatched batch dimensions.
       InvalidArgumentError: batch_dims greater than axis, an index out of range.
     """
+    if not isinstance(params, Tensor) and mentions_ragged(params):  # TF's ragged gather: the rows at `indices`
+        from tpustrategy.ops.ragged import ragged_array_ops
+
+        return ragged_array_ops.gather(params, indices, validate_indices, axis, batch_dims)
     if batch_dims == 0:
         if _spmd_hook.active and _spmd_hook.sharded(params, indices) and axis in (None, 0):
             return _spmd_hook.partitioner.gather(params, indices)

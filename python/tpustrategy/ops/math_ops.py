@@ -11,7 +11,7 @@ from typing import Any
 
 from tpustrategy import _core
 from tpustrategy.ops import _spmd_hook
-from tpustrategy.ops._args import axis_int, axis_list, tensor_list
+from tpustrategy.ops._args import axis_int, axis_list, mentions_ragged, tensor_list
 
 _ops = _core.ops
 Tensor = _core.tensor.Tensor
@@ -86,6 +86,10 @@ def _reduction(kernel: _Op, doc: str) -> _Op:
     kind = kernel.__name__.removeprefix("reduce_")
 
     def op(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Any:
+        if not isinstance(input_tensor, Tensor) and mentions_ragged(input_tensor):  # ops/ragged/ragged_reduce_ops
+            from tpustrategy.ops.ragged import ragged_reduce_ops
+
+            return ragged_reduce_ops.reduce(kernel, input_tensor, axis, keepdims)
         if _spmd_hook.active and _spmd_hook.sharded(input_tensor):
             return _spmd_hook.partitioner.reduce(kind, input_tensor, axis, keepdims)
         return kernel(input_tensor, axis_list(axis), keepdims=bool(keepdims))
@@ -167,7 +171,9 @@ def matmul(
 
 
 def cast(x: Any, dtype: Any, name: str | None = None) -> Any:
-    """Converts `x` to `dtype`; float to int truncates toward zero (tf.cast)."""
+    """Converts `x` to `dtype`; float to int truncates toward zero (tf.cast). A RaggedTensor's flat values convert."""
+    if not isinstance(x, Tensor) and mentions_ragged(x):
+        return x.with_flat_values(cast(x.flat_values, dtype))
     return _ops.cast(x, _core.tensor.DType(dtype))
 
 

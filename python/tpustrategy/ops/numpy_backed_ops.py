@@ -42,6 +42,12 @@ def _invalid(message: Any) -> Any:
     return errors.InvalidArgumentError(None, None, message)
 
 
+def _dtype_name(array: Any) -> str:
+    """TF's name for `array`'s dtype in kernel messages (its DataTypeString: float32 is "float")."""
+    name = str(np.dtype(array.dtype).name)
+    return {"float32": "float", "float64": "double", "float16": "half"}.get(name, name)
+
+
 def _axis(axis: Any, rank: Any) -> Any:
     axis = int(axis)
     if not -rank <= axis < max(rank, 1):
@@ -131,6 +137,14 @@ def _segment_reduce(kind: Any, sorted_ids: Any) -> Any:
             if sorted_ids:  # sorted segment max/min give 0 for empty segments
                 counts = np.bincount(ids, minlength=n)
                 out[counts == 0] = 0
+        elif kind == "sqrt_n":  # the sum over sqrt(count): TF's normalisation for embedding combiners
+            if d.dtype.kind not in "fc":
+                raise _invalid(f"Value for attr 'T' of {_dtype_name(d)} is not in the list of allowed values: "
+                               "bfloat16, half, float, double, complex64, complex128")
+            total = np.zeros(shape, d.dtype)
+            np.add.at(total, ids, rows)
+            counts = np.bincount(ids, minlength=n).reshape((n,) + (1,) * (rows.ndim - 1))
+            out = np.where(counts > 0, total / np.sqrt(np.maximum(counts, 1)).astype(d.dtype), 0).astype(d.dtype)
         else:  # mean
             total = np.zeros(shape, np.float64)
             np.add.at(total, ids, rows)
@@ -167,7 +181,7 @@ _EMPTY_SEGMENT = {
     ("sum", True): "0", ("sum", False): "0", ("prod", True): "1", ("prod", False): "1",
     ("mean", True): "0", ("mean", False): "0", ("max", True): "0", ("min", True): "0",
     ("max", False): "the dtype's lowest value (-inf for floats)",
-    ("min", False): "the dtype's highest value (inf for floats)",
+    ("min", False): "the dtype's highest value (inf for floats)", ("sqrt_n", False): "0",
 }
 
 
@@ -181,6 +195,10 @@ unsorted_segment_prod = _segment_reduce("prod", False)
 unsorted_segment_max = _segment_reduce("max", False)
 unsorted_segment_min = _segment_reduce("min", False)
 unsorted_segment_mean = _segment_reduce("mean", False)
+unsorted_segment_sqrt_n = _segment_reduce("sqrt_n", False)
+unsorted_segment_sqrt_n.__doc__ = unsorted_segment_sqrt_n.__doc__.replace(
+    "The sqrt_n of the rows", "The sum divided by sqrt(count) of the rows", 1).replace(
+    "data`'s dtype;", "data`'s dtype, which must be floating or complex (else InvalidArgumentError);", 1)
 
 
 def _scan(ufunc: Any, identity: Any) -> Any:
@@ -258,15 +276,20 @@ def pad(tensor: TensorLike, paddings: Any, mode: str = "CONSTANT", constant_valu
 def meshgrid(*args: Any, indexing: str = "xy", name: str | None = None) -> Any:
     """Coordinate grids from the 1-D (or flattened) `args`: a list of tensors, one per input.
 
-    ``indexing="xy"`` (Cartesian) swaps the first two output dimensions, ``"ij"`` (matrix) does not. Every output
-    takes the first input's dtype (the others' values are cast to it, where TF rejects mixed dtypes).
+    ``indexing="xy"`` (Cartesian) swaps the first two output dimensions, ``"ij"`` (matrix) does not. All inputs
+    must share one dtype, which the outputs keep.
 
     Raises:
       TypeError: `indexing` is neither "xy" nor "ij".
+      InvalidArgumentError: the inputs' dtypes differ (TF's message: its grids are products with a first-dtype ones).
     """
     if indexing not in ("xy", "ij"):
         raise TypeError(f"Argument `indexing` parameter must be either 'xy' or 'ij', got '{indexing}'")
     arrays = [_np(a).reshape(-1) for a in args]
+    for other in arrays[1:]:
+        if other.dtype != arrays[0].dtype:
+            raise _invalid(f"cannot compute Mul as input #1(zero-based) was expected to be a {_dtype_name(other)} "
+                           f"tensor but is a {_dtype_name(arrays[0])} tensor [Op:Mul] name: ")
     checked = cast(Literal["xy", "ij"], indexing)  # one of the two, checked above
     return [_out(g, arrays[0].dtype) for g in np.meshgrid(*arrays, indexing=checked)]
 
@@ -274,17 +297,22 @@ def meshgrid(*args: Any, indexing: str = "xy", name: str | None = None) -> Any:
 def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: Any = 0) -> Any:
     """`num` evenly spaced values from `start` to `stop`, both included, along `axis`.
 
-    The result has start's dtype when it is floating, float32 otherwise (TF gives float64 for integers); array
-    `start` / `stop` give one sequence per entry, laid out along `axis`.
+    The result has start's dtype when it is floating; integers divide as TF's truediv does: float32 for 8- and
+    16-bit ones, float64 for 32- and 64-bit ones (so ``linspace(0, 10, 5)`` is float64). Array `start` / `stop` give
+    one sequence per entry, laid out along `axis`.
 
     Raises:
+      TypeError: `stop` does not convert to start's dtype (``linspace(0, 1.5, 3)``, as TF).
       InvalidArgumentError: `num` is negative.
       ResourceExhaustedError: the values do not fit in memory.
     """
-    s, e, n = _np(start), _np(stop), int(_np(num))
+    s = _np(start)
+    e = stop.numpy() if isinstance(stop, Tensor) else \
+        np.asarray(_core.tensor.convert_to_tensor(stop, _core.tensor.DType(s.dtype.name)).numpy())
+    n = int(_np(num))
     if n < 0:
         raise _invalid(f"Requires num >= 0: {n}")
-    dtype = s.dtype if s.dtype.kind == "f" else np.float32
+    dtype = s.dtype if s.dtype.kind == "f" else np.result_type(s.dtype, np.float32)
     try:
         values = np.linspace(s, e, n, axis=axis)
     except MemoryError:  # TF's allocator says the same (num = 2**40 needs terabytes)

@@ -19,7 +19,7 @@ from tpustrategy.framework.string_tensor import StringTensor, to_bytes_array
 from tpustrategy.framework.string_tensor import string as string  # tf.string, re-exported
 from tpustrategy.framework.string_tensor import to_bytes as _bytes
 from tpustrategy.framework.tensor import Tensor
-from tpustrategy.ops._args import TensorLike
+from tpustrategy.ops._args import TensorLike, mentions_ragged
 
 if TYPE_CHECKING:
     from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor
@@ -155,14 +155,39 @@ def _split_each_unnoted(array: np.ndarray, pieces_of: Callable[[bytes], list[byt
     return result
 
 
+def _case_mapped(input: TensorLike, encoding: str, to_upper: bool) -> Any:  # noqa: A002
+    """upper / lower: ASCII letters only without an encoding; with "utf-8", Unicode's full case mapping (é → É,
+    ß → SS) as TF's ICU path, invalid bytes becoming U+FFFD."""
+    if encoding not in ("", "utf-8"):
+        raise _invalid(f"only utf-8 or '' (no encoding) is supported, received {encoding}")
+    if mentions_ragged(input):  # elementwise: the flat values, as TF's ragged dispatch
+        return input.with_flat_values(_case_mapped(input.flat_values, encoding, to_upper))
+    if encoding:
+        def mapped(b: bytes) -> bytes:
+            text = b.decode("utf-8", errors="replace")
+            return (text.upper() if to_upper else text.lower()).encode("utf-8")
+    else:
+        def mapped(b: bytes) -> bytes:
+            return b.upper() if to_upper else b.lower()
+    return _out(np.vectorize(mapped, otypes=[object])(_strings(input)))
+
+
 def upper(input: TensorLike, encoding: str = "", name: str | None = None) -> Any:  # noqa: A002
-    """Each string with its ASCII letters upper-cased; `encoding` is ignored (TF's "utf-8" would also map non-ASCII)."""
-    return _out(np.vectorize(lambda b: b.upper(), otypes=[object])(_strings(input)))
+    """Each string upper-cased: its ASCII letters, or with ``encoding="utf-8"`` every letter (é → É, ß → SS).
+
+    Raises:
+      InvalidArgumentError: `encoding` is neither "" nor "utf-8".
+    """
+    return _case_mapped(input, encoding, to_upper=True)
 
 
 def lower(input: TensorLike, encoding: str = "", name: str | None = None) -> Any:  # noqa: A002
-    """Each string with its ASCII letters lower-cased; `encoding` is ignored (TF's "utf-8" would also map non-ASCII)."""
-    return _out(np.vectorize(lambda b: b.lower(), otypes=[object])(_strings(input)))
+    """Each string lower-cased: its ASCII letters, or with ``encoding="utf-8"`` every letter (É → é).
+
+    Raises:
+      InvalidArgumentError: `encoding` is neither "" nor "utf-8".
+    """
+    return _case_mapped(input, encoding, to_upper=False)
 
 
 def strip(input: TensorLike, name: str | None = None) -> Any:  # noqa: A002

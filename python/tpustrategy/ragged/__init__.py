@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from tpustrategy.ops.ragged.ragged_array_ops import boolean_mask, stack
 from tpustrategy.ops.ragged.ragged_functional_ops import map_flat_values
 from tpustrategy.ops.ragged.ragged_math_ops import range  # noqa: A004
 from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec, constant
-from tpustrategy.ops.ragged.ragged_tensor import stack as stack
 
-__all__ = ["RaggedTensor", "RaggedTensorSpec", "constant", "map_flat_values", "range", "stack"]
+__all__ = ["RaggedTensor", "RaggedTensorSpec", "boolean_mask", "constant", "map_flat_values", "range", "stack"]

@@ -316,9 +316,26 @@ class RaggedTensor:
                                                           _core.tensor.int64 if out_type is None else out_type)
         return nrows
 
-    def row_lengths(self, axis: int | None = 1, name: str | None = None) -> _core.tensor.Tensor:
-        """The int64 length of each row. `axis` is ignored: always the outermost rows (TF takes any axis)."""
-        return _int64_tensor(np.diff(self._row_splits))
+    def row_lengths(self, axis: int = 1, name: str | None = None) -> Any:
+        """The int64 lengths of the rows at `axis`: the row count for 0, a vector for 1, and for a deeper axis a
+        RaggedTensor of the sub-row lengths inside each row (a dense axis repeats its size), as TF.
+
+        Raises:
+          ValueError: `axis` is outside [-rank, rank) (TF's wording).
+        """
+        if axis not in (0, 1):
+            rank = len(self.shape)
+            if not -rank <= int(axis) < rank:
+                raise ValueError(f"axis={int(axis)} out of bounds: expected {-rank}<=axis<{rank}")
+            axis = int(axis) % rank
+        if axis == 0:
+            return self.nrows()
+        if axis == 1:
+            return _int64_tensor(np.diff(self._row_splits))
+        if isinstance(self._values, RaggedTensor):
+            return self.with_values(self._values.row_lengths(axis - 1))
+        dims = self._values._shape_tuple if isinstance(self._values, _Tensor) else self._values._array.shape
+        return self.with_values(_int64_tensor(np.full(dims[:axis - 1], dims[axis - 1], np.int64)))
 
     def value_rowids(self, name: str | None = None) -> _core.tensor.Tensor:
         """The int64 row of each value (one entry per value row, rows in order)."""
@@ -334,13 +351,12 @@ class RaggedTensor:
 
     def bounding_shape(self, axis: int | None = None, name: str | None = None,
                        out_type: Any = None) -> _core.tensor.Tensor:
-        """The int64 shape of the smallest dense tensor holding every row, or its entry at `axis`.
-
-        `out_type` is ignored (the result is always int64).
-        """
+        """The shape of the smallest dense tensor holding every row, or its entry at `axis`, as `out_type`
+        (int64, the row partition's dtype, by default)."""
         shape = _bounding(self)
-        out = _int64_tensor(shape)
-        return out if axis is None else _int64_tensor(shape[int(axis)])
+        dtype = _core.tensor.int64 if out_type is None else _core.tensor.DType(out_type)
+        bounds: _core.tensor.Tensor = _core.tensor.constant(shape if axis is None else shape[int(axis)], dtype)
+        return bounds
 
     def with_values(self, new_values: TensorLike) -> RaggedTensor:
         """The same row partition over `new_values` instead of ``values``.
