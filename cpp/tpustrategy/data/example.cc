@@ -124,7 +124,10 @@ void parse_map_entry(std::string_view bytes, OnEntry&& on_entry) {
   on_entry(key, value);
 }
 
-void parse_features(std::string_view bytes, FeatureMap& out) {
+// Calls on_entry with each entry of the repeated message field 1 of `bytes` (Features' map, FeatureList's list,
+// FeatureLists' map); other fields are skipped, as protobuf skips fields it does not know.
+template <typename OnEntry>
+void for_each_entry(std::string_view bytes, const char* what, OnEntry&& on_entry) {
   wire::Reader r(bytes);
   while (!r.done()) {
     auto [field, type] = r.tag();
@@ -132,8 +135,14 @@ void parse_features(std::string_view bytes, FeatureMap& out) {
       r.skip(type);
       continue;
     }
-    if (type != kLengthDelimited) throw wire::WireError("features entry is not length-delimited");
-    parse_map_entry(r.bytes(), [&](std::string_view key, std::string_view value) {
+    if (type != kLengthDelimited) throw wire::WireError(std::string(what) + " entry is not length-delimited");
+    on_entry(r.bytes());
+  }
+}
+
+void parse_features(std::string_view bytes, FeatureMap& out) {
+  for_each_entry(bytes, "features", [&](std::string_view entry) {
+    parse_map_entry(entry, [&](std::string_view key, std::string_view value) {
       Feature f;  // a repeated key replaces the earlier entry, as protobuf maps do
       parse_feature(value, f);
       auto it = out.find(key);
@@ -143,37 +152,21 @@ void parse_features(std::string_view bytes, FeatureMap& out) {
         it->second = std::move(f);
       }
     });
-  }
+  });
 }
 
 void parse_feature_list(std::string_view bytes, std::vector<Feature>& out) {
-  wire::Reader r(bytes);
-  while (!r.done()) {
-    auto [field, type] = r.tag();
-    if (field != 1) {
-      r.skip(type);
-      continue;
-    }
-    if (type != kLengthDelimited) throw wire::WireError("feature_list entry is not length-delimited");
-    parse_feature(r.bytes(), out.emplace_back());
-  }
+  for_each_entry(bytes, "feature_list", [&](std::string_view entry) { parse_feature(entry, out.emplace_back()); });
 }
 
 void parse_feature_lists(std::string_view bytes, FeatureListMap& out) {
-  wire::Reader r(bytes);
-  while (!r.done()) {
-    auto [field, type] = r.tag();
-    if (field != 1) {
-      r.skip(type);
-      continue;
-    }
-    if (type != kLengthDelimited) throw wire::WireError("feature_lists entry is not length-delimited");
-    parse_map_entry(r.bytes(), [&](std::string_view key, std::string_view value) {
+  for_each_entry(bytes, "feature_lists", [&](std::string_view entry) {
+    parse_map_entry(entry, [&](std::string_view key, std::string_view value) {
       std::vector<Feature> list;
       parse_feature_list(value, list);
       out.insert_or_assign(std::string(key), std::move(list));
     });
-  }
+  });
 }
 
 // A map<string, Message> field: one entry {key = 1, value = 2} per key, in key order (the map's).
