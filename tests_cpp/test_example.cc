@@ -66,7 +66,8 @@ TEST(Example, PartsAreMessagesOfTheirOwn) {
   EXPECT_EQ(parse_features_proto(serialize_features(abc().features)), abc().features);
   const FeatureListMap lists{{"t", steps}};
   EXPECT_EQ(parse_feature_lists_proto(serialize_feature_lists(lists)), lists);
-  EXPECT_THROW(parse_feature_proto(std::string("\x0a\x05ab", 4)), InvalidArgumentError);
+  const std::string truncated{'\x0a', '\x05', 'a', 'b'};  // field 1 says 5 bytes, 2 follow
+  EXPECT_THROW(parse_feature_proto(truncated), InvalidArgumentError);
   EXPECT_THROW(parse_value_list_proto("", Feature::Kind::kNone), InvalidArgumentError);
 }
 
