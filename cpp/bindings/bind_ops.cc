@@ -13,9 +13,9 @@
 #include <utility>
 #include <vector>
 
-#include "bindings/binary_op_names.h"
 #include "bindings/bindings.h"
 #include "bindings/convert.h"
+#include "bindings/elementwise_op_names.h"
 #include "bindings/nogil.h"
 #include "bindings/python_imports.h"
 #include "tpustrategy/autodiff/recorded_ops.h"
@@ -317,16 +317,8 @@ Raises:
 void init_ops_nn3d(py::module_& m);
 
 void init_ops(py::module_& m) {
-  const std::pair<const char*, UnaryOp> unary_ops[] = {
-      {"negative", UnaryOp::kNegative}, {"abs", UnaryOp::kAbs},
-      {"square", UnaryOp::kSquare},     {"exp", UnaryOp::kExp},
-      {"log", UnaryOp::kLog},           {"sqrt", UnaryOp::kSqrt},
-      {"rsqrt", UnaryOp::kRsqrt},       {"tanh", UnaryOp::kTanh},
-      {"sigmoid", UnaryOp::kSigmoid},   {"relu", UnaryOp::kRelu},
-      {"floor", UnaryOp::kFloor},       {"ceil", UnaryOp::kCeil},
-      {"sign", UnaryOp::kSign},         {"logical_not", UnaryOp::kLogicalNot}};
   // Loop bindings reach the lambdas through init-captures: clang before 16 cannot capture a structured binding.
-  for (const auto& [name, kind] : unary_ops) {
+  for (const auto& [name, kind] : kUnaryOpNames) {
     m.def(
         name,
         [kind = kind](py::handle x, py::handle) {

@@ -10,9 +10,9 @@
 #include <map>
 #include <string_view>
 
-#include "bindings/binary_op_names.h"
 #include "bindings/bindings.h"
 #include "bindings/convert.h"
+#include "bindings/elementwise_op_names.h"
 #include "bindings/nogil.h"
 #include "tpustrategy/core/errors.h"
 #include "tpustrategy/spmd/partitioned_conv.h"
@@ -37,17 +37,10 @@ using spmd::SpmdEntry;
 using spmd::SpmdRecord;
 
 UnaryOp unary_op(const std::string& name) {
-  static const std::map<std::string, UnaryOp> ops = {
-      {"negative", UnaryOp::kNegative}, {"abs", UnaryOp::kAbs},
-      {"square", UnaryOp::kSquare},     {"exp", UnaryOp::kExp},
-      {"log", UnaryOp::kLog},           {"sqrt", UnaryOp::kSqrt},
-      {"rsqrt", UnaryOp::kRsqrt},       {"tanh", UnaryOp::kTanh},
-      {"sigmoid", UnaryOp::kSigmoid},   {"relu", UnaryOp::kRelu},
-      {"floor", UnaryOp::kFloor},       {"ceil", UnaryOp::kCeil},
-      {"sign", UnaryOp::kSign},         {"logical_not", UnaryOp::kLogicalNot}};
-  auto it = ops.find(name);
-  if (it == ops.end()) fail<ValueError>("spmd.unary", "no partitioned unary op '{}'", name);
-  return it->second;
+  for (const auto& [known, kind] : kUnaryOpNames) {
+    if (name == known) return kind;
+  }
+  fail<ValueError>("spmd.unary", "no partitioned unary op '{}'", name);
 }
 
 BinaryOp binary_op(const std::string& name) {

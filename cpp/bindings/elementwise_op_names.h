@@ -1,12 +1,29 @@
 #pragma once
-// The Python names of the elementwise binary ops (tf.math's add, subtract, ...): _core.ops binds one function per
-// name, and _core.spmd takes the name of the binary op it partitions.
+// The Python names of the elementwise unary and binary ops (tf.math's negative, abs, ..., add, subtract, ...):
+// _core.ops binds one function per name, and _core.spmd takes the name of the op it partitions.
 #include <array>
 #include <utility>
 
 #include "tpustrategy/ops/elementwise.h"
 
 namespace tpustrategy::bindings {
+
+inline constexpr std::array<std::pair<const char*, UnaryOp>, 14> kUnaryOpNames{{
+    {"negative", UnaryOp::kNegative},
+    {"abs", UnaryOp::kAbs},
+    {"square", UnaryOp::kSquare},
+    {"exp", UnaryOp::kExp},
+    {"log", UnaryOp::kLog},
+    {"sqrt", UnaryOp::kSqrt},
+    {"rsqrt", UnaryOp::kRsqrt},
+    {"tanh", UnaryOp::kTanh},
+    {"sigmoid", UnaryOp::kSigmoid},
+    {"relu", UnaryOp::kRelu},
+    {"floor", UnaryOp::kFloor},
+    {"ceil", UnaryOp::kCeil},
+    {"sign", UnaryOp::kSign},
+    {"logical_not", UnaryOp::kLogicalNot},
+}};
 
 inline constexpr std::array<std::pair<const char*, BinaryOp>, 17> kBinaryOpNames{{
     {"add", BinaryOp::kAdd},
