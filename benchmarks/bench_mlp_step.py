@@ -12,6 +12,13 @@ Sides, each in a process of its own (see _sides.py), medians over steps:
 Every side dumps its all-reduced gradients; the parent checks them against numpy's (to float32 rounding).
 TF and JAX run from the reference venv (bash tools/install_references.sh) and are skipped without it.
 Target (issue 11): tps >= 1.2x faster than tf and jax. ``--tiny``: small shapes, tps and numpy only (a test).
+
+The GEMM floor: the step is 5 GEMMs of 2*batch*width^2 FLOPs per replica (two forward, three backward), ~79 % of
+its time. Each side also times its framework's float32 matmul alone on the step's own GEMM shapes (best of
+GEMM_REPEATS) and reports the time those GEMMs take with nothing else: the gemm_floor_ms column. A step 1.2x faster
+than the faster of TF and JAX must fit in T = that step / 1.2, GEMMs included; when the lowest GEMM floor of every
+library measured here exceeds T, no implementation built on these GEMMs meets the target, whatever its other
+overheads (the closing argument of issue 11 for this target, measured in the same run).
 ``--rounds N`` runs the sides N times, interleaved. The cpu_ms column is each process's CPU time per step, all
 threads: on a loaded machine it still measures the work, though thread pools that spin (OpenBLAS, TF's, XLA's)
 count their spinning. For the work alone, run with OPENBLAS_NUM_THREADS=1 TF_NUM_INTRAOP_THREADS=1
@@ -64,7 +71,38 @@ def timed(step, steps: int, repeats: int) -> tuple[float, float]:
     return statistics.median(samples), (time.process_time() - cpu_start) / (steps * repeats)
 
 
-def side_numpy(x, t, w1, w2, steps, repeats):
+GEMM_REPEATS = 7
+
+
+def gemm_floor_s(matmul, to_tensor, batch: int, width: int) -> float:
+    """The step's GEMMs alone, at one framework's best rate: per replica three of [batch, width] @ [width, width]
+    (x@W1, h@W2, dy@W2^T) and two of [width, batch] @ [batch, width] (h^T@dy, x^T@dz), each the best of
+    GEMM_REPEATS timed loops on contiguous operands, results fetched to host; times REPLICAS."""
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+
+    def best_seconds(m: int, k: int, n: int) -> float:
+        a, b = to_tensor(rng.standard_normal((m, k)).astype(np.float32)), to_tensor(
+            rng.standard_normal((k, n)).astype(np.float32))
+        np.asarray(matmul(a, b))  # warm up: thread pools, buffers, compilation
+        best, loops = float("inf"), 10
+        for _ in range(GEMM_REPEATS):
+            start = time.perf_counter()
+            for _ in range(loops):
+                np.asarray(matmul(a, b))
+            best = min(best, (time.perf_counter() - start) / loops)
+        return best
+
+    return REPLICAS * (3 * best_seconds(batch, width, width) + 2 * best_seconds(width, batch, width))
+
+
+def step_gemm_flops(batch: int, width: int) -> int:
+    """FLOPs of the step's GEMMs: x@W1, h@W2 forward; dy@W2^T, h^T@dy, x^T@dz backward; every replica."""
+    return REPLICAS * 5 * 2 * batch * width * width
+
+
+def side_numpy(x, t, w1, w2, steps, repeats, shape):
     import numpy as np
 
     scale = np.float32(2.0 / t[0].size)  # d mean((y - t)^2) / dy = 2 (y - t) / count
@@ -79,7 +117,7 @@ def side_numpy(x, t, w1, w2, steps, repeats):
             g1, g2 = g1 + x[r].T @ dz, g2 + h.T @ dy
         return g1, g2
 
-    return timed(step, steps, repeats), step()
+    return timed(step, steps, repeats), step(), {"gemm_floor_s": gemm_floor_s(np.matmul, np.asarray, *shape)}
 
 
 def _mirrored_over_cpus(module):
@@ -110,7 +148,7 @@ def _first_replica(strategy, grads):
     return [strategy.experimental_local_results(g)[0].numpy() for g in grads]
 
 
-def side_tps(x, t, w1, w2, steps, repeats):
+def side_tps(x, t, w1, w2, steps, repeats, shape):
     import resource
 
     import tpustrategy as tps
@@ -132,11 +170,12 @@ def side_tps(x, t, w1, w2, steps, repeats):
     _core.devices.set_buffer_cache_limit(limit)
     timing, faults = faults_and_time()
     extra = {"minor_faults_per_step": faults, "uncached_step_s": uncached_s,
-             "uncached_minor_faults_per_step": uncached_faults}
+             "uncached_minor_faults_per_step": uncached_faults,
+             "gemm_floor_s": gemm_floor_s(tps.matmul, tps.constant, *shape)}
     return timing, grads, extra
 
 
-def side_tf(x, t, w1, w2, steps, repeats):
+def side_tf(x, t, w1, w2, steps, repeats, shape):
     import tensorflow as tf
 
     strategy, run_step = _strategy_step(tf, x, t, w1, w2)
@@ -147,10 +186,12 @@ def side_tf(x, t, w1, w2, steps, repeats):
         return strategy.experimental_local_results(step_fn()[0])[0].numpy()
 
     step()
-    return timed(step, steps, repeats), _first_replica(strategy, step_fn())
+    timing, grads = timed(step, steps, repeats), _first_replica(strategy, step_fn())
+    with tf.device("CPU:0"):
+        return timing, grads, {"gemm_floor_s": gemm_floor_s(tf.matmul, tf.constant, *shape)}
 
 
-def side_jax(x, t, w1, w2, steps, repeats):
+def side_jax(x, t, w1, w2, steps, repeats, shape):
     import jax
     import jax.numpy as jnp
     import numpy as np
@@ -179,7 +220,8 @@ def side_jax(x, t, w1, w2, steps, repeats):
     xs, ts = (jax.device_put(v, NamedSharding(mesh, batch)) for v in (x, t))
     a, b = (jax.device_put(w, NamedSharding(mesh, replicated)) for w in (w1, w2))
     grads = [np.asarray(g) for g in fn(xs, ts, a, b)]
-    return timed(lambda: jax.block_until_ready(fn(xs, ts, a, b)), steps, repeats), grads
+    timing = timed(lambda: jax.block_until_ready(fn(xs, ts, a, b)), steps, repeats)
+    return timing, grads, {"gemm_floor_s": gemm_floor_s(jax.jit(jnp.matmul), jnp.asarray, *shape)}
 
 
 def check_gradients(results: dict, dumps: dict) -> float:
@@ -196,6 +238,20 @@ def check_gradients(results: dict, dumps: dict) -> float:
             assert gap <= 1e-4, f"{side} {name}: max gap {gap:.2e} of max |g| {scale:.3e} against numpy"
             worst = max(worst, gap)
     return worst
+
+
+def gemm_ceiling(results: dict, flops: int) -> dict:
+    """Whether a step 1.2x faster than the faster of TF and JAX fits above the lowest GEMM floor measured here."""
+    targets = [s for s in ("tf", "jax") if s in results] or ["numpy"]  # --tiny: numpy stands in, to run this code
+    fastest = min(targets, key=lambda s: results[s]["step_s"])
+    allowed_s = results[fastest]["step_s"] / 1.2
+    floor_side = min(results, key=lambda s: results[s]["gemm_floor_s"])
+    floor_s = results[floor_side]["gemm_floor_s"]
+    text = (f"gemm floor: 1.2x faster than {fastest} ({results[fastest]['step_s'] * 1e3:.2f} ms) is "
+            f"{allowed_s * 1e3:.2f} ms; the step's {flops / 1e9:.2f} GFLOP of GEMMs alone take {floor_s * 1e3:.2f} ms "
+            f"at the best rate measured ({floor_side}'s matmul, {flops / floor_s / 1e9:.1f} GFLOP/s): "
+            + ("within reach" if floor_s <= allowed_s else f"out of reach by {floor_s / allowed_s:.2f}x"))
+    return {"allowed_s": allowed_s, "floor_s": floor_s, "reachable": floor_s <= allowed_s, "text": text}
 
 
 SIDES = {"tps": side_tps, "tf": side_tf, "jax": side_jax, "numpy": side_numpy}
@@ -215,10 +271,10 @@ def main() -> None:
     if args.side:
         import numpy as np
 
-        (seconds, cpu_seconds), grads, *extra = SIDES[args.side](*data(batch, width), steps, repeats)
+        (seconds, cpu_seconds), grads, extra = SIDES[args.side](*data(batch, width), steps, repeats, (batch, width))
         np.savez(args.dump, g1=np.asarray(grads[0]), g2=np.asarray(grads[1]))
         _sides.emit({"side": args.side, "step_s": seconds, "cpu_s": cpu_seconds, "blas": _sides.blas_info(),
-                     **(extra[0] if extra else {})})
+                     **extra})
         return
     script = os.path.abspath(__file__)
     reference = None if args.tiny else _sides.reference_python()
@@ -233,14 +289,19 @@ def main() -> None:
                 runs[side].append(_sides.run_side(script, side, forwarded, python=python,
                                                   extra_env={"TF_CPP_MIN_LOG_LEVEL": "3"}))
         worst_gap = check_gradients(runs, dumps)  # every framework computed the same gradients
-    results = {side: {**rs[-1], **{key: statistics.median(r[key] for r in rs) for key in ("step_s", "cpu_s")}}
+    results = {side: {**rs[-1], **{key: statistics.median(r[key] for r in rs)
+                                   for key in ("step_s", "cpu_s", "gemm_floor_s")}}
                for side, rs in runs.items()}
     base = results["tps"]["step_s"]
     print(f"MLP step, {REPLICAS} replicas, batch {batch} x width {width} per replica (forward + backward + "
           f"all-reduce; {args.rounds} round(s); gradients agree with numpy to {worst_gap:.1e} of max |g|)")
-    print(f"{'side':<7} {'step_ms':>9} {'side/tps':>9} {'cpu_ms':>9}")
+    flops = step_gemm_flops(batch, width)
+    print(f"{'side':<7} {'step_ms':>9} {'side/tps':>9} {'cpu_ms':>9} {'GFLOP/s':>8} {'gemm_floor_ms':>14}")
     for side, r in results.items():
-        print(f"{side:<7} {r['step_s'] * 1e3:>9.2f} {r['step_s'] / base:>9.2f} {r['cpu_s'] * 1e3:>9.2f}")
+        print(f"{side:<7} {r['step_s'] * 1e3:>9.2f} {r['step_s'] / base:>9.2f} {r['cpu_s'] * 1e3:>9.2f} "
+              f"{flops / r['step_s'] / 1e9:>8.1f} {r['gemm_floor_s'] * 1e3:>14.2f}")
+    ceiling = gemm_ceiling(results, flops)
+    print(ceiling["text"])
     tps_side = results["tps"]
     print(f"tps minor page faults per step: {tps_side['minor_faults_per_step']:.1f} with the buffer cache, "
           f"{tps_side['uncached_minor_faults_per_step']:.1f} without (step {tps_side['uncached_step_s'] * 1e3:.2f} ms)")
@@ -263,7 +324,11 @@ def main() -> None:
                       "median_step_s": {s: r["step_s"] for s, r in results.items()},
                       "cpu_s_per_step": {s: r["cpu_s"] for s, r in results.items()},
                       "speedup_of_tps": {s: r["step_s"] / base for s, r in results.items() if s != "tps"},
-                      "target_speedup": 1.2, "tps_minor_faults_per_step": tps_side["minor_faults_per_step"],
+                      "target_speedup": 1.2, "step_gemm_flops": flops,
+                      "gemm_floor_s": {s: r["gemm_floor_s"] for s, r in results.items()},
+                      "target_step_s": ceiling["allowed_s"],
+                      "target_above_gemm_floor": ceiling["reachable"],
+                      "tps_minor_faults_per_step": tps_side["minor_faults_per_step"],
                       "tps_uncached_minor_faults_per_step": tps_side["uncached_minor_faults_per_step"]}))
 
 

@@ -24,3 +24,11 @@ def test_mlp_step_benchmark_tiny():
     assert 0 <= result["max_gradient_gap"] <= 1e-4
     summary = [line for line in out.stdout.splitlines() if line.startswith("summary mlp_step ")]
     assert len(summary) == 1 and "numpy" in summary[0] and "tf skipped" in summary[0] and "| load " in summary[0]
+    # The GEMM floor: every side timed its own matmul on the step's GEMM shapes, and the verdict compares the lowest
+    # floor with 1.2x faster than numpy's step (the stand-in for TF / JAX without the reference venv).
+    assert set(result["gemm_floor_s"]) == {"tps", "numpy"} and min(result["gemm_floor_s"].values()) > 0
+    assert result["step_gemm_flops"] == 8 * 5 * 2 * 16 * 32 * 32
+    allowed = result["median_step_s"]["numpy"] / 1.2
+    assert abs(result["target_step_s"] - allowed) <= 1e-12
+    assert result["target_above_gemm_floor"] == (min(result["gemm_floor_s"].values()) <= allowed)
+    assert any(line.startswith("gemm floor: 1.2x faster than numpy") for line in out.stdout.splitlines())
