@@ -128,6 +128,29 @@ TEST(Conv2D, LargeBatchesRunInBlocksWithTheSameResult) {
   expect_near_all(values(df), df_sum, 1e-9);
 }
 
+TEST(Conv2D, RowBlocksOfTheReceptiveFieldMatrixGiveTheDefinition) {
+  // 4 x 16 x 16 x 64 with a 3x3 filter: 1,024 rows of 576 elements, built a few hundred rows at a time (the last
+  // block partial) for the forward GEMM and the filter gradient and, per batch item, for the input gradient.
+  const Tensor x64 = uniform({4, 16, 16, 64}, -1, 1, 51), f64 = uniform({3, 3, 64, 8}, -1, 1, 52);
+  const Window2D w = window(3, 3, PaddingKind::kSame, x64.shape(), {1, 1});
+  for (DType dt : {DType::kFloat32, DType::kFloat64}) {
+    const Tensor x = cast(x64, dt), f = cast(f64, dt);
+    expect_near_all(values(conv2d(x, f, w)), reference_conv(x, f, w), dt == DType::kFloat32 ? 1e-4 : 1e-11);
+  }
+  // <conv2d(x, f), y> == <x, backprop_input(y)> == <f, backprop_filter(x, y)>: the blocked gradients (the filter's
+  // summed over blocks in chunks) are the forward's adjoints.
+  const Tensor y = uniform(conv2d(x64, f64, w).shape(), -1, 1, 53);
+  const auto dot = [](const Tensor& a, const Tensor& b) {
+    const auto av = values(a), bv = values(b);
+    double sum = 0;
+    for (std::size_t i = 0; i < av.size(); ++i) sum += av[i] * bv[i];
+    return sum;
+  };
+  const double lhs = dot(conv2d(x64, f64, w), y);
+  EXPECT_NEAR(lhs, dot(x64, conv2d_backprop_input(x64.shape(), f64, y, w)), 1e-9 * std::abs(lhs));
+  EXPECT_NEAR(lhs, dot(f64, conv2d_backprop_filter(x64, f64.shape(), y, w)), 1e-9 * std::abs(lhs));
+}
+
 TEST(Conv2D, HalfAndIntegerInputs) {
   const Tensor x = uniform({1, 4, 4, 2}, -1, 1, 5), f = uniform({2, 2, 2, 3}, -1, 1, 6);
   const Window2D w = window(2, 2, PaddingKind::kSame, x.shape(), {1, 1});

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "tpustrategy/core/errors.h"
+#include "tpustrategy/ops/blocked_im2col_gemm.h"
 #include "tpustrategy/ops/broadcast.h"
 #include "tpustrategy/ops/cast.h"
 #include "tpustrategy/ops/eigen_util.h"
@@ -55,53 +56,65 @@ void check_out_backprop(const char* where, const Tensor& g, const Geometry& geo,
   }
 }
 
-// Rows of receptive fields: cols[r, (ky * kw + kx) * cg + ci] = x[n, iy, ix, c0 + ci] (zero in the padding).
+// Rows [r0, r1) of receptive fields: cols[r - r0, (ky * kw + kx) * cg + ci] = x[n, iy, ix, c0 + ci] (zero in the
+// padding).
 template <typename T>
-void im2col(const T* x, T* cols, const Geometry& g, std::int64_t c0, std::int64_t cg) {
+void im2col_rows(const T* x, T* cols, const Geometry& g, std::int64_t c0, std::int64_t cg, std::int64_t r0,
+                 std::int64_t r1) {
   const Window2D& k = g.win;
-  const std::int64_t row_len = k.kh * k.kw * cg;
-  const std::int64_t grain = std::max<std::int64_t>(1, kElementwiseGrain / std::max<std::int64_t>(row_len, 1));
-  parallel_for(g.rows(), grain, [&](std::int64_t begin, std::int64_t end) {
-    for (std::int64_t r = begin; r < end; ++r) {
-      const std::int64_t b = r / (g.oh * g.ow), oy = (r / g.ow) % g.oh, ox = r % g.ow;
-      T* dst = cols + r * row_len;
-      for (std::int64_t ky = 0; ky < k.kh; ++ky) {
-        const std::int64_t iy = oy * k.sh - k.pt + ky * k.dh;
-        for (std::int64_t kx = 0; kx < k.kw; ++kx, dst += cg) {
-          const std::int64_t ix = ox * k.sw - k.pl + kx * k.dw;
-          if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w) {
-            std::fill_n(dst, cg, T(0));
-          } else {
-            std::copy_n(x + ((b * g.h + iy) * g.w + ix) * g.c + c0, cg, dst);
-          }
+  T* dst = cols;
+  for (std::int64_t r = r0; r < r1; ++r) {
+    const std::int64_t b = r / (g.oh * g.ow), oy = (r / g.ow) % g.oh, ox = r % g.ow;
+    for (std::int64_t ky = 0; ky < k.kh; ++ky) {
+      const std::int64_t iy = oy * k.sh - k.pt + ky * k.dh;
+      for (std::int64_t kx = 0; kx < k.kw; ++kx, dst += cg) {
+        const std::int64_t ix = ox * k.sw - k.pl + kx * k.dw;
+        if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w) {
+          std::fill_n(dst, cg, T(0));
+        } else {
+          std::copy_n(x + ((b * g.h + iy) * g.w + ix) * g.c + c0, cg, dst);
         }
       }
     }
+  }
+}
+
+// The whole receptive-field matrix, rows in parallel.
+template <typename T>
+void im2col(const T* x, T* cols, const Geometry& g, std::int64_t c0, std::int64_t cg) {
+  const std::int64_t row_len = g.win.kh * g.win.kw * cg;
+  const std::int64_t grain = std::max<std::int64_t>(1, kElementwiseGrain / std::max<std::int64_t>(row_len, 1));
+  parallel_for(g.rows(), grain, [&](std::int64_t begin, std::int64_t end) {
+    im2col_rows(x, cols + begin * row_len, g, c0, cg, begin, end);
   });
 }
 
-// The adjoint of im2col: dx[n, iy, ix, c0 + ci] += cols[r, ...] (batch items in parallel).
+// The adjoint of im2col_rows: dx[n, iy, ix, c0 + ci] += cols[r - r0, ...] for rows [r0, r1), in order.
 template <typename T>
-void col2im(const T* cols, T* dx, const Geometry& g, std::int64_t c0, std::int64_t cg) {
+void col2im_rows(const T* cols, T* dx, const Geometry& g, std::int64_t c0, std::int64_t cg, std::int64_t r0,
+                 std::int64_t r1) {
   const Window2D& k = g.win;
-  const std::int64_t row_len = k.kh * k.kw * cg;
-  parallel_for(g.n, 1, [&](std::int64_t begin, std::int64_t end) {
-    for (std::int64_t b = begin; b < end; ++b) {
-      for (std::int64_t oy = 0; oy < g.oh; ++oy) {
-        for (std::int64_t ox = 0; ox < g.ow; ++ox) {
-          const T* src = cols + ((b * g.oh + oy) * g.ow + ox) * row_len;
-          for (std::int64_t ky = 0; ky < k.kh; ++ky) {
-            const std::int64_t iy = oy * k.sh - k.pt + ky * k.dh;
-            for (std::int64_t kx = 0; kx < k.kw; ++kx, src += cg) {
-              const std::int64_t ix = ox * k.sw - k.pl + kx * k.dw;
-              if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w) continue;
-              T* d = dx + ((b * g.h + iy) * g.w + ix) * g.c + c0;
-              for (std::int64_t ci = 0; ci < cg; ++ci) d[ci] += src[ci];
-            }
-          }
-        }
+  const T* src = cols;
+  for (std::int64_t r = r0; r < r1; ++r) {
+    const std::int64_t b = r / (g.oh * g.ow), oy = (r / g.ow) % g.oh, ox = r % g.ow;
+    for (std::int64_t ky = 0; ky < k.kh; ++ky) {
+      const std::int64_t iy = oy * k.sh - k.pt + ky * k.dh;
+      for (std::int64_t kx = 0; kx < k.kw; ++kx, src += cg) {
+        const std::int64_t ix = ox * k.sw - k.pl + kx * k.dw;
+        if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w) continue;
+        T* d = dx + ((b * g.h + iy) * g.w + ix) * g.c + c0;
+        for (std::int64_t ci = 0; ci < cg; ++ci) d[ci] += src[ci];
       }
     }
+  }
+}
+
+// The adjoint of im2col over the whole matrix (batch items in parallel: their gradients are disjoint).
+template <typename T>
+void col2im(const T* cols, T* dx, const Geometry& g, std::int64_t c0, std::int64_t cg) {
+  const std::int64_t row_len = g.win.kh * g.win.kw * cg, item_rows = g.oh * g.ow;
+  parallel_for(g.n, 1, [&](std::int64_t begin, std::int64_t end) {
+    col2im_rows(cols + begin * item_rows * row_len, dx, g, c0, cg, begin * item_rows, end * item_rows);
   });
 }
 
@@ -153,6 +166,54 @@ Tensor column_block(const Tensor& m, std::int64_t c0, std::int64_t count) {
   return slice(m, {0, c0}, {m.shape()[0], count});
 }
 
+template <typename Fn>
+void dispatch_float(DType dtype, Fn&& fn) {
+  if (dtype == DType::kFloat32) {
+    fn(float{});
+  } else if (dtype == DType::kFloat64) {
+    fn(double{});
+  }
+}
+
+// conv2d of one group through blocked_im2col_gemm (float32 / float64 with BLAS); false when it does not apply.
+bool blocked_forward(const Tensor& input, const Tensor& fmat, Tensor& output, const Geometry& g) {
+  bool done = false;
+  dispatch_float(input.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = detail::data_of<T>(input);
+    done = detail::blocked_im2col_gemm<T>(
+        g.rows(), fmat.shape()[0], fmat.shape()[1], detail::data_of<T>(fmat), detail::out_data_of<T>(output),
+        [&](std::int64_t r0, std::int64_t r1, T* cols) { im2col_rows(x, cols, g, 0, g.c, r0, r1); });
+  });
+  return done;
+}
+
+// conv2d_backprop_input of one group through blocked_gemm_col2im; false when it does not apply.
+bool blocked_backprop_input(const Tensor& fmat, const Tensor& gmat, Tensor& dx, const Geometry& g) {
+  bool done = false;
+  dispatch_float(fmat.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* d = detail::out_data_of<T>(dx);
+    done = detail::blocked_gemm_col2im<T>(
+        g.n, g.oh * g.ow, fmat.shape()[0], fmat.shape()[1], detail::data_of<T>(gmat), detail::data_of<T>(fmat),
+        [&](std::int64_t r0, std::int64_t r1, const T* dcols) { col2im_rows(dcols, d, g, 0, g.c, r0, r1); });
+  });
+  return done;
+}
+
+// conv2d_backprop_filter of one group through blocked_im2col_gemm_tn; false when it does not apply.
+bool blocked_backprop_filter(const Tensor& input, const Tensor& gmat, Tensor& df, const Geometry& g) {
+  bool done = false;
+  dispatch_float(input.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = detail::data_of<T>(input);
+    done = detail::blocked_im2col_gemm_tn<T>(
+        g.rows(), g.win.kh * g.win.kw * g.c, gmat.shape()[1], detail::data_of<T>(gmat), detail::out_data_of<T>(df),
+        [&](std::int64_t r0, std::int64_t r1, T* cols) { im2col_rows(x, cols, g, 0, g.c, r0, r1); });
+  });
+  return done;
+}
+
 std::int64_t groups_of(const char* where, std::int64_t in_depth, const Shape& filter_shape) {
   const std::int64_t fd = filter_shape[2], out = filter_shape[3];
   if (fd <= 0 || in_depth % fd != 0) {
@@ -183,6 +244,7 @@ Tensor conv2d(const Tensor& input, const Tensor& filter, const Window2D& win) {
   const Tensor fmat = reshape(filter, {win.kh * win.kw * cg, out});
   const std::int64_t block = batch_block(g, win.kh * win.kw * cg);
   Tensor output = Tensor::empty(input.dtype(), {g.n, g.oh, g.ow, out});
+  if (groups == 1 && blocked_forward(input, fmat, output, g)) return output;
   for (std::int64_t b0 = 0; b0 < g.n; b0 += block) {
     const std::int64_t count = std::min(block, g.n - b0);
     std::vector<Tensor> parts;
@@ -219,6 +281,7 @@ Tensor conv2d_backprop_input(const Shape& input_shape, const Tensor& filter, con
   const Tensor gmat = reshape(out_backprop, {g.rows(), out});
   Tensor dx = Tensor::zeros(filter.dtype(), input_shape);
   if (dx.num_elements() == 0 || g.rows() == 0) return dx;
+  if (groups == 1 && blocked_backprop_input(fmat, gmat, dx, g)) return dx;
   const std::int64_t block = batch_block(g, win.kh * win.kw * cg);
   for (std::int64_t b0 = 0; b0 < g.n; b0 += block) {
     const std::int64_t count = std::min(block, g.n - b0);
@@ -257,6 +320,10 @@ Tensor conv2d_backprop_filter(const Tensor& input, const Shape& filter_shape, co
   const std::int64_t cg = filter_shape[2], out = filter_shape[3], og = out / groups;
   if (g.rows() == 0) return Tensor::zeros(input.dtype(), filter_shape);
   const Tensor gmat = reshape(out_backprop, {g.rows(), out});
+  if (groups == 1) {
+    Tensor df = Tensor::empty(input.dtype(), filter_shape);
+    if (blocked_backprop_filter(input, gmat, df, g)) return df;
+  }
   const std::int64_t block = batch_block(g, win.kh * win.kw * cg);
   Tensor total;
   for (std::int64_t b0 = 0; b0 < g.n; b0 += block) {
@@ -341,15 +408,6 @@ void depthwise_filter_grad(const T* x, const T* gy, T* df, const Geometry& g, st
       }
     });
   });
-}
-
-template <typename Fn>
-void dispatch_float(DType dtype, Fn&& fn) {
-  if (dtype == DType::kFloat32) {
-    fn(float{});
-  } else if (dtype == DType::kFloat64) {
-    fn(double{});
-  }
 }
 
 }  // namespace

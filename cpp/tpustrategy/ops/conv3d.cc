@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "tpustrategy/core/errors.h"
+#include "tpustrategy/ops/blocked_im2col_gemm.h"
 #include "tpustrategy/ops/broadcast.h"
 #include "tpustrategy/ops/cast.h"
 #include "tpustrategy/ops/eigen_util.h"
@@ -60,39 +61,90 @@ void check_out_backprop(const char* where, const Tensor& g, const Geometry3D& ge
   }
 }
 
-// Rows of receptive fields of batch items [0, g.n) of `x`: cols[r, tap * c + ci] (zero in the padding).
+// Rows [r0, r1) of receptive fields of `x`: cols[r - r0, tap * c + ci] (zero in the padding).
 template <typename T>
-void im2col(const T* x, T* cols, const Geometry3D& g) {
+void im2col_rows(const T* x, T* cols, const Geometry3D& g, std::int64_t r0, std::int64_t r1) {
   const std::int64_t row_len = g.win.taps() * g.c, pixels = g.out_pixels();
-  const std::int64_t grain = std::max<std::int64_t>(1, kElementwiseGrain / std::max<std::int64_t>(row_len, 1));
-  parallel_for(g.rows(), grain, [&](std::int64_t begin, std::int64_t end) {
-    for (std::int64_t r = begin; r < end; ++r) {
-      const std::int64_t b = r / pixels;
-      T* dst = cols + r * row_len;
-      std::fill_n(dst, row_len, T(0));
-      const T* xb = x + b * g.in_pixels() * g.c;
-      for_each_window_tap3d(g, r % pixels,
-                            [&](std::int64_t tap, std::int64_t p) { std::copy_n(xb + p * g.c, g.c, dst + tap * g.c); });
-    }
-  });
+  T* dst = cols;
+  for (std::int64_t r = r0; r < r1; ++r, dst += row_len) {
+    std::fill_n(dst, row_len, T(0));
+    const T* xb = x + (r / pixels) * g.in_pixels() * g.c;
+    for_each_window_tap3d(g, r % pixels,
+                          [&](std::int64_t tap, std::int64_t p) { std::copy_n(xb + p * g.c, g.c, dst + tap * g.c); });
+  }
 }
 
-// The adjoint of im2col: dx[b, p, ci] += cols[r, tap * c + ci] (batch items in parallel).
+// The whole receptive-field matrix of batch items [0, g.n), rows in parallel.
+template <typename T>
+void im2col(const T* x, T* cols, const Geometry3D& g) {
+  const std::int64_t row_len = g.win.taps() * g.c;
+  const std::int64_t grain = std::max<std::int64_t>(1, kElementwiseGrain / std::max<std::int64_t>(row_len, 1));
+  parallel_for(g.rows(), grain,
+               [&](std::int64_t begin, std::int64_t end) { im2col_rows(x, cols + begin * row_len, g, begin, end); });
+}
+
+// The adjoint of im2col_rows: dx[b, p, ci] += cols[r - r0, tap * c + ci] for rows [r0, r1), in order.
+template <typename T>
+void col2im_rows(const T* cols, T* dx, const Geometry3D& g, std::int64_t r0, std::int64_t r1) {
+  const std::int64_t row_len = g.win.taps() * g.c, pixels = g.out_pixels();
+  const T* src = cols;
+  for (std::int64_t r = r0; r < r1; ++r, src += row_len) {
+    T* db = dx + (r / pixels) * g.in_pixels() * g.c;
+    for_each_window_tap3d(g, r % pixels, [&](std::int64_t tap, std::int64_t p) {
+      T* d = db + p * g.c;
+      const T* s = src + tap * g.c;
+      for (std::int64_t ci = 0; ci < g.c; ++ci) d[ci] += s[ci];
+    });
+  }
+}
+
+// The adjoint of im2col over the whole matrix (batch items in parallel: their gradients are disjoint).
 template <typename T>
 void col2im(const T* cols, T* dx, const Geometry3D& g) {
   const std::int64_t row_len = g.win.taps() * g.c, pixels = g.out_pixels();
   parallel_for(g.n, 1, [&](std::int64_t begin, std::int64_t end) {
-    for (std::int64_t b = begin; b < end; ++b) {
-      T* db = dx + b * g.in_pixels() * g.c;
-      for (std::int64_t o = 0; o < pixels; ++o) {
-        const T* src = cols + (b * pixels + o) * row_len;
-        for_each_window_tap3d(g, o, [&](std::int64_t tap, std::int64_t p) {
-          T* d = db + p * g.c;
-          const T* s = src + tap * g.c;
-          for (std::int64_t ci = 0; ci < g.c; ++ci) d[ci] += s[ci];
-        });
-      }
-    }
+    col2im_rows(cols + begin * pixels * row_len, dx, g, begin * pixels, end * pixels);
+  });
+}
+
+// Calls fn(T{}) for float32 and float64 (the dtypes with BLAS GEMMs); returns whether it did.
+template <typename Fn>
+bool with_blas_dtype(DType dtype, Fn&& fn) {
+  if (dtype == DType::kFloat32) return fn(float{});
+  if (dtype == DType::kFloat64) return fn(double{});
+  return false;
+}
+
+// conv3d through blocked_im2col_gemm; false when it does not apply.
+bool blocked_forward(const Tensor& input, const Tensor& fmat, Tensor& output, const Geometry3D& g) {
+  return with_blas_dtype(input.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = detail::data_of<T>(input);
+    return detail::blocked_im2col_gemm<T>(
+        g.rows(), fmat.shape()[0], fmat.shape()[1], detail::data_of<T>(fmat), detail::out_data_of<T>(output),
+        [&](std::int64_t r0, std::int64_t r1, T* cols) { im2col_rows(x, cols, g, r0, r1); });
+  });
+}
+
+// conv3d_backprop_input through blocked_gemm_col2im; false when it does not apply.
+bool blocked_backprop_input(const Tensor& fmat, const Tensor& gmat, Tensor& dx, const Geometry3D& g) {
+  return with_blas_dtype(fmat.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* d = detail::out_data_of<T>(dx);
+    return detail::blocked_gemm_col2im<T>(
+        g.n, g.out_pixels(), fmat.shape()[0], fmat.shape()[1], detail::data_of<T>(gmat), detail::data_of<T>(fmat),
+        [&](std::int64_t r0, std::int64_t r1, const T* dcols) { col2im_rows(dcols, d, g, r0, r1); });
+  });
+}
+
+// conv3d_backprop_filter through blocked_im2col_gemm_tn; false when it does not apply.
+bool blocked_backprop_filter(const Tensor& input, const Tensor& gmat, Tensor& df, const Geometry3D& g) {
+  return with_blas_dtype(input.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = detail::data_of<T>(input);
+    return detail::blocked_im2col_gemm_tn<T>(
+        g.rows(), g.win.taps() * g.c, gmat.shape()[1], detail::data_of<T>(gmat), detail::out_data_of<T>(df),
+        [&](std::int64_t r0, std::int64_t r1, T* cols) { im2col_rows(x, cols, g, r0, r1); });
   });
 }
 
@@ -151,6 +203,7 @@ Tensor conv3d(const Tensor& input, const Tensor& filter, const Window3D& win) {
   const Tensor fmat = reshape(filter, {win.taps() * g.c, out});
   const std::int64_t block = batch_block(g);
   Tensor output = Tensor::empty(input.dtype(), out_shape);
+  if (blocked_forward(input, fmat, output, g)) return output;
   for (std::int64_t b0 = 0; b0 < g.n; b0 += block) {
     const std::int64_t count = std::min(block, g.n - b0);
     const Tensor result = matmul(columns(input, g, b0, count), fmat);
@@ -186,6 +239,7 @@ Tensor conv3d_backprop_input(const Shape& input_shape, const Tensor& filter, con
   if (dx.num_elements() == 0 || g.rows() == 0) return dx;
   const Tensor fmat = reshape(filter, {win.taps() * g.c, out});
   const Tensor gmat = reshape(out_backprop, {g.rows(), out});
+  if (blocked_backprop_input(fmat, gmat, dx, g)) return dx;
   const std::int64_t block = batch_block(g);
   for (std::int64_t b0 = 0; b0 < g.n; b0 += block) {
     const std::int64_t count = std::min(block, g.n - b0);
@@ -217,6 +271,8 @@ Tensor conv3d_backprop_filter(const Tensor& input, const Shape& filter_shape, co
   }
   if (g.rows() == 0 || filter_shape[4] == 0) return Tensor::zeros(input.dtype(), filter_shape);
   const Tensor gmat = reshape(out_backprop, {g.rows(), filter_shape[4]});
+  Tensor df = Tensor::empty(input.dtype(), filter_shape);
+  if (blocked_backprop_filter(input, gmat, df, g)) return df;
   const std::int64_t block = batch_block(g);
   Tensor total;
   for (std::int64_t b0 = 0; b0 < g.n; b0 += block) {
