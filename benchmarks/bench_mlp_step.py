@@ -18,7 +18,8 @@ its time. Each side also times its framework's float32 matmul alone on the step'
 GEMM_REPEATS) and reports the time those GEMMs take with nothing else: the gemm_floor_ms column. A step 1.2x faster
 than the faster of TF and JAX must fit in T = that step / 1.2, GEMMs included; when the lowest GEMM floor of every
 library measured here exceeds T, no implementation built on these GEMMs meets the target, whatever its other
-overheads (the closing argument of issue 11 for this target, measured in the same run).
+overheads. The step floor adds the least time any side spent beyond its own GEMM floor (the closing argument of
+issue 11 for this target, measured in the same run).
 ``--rounds N`` runs the sides N times, interleaved. The cpu_ms column is each process's CPU time per step, all
 threads: on a loaded machine it still measures the work, though thread pools that spin (OpenBLAS, TF's, XLA's)
 count their spinning. For the work alone, run with OPENBLAS_NUM_THREADS=1 TF_NUM_INTRAOP_THREADS=1
@@ -241,17 +242,27 @@ def check_gradients(results: dict, dumps: dict) -> float:
 
 
 def gemm_ceiling(results: dict, flops: int) -> dict:
-    """Whether a step 1.2x faster than the faster of TF and JAX fits above the lowest GEMM floor measured here."""
+    """Whether a step 1.2x faster than the faster of TF and JAX fits above the floors measured here: the lowest GEMM
+    floor alone, and that plus the least time any side spent beyond its own GEMM floor (elementwise ops, the
+    all-reduce, dispatch; a lower bound, since a side's GEMM floor also carries its per-call overhead)."""
     targets = [s for s in ("tf", "jax") if s in results] or ["numpy"]  # --tiny: numpy stands in, to run this code
     fastest = min(targets, key=lambda s: results[s]["step_s"])
     allowed_s = results[fastest]["step_s"] / 1.2
     floor_side = min(results, key=lambda s: results[s]["gemm_floor_s"])
     floor_s = results[floor_side]["gemm_floor_s"]
+    rest_side = min(results, key=lambda s: results[s]["step_s"] - results[s]["gemm_floor_s"])
+    rest_s = max(0.0, results[rest_side]["step_s"] - results[rest_side]["gemm_floor_s"])
+
+    def verdict(seconds: float) -> str:
+        return "within reach" if seconds <= allowed_s else f"out of reach by {seconds / allowed_s:.2f}x"
+
     text = (f"gemm floor: 1.2x faster than {fastest} ({results[fastest]['step_s'] * 1e3:.2f} ms) is "
             f"{allowed_s * 1e3:.2f} ms; the step's {flops / 1e9:.2f} GFLOP of GEMMs alone take {floor_s * 1e3:.2f} ms "
             f"at the best rate measured ({floor_side}'s matmul, {flops / floor_s / 1e9:.1f} GFLOP/s): "
-            + ("within reach" if floor_s <= allowed_s else f"out of reach by {floor_s / allowed_s:.2f}x"))
-    return {"allowed_s": allowed_s, "floor_s": floor_s, "reachable": floor_s <= allowed_s, "text": text}
+            f"{verdict(floor_s)}\nstep floor: those GEMMs plus the least time a side spent beyond its GEMM floor "
+            f"({rest_side}: {rest_s * 1e3:.2f} ms) take {(floor_s + rest_s) * 1e3:.2f} ms: {verdict(floor_s + rest_s)}")
+    return {"allowed_s": allowed_s, "floor_s": floor_s, "reachable": floor_s <= allowed_s,
+            "step_floor_s": floor_s + rest_s, "step_floor_reachable": floor_s + rest_s <= allowed_s, "text": text}
 
 
 SIDES = {"tps": side_tps, "tf": side_tf, "jax": side_jax, "numpy": side_numpy}
@@ -327,7 +338,8 @@ def main() -> None:
                       "target_speedup": 1.2, "step_gemm_flops": flops,
                       "gemm_floor_s": {s: r["gemm_floor_s"] for s, r in results.items()},
                       "target_step_s": ceiling["allowed_s"],
-                      "target_above_gemm_floor": ceiling["reachable"],
+                      "target_above_gemm_floor": ceiling["reachable"], "step_floor_s": ceiling["step_floor_s"],
+                      "target_above_step_floor": ceiling["step_floor_reachable"],
                       "tps_minor_faults_per_step": tps_side["minor_faults_per_step"],
                       "tps_uncached_minor_faults_per_step": tps_side["uncached_minor_faults_per_step"]}))
 

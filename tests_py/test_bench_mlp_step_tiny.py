@@ -32,3 +32,9 @@ def test_mlp_step_benchmark_tiny():
     assert abs(result["target_step_s"] - allowed) <= 1e-12
     assert result["target_above_gemm_floor"] == (min(result["gemm_floor_s"].values()) <= allowed)
     assert any(line.startswith("gemm floor: 1.2x faster than numpy") for line in out.stdout.splitlines())
+    # The step floor adds the least step time beyond a side's own GEMM floor.
+    steps, floors = result["median_step_s"], result["gemm_floor_s"]
+    rest = max(0.0, min(steps[s] - floors[s] for s in steps))
+    assert abs(result["step_floor_s"] - (min(floors.values()) + rest)) <= 1e-12
+    assert result["target_above_step_floor"] == (result["step_floor_s"] <= allowed)
+    assert any(line.startswith("step floor: ") for line in out.stdout.splitlines())
