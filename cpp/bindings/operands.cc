@@ -25,7 +25,7 @@ Tensor nogil_above(std::int64_t elements, Fn&& fn) {
   return fn();
 }
 
-bool is_tensor_like(py::handle v) { return py::isinstance<Tensor>(v) || py::hasattr(v, "_as_tensor"); }
+bool is_tensor_like(py::handle v) { return py::isinstance<Tensor>(v) || has_as_tensor(v); }
 
 }  // namespace
 
