@@ -256,11 +256,8 @@ void init_ops(py::module_& m) {
   // Loop bindings reach the lambdas through init-captures: clang before 16 cannot capture a structured binding.
   for (const auto& [name, kind] : kUnaryOpNames) {
     m.def(
-        name,
-        [kind = kind](py::handle x, py::handle) {
-          return unary_maybe_nogil(kind, as_tensor(x));
-        },
-        py::arg("x"), py::kw_only(), py::arg("name") = py::none(), kUnaryDoc);
+        name, [kind = kind](py::handle x, py::handle) { return unary_maybe_nogil(kind, as_tensor(x)); }, py::arg("x"),
+        py::kw_only(), py::arg("name") = py::none(), kUnaryDoc);
   }
   for (const auto& [name, kind] : kBinaryOpNames) {
     m.def(

@@ -83,7 +83,9 @@ PyObject* unary_entry(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
 }
 
 // The cast is CPython's convention: the flags say which signature the PyCFunction pointer has.
-PyCFunction as_pycfunction(FastKeywordsFunction f) { return reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(f)); }
+PyCFunction as_pycfunction(FastKeywordsFunction f) {
+  return reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(f));
+}
 
 // One method definition per op, and its docstring (CPython keeps pointers to both for the process).
 template <std::size_t Count>
@@ -101,15 +103,16 @@ EntryTable<sizeof...(I)> binary_table(std::index_sequence<I...> /*ops*/) {
 
 template <std::size_t... I>
 EntryTable<sizeof...(I)> unary_table(std::index_sequence<I...> /*ops*/) {
-  return {{PyMethodDef{kUnaryOpNames[I].first, as_pycfunction(&unary_entry<I>), METH_FASTCALL | METH_KEYWORDS,
-                       nullptr}...},
-          {}};
+  return {
+      {PyMethodDef{kUnaryOpNames[I].first, as_pycfunction(&unary_entry<I>), METH_FASTCALL | METH_KEYWORDS, nullptr}...},
+      {}};
 }
 
 template <typename Table, std::size_t Count>
 py::object make_entry(Table& table, std::array<PyObject*, Count>& fallbacks, std::size_t i, py::handle fallback,
                       const std::string& module, const std::string& doc) {
-  if (fallbacks[i] != nullptr) fail<ValueError>("_elementwise_entry", "op '{}' has its entry already", table.defs[i].ml_name);
+  if (fallbacks[i] != nullptr)
+    fail<ValueError>("_elementwise_entry", "op '{}' has its entry already", table.defs[i].ml_name);
   fallbacks[i] = py::reinterpret_borrow<py::object>(fallback).release().ptr();
   table.docs[i] = doc;
   table.defs[i].ml_doc = table.docs[i].c_str();

@@ -46,7 +46,8 @@ py::object binary_operator(PyObject* self, std::span<PyObject* const> args) {
   PyObject* other = args[0];
   const Tensor* a = exact_tensor(self);
   const Tensor* b = exact_tensor(other);
-  if (a != nullptr && b != nullptr) return wrap_tensor(binary_maybe_nogil(op.kind, op.reflected ? *b : *a, op.reflected ? *a : *b));
+  if (a != nullptr && b != nullptr)
+    return wrap_tensor(binary_maybe_nogil(op.kind, op.reflected ? *b : *a, op.reflected ? *a : *b));
   if (!is_operand(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
   auto [x, y] = op.reflected ? operands(other, self) : operands(self, other);
   return wrap_tensor(binary_maybe_nogil(op.kind, x, y));
@@ -71,8 +72,7 @@ void def_binary_operators(py::handle cls, std::index_sequence<I...> /*operators*
 void init_elementwise_operators(py::handle tensor_class) {
   def_binary_operators(tensor_class, std::make_index_sequence<kBinaryOperators.size()>());
   def_fastcall_method<&negative_operator>(
-      tensor_class, "__neg__",
-      "__neg__(self: tpustrategy._core.tensor.Tensor) -> tpustrategy._core.tensor.Tensor\n");
+      tensor_class, "__neg__", "__neg__(self: tpustrategy._core.tensor.Tensor) -> tpustrategy._core.tensor.Tensor\n");
 }
 
 }  // namespace tpustrategy::bindings

@@ -11,8 +11,8 @@ from typing import Any
 
 from tpustrategy import _core
 from tpustrategy.ops import _spmd_hook
-from tpustrategy.ops._elementwise_entry import elementwise_entry
 from tpustrategy.ops._args import axis_int, axis_list, mentions_ragged, tensor_list
+from tpustrategy.ops._elementwise_entry import elementwise_entry
 
 _ops = _core.ops
 Tensor = _core.tensor.Tensor

@@ -10,7 +10,6 @@ from tpustrategy import _core
 from tpustrategy.ops import _spmd_hook
 from tpustrategy.ops._args import TensorLike, axis_int
 from tpustrategy.ops._elementwise_entry import elementwise_entry
-from tpustrategy.ops.math_ops import sigmoid, tanh  # noqa: F401  (tf.nn's are tf.math's, as in TF)
 
 _ops = _core.ops
 
