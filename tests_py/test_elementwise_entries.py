@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import inspect
+import pickle
 import weakref
 
 import numpy as np
@@ -131,6 +132,8 @@ def test_the_entries_keep_tf_signatures_docs_and_modules():
     assert "x + y elementwise" in (tf.add.__doc__ or "") and "max(features, 0)" in (tf.nn.relu.__doc__ or "")
     assert tf.nn.sigmoid is tf.math.sigmoid and tf.nn.tanh is tf.math.tanh  # one function, as in TF
     assert math_ops.add is tf.add is tf.math.add
+    for function in (tf.add, tf.nn.relu, tf.exp):  # found again by module and name (pickle, Keras' Lambda)
+        assert pickle.loads(pickle.dumps(function)) is function
 
 
 def test_entry_registration_checks_its_arguments():
