@@ -6,7 +6,6 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <algorithm>
 #include <climits>
 #include <optional>
 #include <tuple>
@@ -18,7 +17,6 @@
 #include "bindings/elementwise_op_names.h"
 #include "bindings/nogil.h"
 #include "bindings/operands.h"
-#include "bindings/python_imports.h"
 #include "tpustrategy/autodiff/recorded_ops.h"
 #include "tpustrategy/core/errors.h"
 #include "tpustrategy/ops/cast.h"
