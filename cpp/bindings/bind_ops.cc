@@ -6,7 +6,6 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <algorithm>
 #include <climits>
 #include <optional>
 #include <tuple>
@@ -17,7 +16,7 @@
 #include "bindings/convert.h"
 #include "bindings/elementwise_op_names.h"
 #include "bindings/nogil.h"
-#include "bindings/python_imports.h"
+#include "bindings/operands.h"
 #include "tpustrategy/autodiff/recorded_ops.h"
 #include "tpustrategy/core/errors.h"
 #include "tpustrategy/ops/cast.h"
@@ -32,56 +31,14 @@
 
 namespace tpustrategy::bindings {
 
+// The Tensor operators as plain CPython methods (elementwise_operators.cc) and the entry points of tf.add & co.
+// (elementwise_entries.cc); declared here, not in bindings.h, to keep that header stable.
+void init_elementwise_operators(py::handle tensor_class);
+void init_elementwise_entries(py::module_& m);
+
 namespace {
 
 using Axes = std::optional<std::vector<std::int64_t>>;
-
-// Elementwise kernels on fewer elements than this keep the GIL (as numpy's ufuncs do below a size): they
-// take well under a microsecond, less than handing the GIL to another thread and taking it back.
-constexpr std::int64_t kGilReleaseElements = std::int64_t{1} << 12;
-
-// nogil(fn) when the kernel works on `elements` elements or more; else fn() with the GIL held.
-template <typename Fn>
-auto nogil_above(std::int64_t elements, Fn&& fn) {
-  std::optional<py::gil_scoped_release> release;
-  if (elements >= kGilReleaseElements) release.emplace();
-  return fn();
-}
-
-// op::binary(kind, a, b), with the GIL released when the larger operand is big enough to pay for it.
-Tensor binary_maybe_nogil(BinaryOp kind, const Tensor& a, const Tensor& b) {
-  return nogil_above(std::max(a.num_elements(), b.num_elements()), [&] { return op::binary(kind, a, b); });
-}
-
-bool is_tensor_like(py::handle v) { return py::isinstance<Tensor>(v) || py::hasattr(v, "_as_tensor"); }
-
-Tensor as_tensor(py::handle v, std::optional<DType> hint = std::nullopt) {
-  if (py::isinstance<Tensor>(v)) return v.cast<Tensor>();
-  if (is_tensor_like(v)) return to_tensor(v);
-  return to_tensor(v, hint);
-}
-
-// TF's binary-op conversion: the first tensor operand fixes the dtype the other, Python, operand takes.
-std::pair<Tensor, Tensor> operands(py::handle x, py::handle y) {
-  if (is_tensor_like(x) || !is_tensor_like(y)) {
-    Tensor a = as_tensor(x);
-    Tensor b = is_tensor_like(y) ? as_tensor(y) : as_tensor(y, a.dtype());
-    return {std::move(a), std::move(b)};
-  }
-  Tensor b = as_tensor(y);
-  Tensor a = as_tensor(x, b.dtype());
-  return {std::move(a), std::move(b)};
-}
-
-// Values a reflected / forward operator accepts; others make the operator return NotImplemented.
-bool is_operand(py::handle v) {
-  if (is_tensor_like(v) || py::isinstance<py::bool_>(v) || py::isinstance<py::int_>(v) ||
-      py::isinstance<py::float_>(v) || PyComplex_Check(v.ptr()) || py::isinstance<py::list>(v) ||
-      py::isinstance<py::tuple>(v)) {
-    return true;
-  }
-  return py::isinstance(v, numpy_ndarray_type()) || py::isinstance(v, numpy_generic_type());
-}
 
 // A Python int (or __index__-able) as int64, saturating at the int64 range.
 std::int64_t index_value(py::handle v, const char* what) {
@@ -185,14 +142,6 @@ Returns:
 Raises:
   InvalidArgumentError: the axis is out of range, or the input is empty along it.)doc";
 
-void def_binary_operator(py::class_<Tensor>& cls, const char* name, BinaryOp kind, bool reflected) {
-  cls.def(name, [kind, reflected](py::handle self, py::handle other) -> py::object {
-    if (!is_operand(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-    auto [a, b] = reflected ? operands(other, self) : operands(self, other);
-    return py::cast(binary_maybe_nogil(kind, a, b));
-  });
-}
-
 void def_matmul_operator(py::class_<Tensor>& cls, const char* name, bool reflected) {
   cls.def(name, [reflected](py::handle self, py::handle other) -> py::object {
     if (!is_operand(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
@@ -225,26 +174,11 @@ void def_equality_operator(py::class_<Tensor>& cls, const char* name, BinaryOp k
 
 void init_tensor_operators(py::module_& m) {
   auto cls = py::reinterpret_borrow<py::class_<Tensor>>(py::type::of<Tensor>());
-  const std::pair<const char*, BinaryOp> forward[] = {
-      {"add", BinaryOp::kAdd},        {"sub", BinaryOp::kSubtract},      {"mul", BinaryOp::kMultiply},
-      {"truediv", BinaryOp::kDivide}, {"floordiv", BinaryOp::kFloorDiv}, {"mod", BinaryOp::kFloorMod},
-      {"pow", BinaryOp::kPow},        {"and", BinaryOp::kLogicalAnd},    {"or", BinaryOp::kLogicalOr}};
-  for (const auto& [name, kind] : forward) {
-    const std::string n(name);
-    def_binary_operator(cls, ("__" + n + "__").c_str(), kind, false);
-    def_binary_operator(cls, ("__r" + n + "__").c_str(), kind, true);
-  }
-  def_binary_operator(cls, "__lt__", BinaryOp::kLess, false);
-  def_binary_operator(cls, "__le__", BinaryOp::kLessEqual, false);
-  def_binary_operator(cls, "__gt__", BinaryOp::kGreater, false);
-  def_binary_operator(cls, "__ge__", BinaryOp::kGreaterEqual, false);
+  init_elementwise_operators(cls);
   def_equality_operator(cls, "__eq__", BinaryOp::kEqual);
   def_equality_operator(cls, "__ne__", BinaryOp::kNotEqual);
   def_matmul_operator(cls, "__matmul__", false);
   def_matmul_operator(cls, "__rmatmul__", true);
-  cls.def("__neg__", [](const Tensor& t) {
-    return nogil_above(t.num_elements(), [&] { return op::unary(UnaryOp::kNegative, t); });
-  });
   cls.def("__pos__", [](py::handle self) { return py::reinterpret_borrow<py::object>(self); });
   cls.def("__abs__", [](const Tensor& t) { return nogil([&] { return op::unary(UnaryOp::kAbs, t); }); });
   cls.def("__invert__", [](const Tensor& t) {
@@ -320,12 +254,8 @@ void init_ops(py::module_& m) {
   // Loop bindings reach the lambdas through init-captures: clang before 16 cannot capture a structured binding.
   for (const auto& [name, kind] : kUnaryOpNames) {
     m.def(
-        name,
-        [kind = kind](py::handle x, py::handle) {
-          Tensor t = as_tensor(x);
-          return nogil_above(t.num_elements(), [&] { return op::unary(kind, t); });
-        },
-        py::arg("x"), py::kw_only(), py::arg("name") = py::none(), kUnaryDoc);
+        name, [kind = kind](py::handle x, py::handle) { return unary_maybe_nogil(kind, as_tensor(x)); }, py::arg("x"),
+        py::kw_only(), py::arg("name") = py::none(), kUnaryDoc);
   }
   for (const auto& [name, kind] : kBinaryOpNames) {
     m.def(
@@ -859,6 +789,7 @@ Args:
   init_ops_nn3d(m);
   init_ops_dtypes(m);
   init_tensor_operators(m);
+  init_elementwise_entries(m);
 }
 
 }  // namespace tpustrategy::bindings

@@ -19,7 +19,7 @@ Tensor tensor_of(py::handle v) { return to_tensor(v); }
 
 // The second operand of a bitwise op takes the first one's dtype when it is a Python value.
 Tensor like(py::handle v, const Tensor& other) {
-  if (py::isinstance<Tensor>(v) || py::hasattr(v, "_as_tensor")) return to_tensor(v);
+  if (py::isinstance<Tensor>(v) || has_as_tensor(v)) return to_tensor(v);
   return to_tensor(v, other.dtype());
 }
 

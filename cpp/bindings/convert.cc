@@ -222,10 +222,16 @@ std::optional<DType> dtype_from_py(py::handle dtype) {
   }
 }
 
+bool has_as_tensor(py::handle value) {
+  PyObject* v = value.ptr();
+  if (PyFloat_CheckExact(v) || PyLong_CheckExact(v) || PyBool_Check(v) || PyComplex_CheckExact(v)) return false;
+  return py::hasattr(value, "_as_tensor");
+}
+
 Tensor to_tensor(py::handle value, std::optional<DType> dtype, Conversion mode) {
   if (py::isinstance<Tensor>(value))
     return cast_tensor_for(value.cast<const Tensor&>(), dtype.value_or(value.cast<const Tensor&>().dtype()), mode);
-  if (py::hasattr(value, "_as_tensor")) {
+  if (has_as_tensor(value)) {
     py::object converted = value.attr("_as_tensor")();
     if (!py::isinstance<Tensor>(converted))
       fail<TypeError>("convert_to_tensor", "{}._as_tensor() did not return a Tensor", type_name(value));

@@ -24,6 +24,10 @@ enum class Conversion {
   kConstant,  // constant: numpy values are cast to the requested dtype
 };
 
+// Whether `value` offers `_as_tensor()` (variables, distributed values). Python's bool, int, float and complex
+// never do, and are answered without the lookup, whose AttributeError cost most of a `t + 1.0`.
+bool has_as_tensor(py::handle value);
+
 // Any supported Python value → Tensor placed on the current device. Objects with
 // an `_as_tensor()` method (variables, ...) are read through it. Never copies a Tensor,
 // and returns the owning Tensor of a read-only numpy view of one (zero-copy round trip).

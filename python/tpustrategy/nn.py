@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tpustrategy.ops.losses_util import compute_average_loss, scale_regularization_loss  # noqa: F401
+from tpustrategy.ops.math_ops import sigmoid, tanh  # noqa: F401  (tf.nn's are tf.math's, as in TF)
 from tpustrategy.ops.nn_conv3d_ops import avg_pool3d, conv3d, conv3d_transpose, max_pool3d  # noqa: F401
 from tpustrategy.ops.nn_conv_ops import (  # noqa: F401
     avg_pool,
@@ -30,11 +31,9 @@ from tpustrategy.ops.nn_ops import (  # noqa: F401
     log_softmax,
     relu,
     relu6,
-    sigmoid,
     sigmoid_cross_entropy_with_logits,
     softmax,
     softmax_cross_entropy_with_logits,
     sparse_softmax_cross_entropy_with_logits,
-    tanh,
 )
 from tpustrategy.ops.top_k_ops import in_top_k, top_k  # noqa: F401

@@ -24,6 +24,20 @@ def _assign_update(value: tpustrategy._core.tensor.Tensor, delta: tpustrategy._c
       delta: a Tensor of value's dtype and shape.
       subtract: value - delta when True, value + delta when False.
     """
+def _elementwise_entry(name: str, fallback: typing.Any, *, module: str, doc: str) -> typing.Any:
+    """
+    The public function of elementwise op `name` (tf.add, tf.exp, ...): a plain CPython function that runs
+    Tensor operands (or a Tensor and a Python number) itself and hands every other call to `fallback`.
+    
+    Args:
+      name: an op of _core.ops' elementwise set ("add", "relu", ...).
+      fallback: the facade's Python function of the op, with the same signature.
+      module: the function's __module__ (where pickling and Keras' serialization find it).
+      doc: its docstring, beginning with CPython's text signature line ("add(x, y, name=None)\\n--\\n\\n").
+    
+    Raises:
+      ValueError: `name` is no elementwise op.
+    """
 def abs(x: typing.Any, *, name: typing.Any = None) -> tpustrategy._core.tensor.Tensor:
     """
     Applies the op elementwise.

@@ -12,6 +12,7 @@ from typing import Any
 from tpustrategy import _core
 from tpustrategy.ops import _spmd_hook
 from tpustrategy.ops._args import axis_int, axis_list, mentions_ragged, tensor_list
+from tpustrategy.ops._elementwise_entry import elementwise_entry
 
 _ops = _core.ops
 Tensor = _core.tensor.Tensor
@@ -33,10 +34,10 @@ def _unary(kernel: _Op, doc: str) -> _Op:
             return _spmd_hook.partitioner.unary(kind, x)
         return kernel(x)
 
-    return _named(op, kernel, doc)
+    return elementwise_entry(_named(op, kernel, doc))
 
 
-def _binary(kernel: _Op, doc: str) -> _Op:
+def _binary(kernel: _Op, doc: str, c_entry: bool = True) -> _Op:
     kind = kernel.__name__
 
     def op(x: Any, y: Any, name: str | None = None) -> Any:
@@ -44,7 +45,7 @@ def _binary(kernel: _Op, doc: str) -> _Op:
             return _spmd_hook.partitioner.binary(kind, x, y)
         return kernel(x, y)
 
-    return _named(op, kernel, doc)
+    return elementwise_entry(_named(op, kernel, doc)) if c_entry else _named(op, kernel, doc)
 
 
 add = _binary(_ops.add, "Returns x + y elementwise (tf.math.add).")
@@ -58,8 +59,10 @@ mod = floormod
 pow = _binary(_ops.pow, "Returns x ** y elementwise (tf.math.pow).")  # noqa: A001
 maximum = _binary(_ops.maximum, "Returns max(x, y) elementwise; NaN propagates (tf.math.maximum).")
 minimum = _binary(_ops.minimum, "Returns min(x, y) elementwise; NaN propagates (tf.math.minimum).")
-equal = _binary(_ops.equal, "Returns x == y elementwise as bool (tf.math.equal).")
-not_equal = _binary(_ops.not_equal, "Returns x != y elementwise as bool (tf.math.not_equal).")
+# Python functions: tf.equal / tf.not_equal wrap them with the string path (string_dispatch.py), whose
+# functools.wraps takes the signature and type hints from here.
+equal = _binary(_ops.equal, "Returns x == y elementwise as bool (tf.math.equal).", c_entry=False)
+not_equal = _binary(_ops.not_equal, "Returns x != y elementwise as bool (tf.math.not_equal).", c_entry=False)
 less = _binary(_ops.less, "Returns x < y elementwise as bool (tf.math.less).")
 less_equal = _binary(_ops.less_equal, "Returns x <= y elementwise as bool (tf.math.less_equal).")
 greater = _binary(_ops.greater, "Returns x > y elementwise as bool (tf.math.greater).")

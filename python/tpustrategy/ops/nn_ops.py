@@ -9,29 +9,17 @@ import numpy as np
 from tpustrategy import _core
 from tpustrategy.ops import _spmd_hook
 from tpustrategy.ops._args import TensorLike, axis_int
+from tpustrategy.ops._elementwise_entry import elementwise_entry
 
 _ops = _core.ops
 
 
+@elementwise_entry
 def relu(features: TensorLike, name: str | None = None) -> Any:
     """max(features, 0) (tf.nn.relu)."""
     if _spmd_hook.active and _spmd_hook.sharded(features):
         return _spmd_hook.partitioner.unary("relu", features)
     return _ops.relu(features)
-
-
-def sigmoid(x: TensorLike, name: str | None = None) -> Any:
-    """1 / (1 + exp(-x)) (tf.nn.sigmoid)."""
-    if _spmd_hook.active and _spmd_hook.sharded(x):
-        return _spmd_hook.partitioner.unary("sigmoid", x)
-    return _ops.sigmoid(x)
-
-
-def tanh(x: TensorLike, name: str | None = None) -> Any:
-    """tanh(x) (tf.nn.tanh)."""
-    if _spmd_hook.active and _spmd_hook.sharded(x):
-        return _spmd_hook.partitioner.unary("tanh", x)
-    return _ops.tanh(x)
 
 
 def softmax(logits: TensorLike, axis: Any = None, name: str | None = None) -> Any:
