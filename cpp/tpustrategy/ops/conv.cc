@@ -56,27 +56,38 @@ void check_out_backprop(const char* where, const Tensor& g, const Geometry& geo,
   }
 }
 
+// Calls fn(column, input) for each window tap of the receptive-field rows [r0, r1) in order: `column` is the tap's
+// first element counted from row r0's start (rows of kh * kw * cg elements), `input` the offset of x[n, iy, ix, 0]
+// it reads, or -1 in the padding.
+template <typename Fn>
+void for_each_row_tap(const Geometry& g, std::int64_t cg, std::int64_t r0, std::int64_t r1, Fn&& fn) {
+  const Window2D& k = g.win;
+  std::int64_t column = 0;
+  for (std::int64_t r = r0; r < r1; ++r) {
+    const std::int64_t b = r / (g.oh * g.ow), oy = (r / g.ow) % g.oh, ox = r % g.ow;
+    for (std::int64_t ky = 0; ky < k.kh; ++ky) {
+      const std::int64_t iy = oy * k.sh - k.pt + ky * k.dh;
+      for (std::int64_t kx = 0; kx < k.kw; ++kx, column += cg) {
+        const std::int64_t ix = ox * k.sw - k.pl + kx * k.dw;
+        const bool inside = iy >= 0 && iy < g.h && ix >= 0 && ix < g.w;
+        fn(column, inside ? ((b * g.h + iy) * g.w + ix) * g.c : std::int64_t{-1});
+      }
+    }
+  }
+}
+
 // Rows [r0, r1) of receptive fields: cols[r - r0, (ky * kw + kx) * cg + ci] = x[n, iy, ix, c0 + ci] (zero in the
 // padding).
 template <typename T>
 void im2col_rows(const T* x, T* cols, const Geometry& g, std::int64_t c0, std::int64_t cg, std::int64_t r0,
                  std::int64_t r1) {
-  const Window2D& k = g.win;
-  T* dst = cols;
-  for (std::int64_t r = r0; r < r1; ++r) {
-    const std::int64_t b = r / (g.oh * g.ow), oy = (r / g.ow) % g.oh, ox = r % g.ow;
-    for (std::int64_t ky = 0; ky < k.kh; ++ky) {
-      const std::int64_t iy = oy * k.sh - k.pt + ky * k.dh;
-      for (std::int64_t kx = 0; kx < k.kw; ++kx, dst += cg) {
-        const std::int64_t ix = ox * k.sw - k.pl + kx * k.dw;
-        if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w) {
-          std::fill_n(dst, cg, T(0));
-        } else {
-          std::copy_n(x + ((b * g.h + iy) * g.w + ix) * g.c + c0, cg, dst);
-        }
-      }
+  for_each_row_tap(g, cg, r0, r1, [&](std::int64_t column, std::int64_t input) {
+    if (input < 0) {
+      std::fill_n(cols + column, cg, T(0));
+    } else {
+      std::copy_n(x + input + c0, cg, cols + column);
     }
-  }
+  });
 }
 
 // The whole receptive-field matrix, rows in parallel.
@@ -93,20 +104,12 @@ void im2col(const T* x, T* cols, const Geometry& g, std::int64_t c0, std::int64_
 template <typename T>
 void col2im_rows(const T* cols, T* dx, const Geometry& g, std::int64_t c0, std::int64_t cg, std::int64_t r0,
                  std::int64_t r1) {
-  const Window2D& k = g.win;
-  const T* src = cols;
-  for (std::int64_t r = r0; r < r1; ++r) {
-    const std::int64_t b = r / (g.oh * g.ow), oy = (r / g.ow) % g.oh, ox = r % g.ow;
-    for (std::int64_t ky = 0; ky < k.kh; ++ky) {
-      const std::int64_t iy = oy * k.sh - k.pt + ky * k.dh;
-      for (std::int64_t kx = 0; kx < k.kw; ++kx, src += cg) {
-        const std::int64_t ix = ox * k.sw - k.pl + kx * k.dw;
-        if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w) continue;
-        T* d = dx + ((b * g.h + iy) * g.w + ix) * g.c + c0;
-        for (std::int64_t ci = 0; ci < cg; ++ci) d[ci] += src[ci];
-      }
-    }
-  }
+  for_each_row_tap(g, cg, r0, r1, [&](std::int64_t column, std::int64_t input) {
+    if (input < 0) return;
+    T* d = dx + input + c0;
+    const T* src = cols + column;
+    for (std::int64_t ci = 0; ci < cg; ++ci) d[ci] += src[ci];
+  });
 }
 
 // The adjoint of im2col over the whole matrix (batch items in parallel: their gradients are disjoint).
