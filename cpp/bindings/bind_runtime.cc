@@ -128,12 +128,51 @@ struct DriveRound {
 
 thread_local DriveRound* tl_round = nullptr;
 
+// Python's int as a C++ integer (TypeError for anything else, OverflowError out of range).
+Py_ssize_t as_index(PyObject* value) {
+  const Py_ssize_t out = PyNumber_AsSsize_t(value, PyExc_OverflowError);
+  if (out == -1 && PyErr_Occurred()) throw py::error_already_set();
+  return out;
+}
+
 PyObject* interned(const char* name) { return PyUnicode_InternFromString(name); }
 
+// greenlet's C API (its greenlet.h): the capsule greenlet._C_API holds the greenlet type in slot 0 and
+// PyGreenlet_Switch(greenlet, args, kwargs) in slot 6. Calling it directly, rather than the switch method, leaves two
+// frames of the interpreter's method call (128 bytes) off the C stack that greenlet copies at every switch.
+struct GreenletApi {
+  PyTypeObject* type = nullptr;
+  PyObject* (*switch_to)(PyObject* greenlet, PyObject* args, PyObject* kwargs) = nullptr;
+};
+
+const GreenletApi& greenlet_api() {
+  static const GreenletApi api = [] {
+    GreenletApi out;
+    auto* const slots = static_cast<void**>(PyCapsule_Import("greenlet._C_API", 0));
+    if (slots == nullptr) {
+      PyErr_Clear();  // no C API: switch() is called as a method
+      return out;
+    }
+    out.type = static_cast<PyTypeObject*>(slots[0]);
+    out.switch_to = reinterpret_cast<PyObject* (*)(PyObject*, PyObject*, PyObject*)>(slots[6]);
+    return out;
+  }();
+  return api;
+}
+
 py::object switch_into(py::handle greenlet, py::handle value) {
-  static PyObject* const switch_name = interned("switch");
-  PyObject* args[2] = {greenlet.ptr(), value.ptr()};
-  PyObject* out = PyObject_VectorcallMethod(switch_name, args, 2 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
+  const GreenletApi& api = greenlet_api();
+  PyObject* out = nullptr;
+  if (Py_TYPE(greenlet.ptr()) == api.type) {  // a subclass may override switch()
+    PyObject* args = PyTuple_Pack(1, value.ptr());
+    if (args == nullptr) throw py::error_already_set();
+    out = api.switch_to(greenlet.ptr(), args, nullptr);
+    Py_DECREF(args);
+  } else {
+    static PyObject* const switch_name = interned("switch");
+    PyObject* args[2] = {greenlet.ptr(), value.ptr()};
+    out = PyObject_VectorcallMethod(switch_name, args, 2 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
+  }
   if (out == nullptr) throw py::error_already_set();
   return py::reinterpret_steal<py::object>(out);
 }
@@ -271,44 +310,19 @@ class ReplicaRendezvous {
                   std::vector<std::pair<int, int>> pairs) {
     arrive(replica, kind_name, std::move(leaves), op, axis, structure, ragged, std::move(groups), split_axis,
            std::move(pairs));
-    parked_destinations_ = std::move(devices);
-    DriveRound* round = tl_round;
-    if (round == nullptr || round->rendezvous != this || round->cursor != replica ||
-        (!parked.is(round->parked) && !parked.is(round->merged))) {
-      return switch_into(driver, parked);  // outside drive(): the driver decides
-    }
-    if (PyList_SetItem(round->suspended.ptr(), replica, py::bool_(true).release().ptr()) != 0) {
-      throw py::error_already_set();
-    }
-    round->merging += parked.is(round->merged) ? 1 : 0;
-    py::object out = hand_over_round(*round, true);
-    const DriveRound* resumed_by = tl_round;  // the round that resumes this replica (drive() or a replica of it)
-    if (resumed_by != nullptr && out.is(resumed_by->done)) {
-      return py::reinterpret_borrow<py::object>(PyList_GET_ITEM(resumed_by->values.ptr(), replica));
-    }
-    return out;
+    return wait_parked(replica, std::move(devices), driver, parked);
   }
 
   // park() for the commonest point, an all_reduce of one tensor with no options: no nest, no groups; returns
   // the reduced tensor (not a list of one). Declines (None, before arriving) what the general path
   // (replica_context.py) must check or finish itself: a dtype TF's all_reduce rejects, a MEAN that is not
-  // floating (integers are summed there, then divided).
-  py::object park_all_reduce(int replica, const std::string& op, Tensor tensor, py::object devices, py::handle driver,
-                             py::handle parked) {
-    if (!tensor.valid()) return py::none();
-    const DType dtype = tensor.dtype();
-    const bool floating =
-        dtype == DType::kFloat16 || dtype == DType::kBFloat16 || dtype == DType::kFloat32 || dtype == DType::kFloat64;
-    const bool accepted = floating || dtype == DType::kBool || dtype == DType::kInt32 || dtype == DType::kInt64;
-    if (!accepted || (op == "MEAN" && !floating)) return py::none();
-    Leaves leaves;
-    leaves.push_back(std::move(tensor));
-    py::object out =
-        park(replica, "all_reduce", std::move(leaves), op, 0, "", true, std::move(devices), driver, parked, {}, 0, {});
-    if (!PyList_Check(out.ptr()) || PyList_GET_SIZE(out.ptr()) != 1) {
-      fail<InternalError>("ReplicaRendezvous::park_all_reduce", "replica {} was resumed with {} instead of its result",
-                          replica, py::repr(out).cast<std::string>());
-    }
+  // floating (integers are summed there, then divided). `args`: (replica, op, tensor, devices, driver, parked).
+  py::object park_all_reduce(std::span<PyObject* const> args) {
+    const int replica = arrive_all_reduce(args);
+    if (replica < 0) return py::none();
+    // Only this frame and wait_parked's are under the switch: arrive_all_reduce's temporaries are gone.
+    py::object out = wait_parked(replica, py::reinterpret_borrow<py::object>(args[3]), args[4], args[5]);
+    if (!PyList_Check(out.ptr()) || PyList_GET_SIZE(out.ptr()) != 1) fail_resumed_with(replica, out);
     return py::reinterpret_borrow<py::object>(PyList_GET_ITEM(out.ptr(), 0));
   }
 
@@ -342,6 +356,57 @@ class ReplicaRendezvous {
   }
 
  private:
+  // park()'s second half, after arrive(): hands over to the next replica of the round (or to `driver` outside drive())
+  // and returns what this replica is resumed with. A parked replica's C stack ends in this frame and the switch's,
+  // and greenlet copies all of it out and back at every switch (issue #11): its callers arrive() in frames of their
+  // own that have returned by then, so that no argument or temporary of theirs is copied.
+  [[gnu::noinline]] py::object wait_parked(int replica, py::object devices, py::handle driver, py::handle parked) {
+    parked_destinations_ = std::move(devices);
+    DriveRound* round = tl_round;
+    if (round == nullptr || round->rendezvous != this || round->cursor != replica ||
+        (!parked.is(round->parked) && !parked.is(round->merged))) {
+      return switch_into(driver, parked);  // outside drive(): the driver decides
+    }
+    if (PyList_SetItem(round->suspended.ptr(), replica, py::bool_(true).release().ptr()) != 0) {
+      throw py::error_already_set();
+    }
+    round->merging += parked.is(round->merged) ? 1 : 0;
+    py::object out = hand_over_round(*round, true);
+    const DriveRound* resumed_by = tl_round;  // the round that resumes this replica (drive() or a replica of it)
+    if (resumed_by != nullptr && out.is(resumed_by->done)) {
+      return py::reinterpret_borrow<py::object>(PyList_GET_ITEM(resumed_by->values.ptr(), replica));
+    }
+    return out;
+  }
+
+  // park_all_reduce()'s checks and arrive(): the replica's position, or -1 when the general path must take the point.
+  [[gnu::noinline]] int arrive_all_reduce(std::span<PyObject* const> args) {
+    if (!PyUnicode_Check(args[1])) {
+      throw py::type_error(fmt::format("park_all_reduce: op must be a str, got {}", Py_TYPE(args[1])->tp_name));
+    }
+    if (!py::isinstance<Tensor>(args[2])) {
+      throw py::type_error(fmt::format("park_all_reduce: tensor must be a Tensor, got {}", Py_TYPE(args[2])->tp_name));
+    }
+    const auto replica = static_cast<int>(as_index(args[0]));
+    const auto op = py::cast<std::string>(args[1]);
+    Tensor tensor = py::cast<Tensor>(args[2]);
+    if (!tensor.valid()) return -1;
+    const DType dtype = tensor.dtype();
+    const bool floating =
+        dtype == DType::kFloat16 || dtype == DType::kBFloat16 || dtype == DType::kFloat32 || dtype == DType::kFloat64;
+    const bool accepted = floating || dtype == DType::kBool || dtype == DType::kInt32 || dtype == DType::kInt64;
+    if (!accepted || (op == "MEAN" && !floating)) return -1;
+    Leaves leaves;
+    leaves.push_back(std::move(tensor));
+    arrive(replica, "all_reduce", std::move(leaves), op, 0, "", true, {}, 0, {});
+    return replica;
+  }
+
+  [[noreturn, gnu::noinline]] static void fail_resumed_with(int replica, const py::object& out) {
+    fail<InternalError>("ReplicaRendezvous::park_all_reduce", "replica {} was resumed with {} instead of its result",
+                        replica, py::repr(out).cast<std::string>());
+  }
+
   // TF's group_assignment: every replica in exactly one group, all groups of one size.
   void check_groups(const std::string& where, const std::vector<std::vector<int>>& groups) const {
     if (groups.empty()) return;
@@ -623,27 +688,11 @@ py::object finish_job(Py_ssize_t position, const py::handle& handed, const py::h
   return hand_over_round(*round, false);
 }
 
-// Python's int as a C++ integer (TypeError for anything else, OverflowError out of range).
-Py_ssize_t as_index(PyObject* value) {
-  const Py_ssize_t out = PyNumber_AsSsize_t(value, PyExc_OverflowError);
-  if (out == -1 && PyErr_Occurred()) throw py::error_already_set();
-  return out;
-}
-
 // ReplicaRendezvous.park_all_reduce and finish_job bound with fastcall.h: a parked replica's C stack holds their
 // frames, not pybind11's dispatcher.
 py::object park_all_reduce_call(PyObject* self, std::span<PyObject* const> args) {
   expect_arguments("park_all_reduce", args, 6);
-  if (!PyUnicode_Check(args[1])) {
-    throw py::type_error(fmt::format("park_all_reduce: op must be a str, got {}", Py_TYPE(args[1])->tp_name));
-  }
-  if (!py::isinstance<Tensor>(args[2])) {
-    throw py::type_error(fmt::format("park_all_reduce: tensor must be a Tensor, got {}", Py_TYPE(args[2])->tp_name));
-  }
-  auto& rendezvous = py::cast<ReplicaRendezvous&>(py::handle(self));
-  return rendezvous.park_all_reduce(static_cast<int>(as_index(args[0])), py::cast<std::string>(args[1]),
-                                    py::cast<Tensor>(args[2]), py::reinterpret_borrow<py::object>(args[3]), args[4],
-                                    args[5]);
+  return py::cast<ReplicaRendezvous&>(py::handle(self)).park_all_reduce(args);
 }
 
 py::object finish_job_call(PyObject* /*self*/, std::span<PyObject* const> args) {
