@@ -60,26 +60,40 @@ CollectiveKind kind_from_name(const std::string& name) {
   fail<ValueError>("ReplicaRendezvous", "unknown synchronisation point '{}'", name);
 }
 
-// A mode-stack frame: a Python object kept by the core. Its last reference may drop without the GIL (a
-// thread's default context dies with the thread); once the interpreter is finalising it is left alone.
-std::shared_ptr<void> hold_frame(py::object frame) {
-  return std::shared_ptr<py::object>(new py::object(std::move(frame)), [](py::object* p) {
+// A mode-stack frame: a Python object kept by the core, in one allocation with its shared count (a replica's job
+// pushes one and pops it at its end: one malloc and free, not two, per replica per step). Its last reference may drop
+// without the GIL (a thread's default context dies with the thread); once the interpreter is finalising it is left
+// alone.
+struct HeldFrame {
+  py::object frame;
+
+  explicit HeldFrame(py::object object) : frame(std::move(object)) {}
+  ~HeldFrame() {
 #if PY_VERSION_HEX >= 0x030D0000
     const bool finalizing = Py_IsFinalizing();
 #else
     const bool finalizing = _Py_IsFinalizing();
 #endif
     if (!Py_IsInitialized() || finalizing) {
-      (void)p->release();  // leaked: no interpreter to hand it back to
-      delete p;
+      (void)frame.release();  // leaked: no interpreter to hand it back to
       return;
     }
-    py::gil_scoped_acquire gil;
-    delete p;
-  });
-}
+    try {
+      py::gil_scoped_acquire gil;
+      frame = py::object();
+    } catch (...) {
+      (void)frame.release();  // the GIL could not be taken: leaked rather than released without it
+    }
+  }
+  HeldFrame(const HeldFrame&) = delete;
+  HeldFrame& operator=(const HeldFrame&) = delete;
+  HeldFrame(HeldFrame&&) = delete;
+  HeldFrame& operator=(HeldFrame&&) = delete;
+};
 
-PyObject* frame_ptr(const std::shared_ptr<void>& frame) { return static_cast<py::object*>(frame.get())->ptr(); }
+std::shared_ptr<void> hold_frame(py::object frame) { return std::make_shared<HeldFrame>(std::move(frame)); }
+
+PyObject* frame_ptr(const std::shared_ptr<void>& frame) { return static_cast<HeldFrame*>(frame.get())->frame.ptr(); }
 
 void pop_mode(py::handle frame) {
   std::vector<std::shared_ptr<void>>& stack = current_context().mode_stack;
@@ -241,6 +255,7 @@ class ReplicaRendezvous {
         group_size_(comm_->size()),
         ids_(check_local_ranks(*comm_, num_replicas)),
         sequence_(static_cast<std::size_t>(num_replicas), 0),
+        bare_result_(static_cast<std::size_t>(num_replicas), false),
         rendezvous_(
             num_replicas, [this](std::span<const Contribution> c) { return run(c); }, "replicas", ids_) {}
 
@@ -310,6 +325,7 @@ class ReplicaRendezvous {
                   std::vector<std::pair<int, int>> pairs) {
     arrive(replica, kind_name, std::move(leaves), op, axis, structure, ragged, std::move(groups), split_axis,
            std::move(pairs));
+    bare_result_[static_cast<std::size_t>(replica)] = false;
     return wait_parked(replica, std::move(devices), driver, parked);
   }
 
@@ -322,8 +338,8 @@ class ReplicaRendezvous {
     if (replica < 0) return py::none();
     // Only this frame and wait_parked's are under the switch: arrive_all_reduce's temporaries are gone.
     py::object out = wait_parked(replica, py::reinterpret_borrow<py::object>(args[3]), args[4], args[5]);
-    if (!PyList_Check(out.ptr()) || PyList_GET_SIZE(out.ptr()) != 1) fail_resumed_with(replica, out);
-    return py::reinterpret_borrow<py::object>(PyList_GET_ITEM(out.ptr(), 0));
+    if (out.is_none() || PyList_Check(out.ptr())) fail_resumed_with(replica, out);
+    return out;
   }
 
   // Runs the point every replica park()ed at (GIL released): one result list per replica (None for none).
@@ -340,7 +356,11 @@ class ReplicaRendezvous {
     }
     py::list out(results.size());
     for (std::size_t i = 0; i < results.size(); ++i) {
-      if (results[i]) out[i] = py::cast(std::move(*results[i]));
+      if (!results[i]) continue;
+      Leaves& leaves = *results[i];
+      // A Tensor, not a list of one, for park_all_reduce: a Python list less per replica per step.
+      out[i] =
+          bare_result_[i] && leaves.size() == 1 ? py::cast(std::move(leaves.front())) : py::cast(std::move(leaves));
     }
     return out;
   }
@@ -389,7 +409,7 @@ class ReplicaRendezvous {
     }
     const auto replica = static_cast<int>(as_index(args[0]));
     const auto op = py::cast<std::string>(args[1]);
-    Tensor tensor = py::cast<Tensor>(args[2]);
+    auto tensor = py::cast<Tensor>(args[2]);
     if (!tensor.valid()) return -1;
     const DType dtype = tensor.dtype();
     const bool floating =
@@ -399,6 +419,7 @@ class ReplicaRendezvous {
     Leaves leaves;
     leaves.push_back(std::move(tensor));
     arrive(replica, "all_reduce", std::move(leaves), op, 0, "", true, {}, 0, {});
+    bare_result_[static_cast<std::size_t>(replica)] = true;
     return replica;
   }
 
@@ -483,10 +504,12 @@ class ReplicaRendezvous {
     if (desc.kind == CollectiveKind::kMergeCall || desc.kind == CollectiveKind::kBarrier) return {};
     const std::size_t n = contributions.size();
     const std::size_t num_leaves = desc.leaves.size();
+    // Every replica's result list in one block (one allocation, not one per replica); each result shares its count.
+    auto block = std::make_shared<std::vector<Leaves>>(n);
     std::vector<std::shared_ptr<Leaves>> per_replica(n);
-    for (auto& leaves : per_replica) {
-      leaves = std::make_shared<Leaves>();
-      leaves->reserve(num_leaves);
+    for (std::size_t i = 0; i < n; ++i) {
+      per_replica[i] = std::shared_ptr<Leaves>(block, &(*block)[i]);
+      per_replica[i]->reserve(num_leaves);
     }
     std::vector<DevicePtr> destinations = destinations_;
     if (destinations.empty()) {
@@ -570,6 +593,8 @@ class ReplicaRendezvous {
   const int group_size_;        // replicas in every process
   const std::vector<int> ids_;  // replica id of each position
   std::vector<std::int64_t> sequence_;
+  // Per position: it parked in park_all_reduce, so complete_parked() hands it its one result Tensor, not a list of it.
+  std::vector<bool> bare_result_;
   std::vector<DevicePtr> destinations_;  // set for the duration of complete()
   py::object parked_destinations_;       // the devices the last park() named
   Rendezvous rendezvous_;

@@ -53,7 +53,7 @@ void def_fastcall_method(pybind11::handle cls, const char* name, const char* doc
 }
 
 [[noreturn, gnu::noinline, gnu::cold]] inline void fail_argument_count(const char* function, std::size_t given,
-                                                                      std::size_t count) {
+                                                                       std::size_t count) {
   throw pybind11::type_error(std::string(function) + "() takes " + std::to_string(count) +
                              " positional arguments but " + std::to_string(given) + " were given");
 }
