@@ -91,9 +91,19 @@ struct HeldFrame {
   HeldFrame& operator=(HeldFrame&&) = delete;
 };
 
-std::shared_ptr<void> hold_frame(py::object frame) { return std::make_shared<HeldFrame>(std::move(frame)); }
+// A mode-stack entry points at the frame's PyObject; an owning one shares its HeldFrame's count.
+std::shared_ptr<void> hold_frame(py::object frame) {
+  auto held = std::make_shared<HeldFrame>(std::move(frame));
+  PyObject* object = held->frame.ptr();
+  return {std::move(held), object};
+}
 
-PyObject* frame_ptr(const std::shared_ptr<void>& frame) { return static_cast<HeldFrame*>(frame.get())->frame.ptr(); }
+// An entry that does not own the frame: for a replica job's mode, which the run's list of modes keeps alive and the
+// run unwinds before it ends (finish_job, or the scheduler's _end_job for a job cancelled or abandoned). Neither the
+// frame nor a count is touched to push or pop it: at 2048 replicas those were cache misses, per replica per step.
+std::shared_ptr<void> borrow_frame(PyObject* frame) { return {std::shared_ptr<void>(), frame}; }
+
+PyObject* frame_ptr(const std::shared_ptr<void>& frame) { return static_cast<PyObject*>(frame.get()); }
 
 void pop_mode(py::handle frame) {
   std::vector<std::shared_ptr<void>>& stack = current_context().mode_stack;
@@ -213,7 +223,7 @@ void prepare(DriveRound& round, Py_ssize_t i) {
     if (!copy) throw py::error_already_set();
     set_greenlet_context(PyList_GET_ITEM(round.workers.ptr(), i), copy);
     round.contexts[static_cast<std::size_t>(i)]->mode_stack.push_back(
-        hold_frame(py::reinterpret_borrow<py::object>(PyList_GET_ITEM(round.modes.ptr(), i))));
+        borrow_frame(PyList_GET_ITEM(round.modes.ptr(), i)));
   }
   if (PyList_SetItem(round.suspended.ptr(), i, py::bool_(false).release().ptr()) != 0) throw py::error_already_set();
 }
