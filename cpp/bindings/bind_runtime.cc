@@ -60,26 +60,50 @@ CollectiveKind kind_from_name(const std::string& name) {
   fail<ValueError>("ReplicaRendezvous", "unknown synchronisation point '{}'", name);
 }
 
-// A mode-stack frame: a Python object kept by the core. Its last reference may drop without the GIL (a
-// thread's default context dies with the thread); once the interpreter is finalising it is left alone.
-std::shared_ptr<void> hold_frame(py::object frame) {
-  return std::shared_ptr<py::object>(new py::object(std::move(frame)), [](py::object* p) {
+// A mode-stack frame: a Python object kept by the core, in one allocation with its shared count (a replica's job
+// pushes one and pops it at its end: one malloc and free, not two, per replica per step). Its last reference may drop
+// without the GIL (a thread's default context dies with the thread); once the interpreter is finalising it is left
+// alone.
+struct HeldFrame {
+  py::object frame;
+
+  explicit HeldFrame(py::object object) : frame(std::move(object)) {}
+  ~HeldFrame() {
 #if PY_VERSION_HEX >= 0x030D0000
     const bool finalizing = Py_IsFinalizing();
 #else
     const bool finalizing = _Py_IsFinalizing();
 #endif
     if (!Py_IsInitialized() || finalizing) {
-      (void)p->release();  // leaked: no interpreter to hand it back to
-      delete p;
+      (void)frame.release();  // leaked: no interpreter to hand it back to
       return;
     }
-    py::gil_scoped_acquire gil;
-    delete p;
-  });
+    try {
+      py::gil_scoped_acquire gil;
+      frame = py::object();
+    } catch (...) {
+      (void)frame.release();  // the GIL could not be taken: leaked rather than released without it
+    }
+  }
+  HeldFrame(const HeldFrame&) = delete;
+  HeldFrame& operator=(const HeldFrame&) = delete;
+  HeldFrame(HeldFrame&&) = delete;
+  HeldFrame& operator=(HeldFrame&&) = delete;
+};
+
+// A mode-stack entry points at the frame's PyObject; an owning one shares its HeldFrame's count.
+std::shared_ptr<void> hold_frame(py::object frame) {
+  auto held = std::make_shared<HeldFrame>(std::move(frame));
+  PyObject* object = held->frame.ptr();
+  return {std::move(held), object};
 }
 
-PyObject* frame_ptr(const std::shared_ptr<void>& frame) { return static_cast<py::object*>(frame.get())->ptr(); }
+// An entry that does not own the frame: for a replica job's mode, which the run's list of modes keeps alive and the
+// run unwinds before it ends (finish_job, or the scheduler's _end_job for a job cancelled or abandoned). Neither the
+// frame nor a count is touched to push or pop it: at 2048 replicas those were cache misses, per replica per step.
+std::shared_ptr<void> borrow_frame(PyObject* frame) { return {std::shared_ptr<void>(), frame}; }
+
+PyObject* frame_ptr(const std::shared_ptr<void>& frame) { return static_cast<PyObject*>(frame.get()); }
 
 void pop_mode(py::handle frame) {
   std::vector<std::shared_ptr<void>>& stack = current_context().mode_stack;
@@ -128,12 +152,51 @@ struct DriveRound {
 
 thread_local DriveRound* tl_round = nullptr;
 
+// Python's int as a C++ integer (TypeError for anything else, OverflowError out of range).
+Py_ssize_t as_index(PyObject* value) {
+  const Py_ssize_t out = PyNumber_AsSsize_t(value, PyExc_OverflowError);
+  if (out == -1 && PyErr_Occurred()) throw py::error_already_set();
+  return out;
+}
+
 PyObject* interned(const char* name) { return PyUnicode_InternFromString(name); }
 
+// greenlet's C API (its greenlet.h): the capsule greenlet._C_API holds the greenlet type in slot 0 and
+// PyGreenlet_Switch(greenlet, args, kwargs) in slot 6. Calling it directly, rather than the switch method, leaves two
+// frames of the interpreter's method call (128 bytes) off the C stack that greenlet copies at every switch.
+struct GreenletApi {
+  PyTypeObject* type = nullptr;
+  PyObject* (*switch_to)(PyObject* greenlet, PyObject* args, PyObject* kwargs) = nullptr;
+};
+
+const GreenletApi& greenlet_api() {
+  static const GreenletApi api = [] {
+    GreenletApi out;
+    auto* const slots = static_cast<void**>(PyCapsule_Import("greenlet._C_API", 0));
+    if (slots == nullptr) {
+      PyErr_Clear();  // no C API: switch() is called as a method
+      return out;
+    }
+    out.type = static_cast<PyTypeObject*>(slots[0]);
+    out.switch_to = reinterpret_cast<PyObject* (*)(PyObject*, PyObject*, PyObject*)>(slots[6]);
+    return out;
+  }();
+  return api;
+}
+
 py::object switch_into(py::handle greenlet, py::handle value) {
-  static PyObject* const switch_name = interned("switch");
-  PyObject* args[2] = {greenlet.ptr(), value.ptr()};
-  PyObject* out = PyObject_VectorcallMethod(switch_name, args, 2 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
+  const GreenletApi& api = greenlet_api();
+  PyObject* out = nullptr;
+  if (Py_TYPE(greenlet.ptr()) == api.type) {  // a subclass may override switch()
+    PyObject* args = PyTuple_Pack(1, value.ptr());
+    if (args == nullptr) throw py::error_already_set();
+    out = api.switch_to(greenlet.ptr(), args, nullptr);
+    Py_DECREF(args);
+  } else {
+    static PyObject* const switch_name = interned("switch");
+    PyObject* args[2] = {greenlet.ptr(), value.ptr()};
+    out = PyObject_VectorcallMethod(switch_name, args, 2 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
+  }
   if (out == nullptr) throw py::error_already_set();
   return py::reinterpret_steal<py::object>(out);
 }
@@ -160,7 +223,7 @@ void prepare(DriveRound& round, Py_ssize_t i) {
     if (!copy) throw py::error_already_set();
     set_greenlet_context(PyList_GET_ITEM(round.workers.ptr(), i), copy);
     round.contexts[static_cast<std::size_t>(i)]->mode_stack.push_back(
-        hold_frame(py::reinterpret_borrow<py::object>(PyList_GET_ITEM(round.modes.ptr(), i))));
+        borrow_frame(PyList_GET_ITEM(round.modes.ptr(), i)));
   }
   if (PyList_SetItem(round.suspended.ptr(), i, py::bool_(false).release().ptr()) != 0) throw py::error_already_set();
 }
@@ -202,6 +265,7 @@ class ReplicaRendezvous {
         group_size_(comm_->size()),
         ids_(check_local_ranks(*comm_, num_replicas)),
         sequence_(static_cast<std::size_t>(num_replicas), 0),
+        bare_result_(static_cast<std::size_t>(num_replicas), false),
         rendezvous_(
             num_replicas, [this](std::span<const Contribution> c) { return run(c); }, "replicas", ids_) {}
 
@@ -271,6 +335,62 @@ class ReplicaRendezvous {
                   std::vector<std::pair<int, int>> pairs) {
     arrive(replica, kind_name, std::move(leaves), op, axis, structure, ragged, std::move(groups), split_axis,
            std::move(pairs));
+    bare_result_[static_cast<std::size_t>(replica)] = false;
+    return wait_parked(replica, std::move(devices), driver, parked);
+  }
+
+  // park() for the commonest point, an all_reduce of one tensor with no options: no nest, no groups; returns
+  // the reduced tensor (not a list of one). Declines (None, before arriving) what the general path
+  // (replica_context.py) must check or finish itself: a dtype TF's all_reduce rejects, a MEAN that is not
+  // floating (integers are summed there, then divided). `args`: (replica, op, tensor, devices, driver, parked).
+  py::object park_all_reduce(std::span<PyObject* const> args) {
+    const int replica = arrive_all_reduce(args);
+    if (replica < 0) return py::none();
+    // Only this frame and wait_parked's are under the switch: arrive_all_reduce's temporaries are gone.
+    py::object out = wait_parked(replica, py::reinterpret_borrow<py::object>(args[3]), args[4], args[5]);
+    if (out.is_none() || PyList_Check(out.ptr())) fail_resumed_with(replica, out);
+    return out;
+  }
+
+  // Runs the point every replica park()ed at (GIL released): one result list per replica (None for none).
+  py::list complete_parked() {
+    std::vector<DevicePtr> destinations;
+    if (parked_destinations_ && !parked_destinations_.is_none()) {
+      destinations = parked_destinations_.cast<std::vector<DevicePtr>>();
+    }
+    parked_destinations_ = py::object();
+    std::vector<std::optional<Leaves>> results;
+    {
+      py::gil_scoped_release release;
+      results = complete(std::move(destinations));
+    }
+    py::list out(results.size());
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      if (!results[i]) continue;
+      Leaves& leaves = *results[i];
+      // A Tensor, not a list of one, for park_all_reduce: a Python list less per replica per step.
+      out[i] =
+          bare_result_[i] && leaves.size() == 1 ? py::cast(std::move(leaves.front())) : py::cast(std::move(leaves));
+    }
+    return out;
+  }
+
+  bool depart(int replica) { return rendezvous_.depart(replica); }
+  void raise_if_failed() const { rendezvous_.raise_if_failed(); }
+  void cancel(const std::string& reason) { rendezvous_.cancel(reason); }
+  std::vector<int> arrived() const { return rendezvous_.arrived(); }
+  void reset() {
+    parked_destinations_ = py::object();
+    rendezvous_.reset();
+    std::fill(sequence_.begin(), sequence_.end(), 0);
+  }
+
+ private:
+  // park()'s second half, after arrive(): hands over to the next replica of the round (or to `driver` outside drive())
+  // and returns what this replica is resumed with. A parked replica's C stack ends in this frame and the switch's,
+  // and greenlet copies all of it out and back at every switch (issue #11): its callers arrive() in frames of their
+  // own that have returned by then, so that no argument or temporary of theirs is copied.
+  [[gnu::noinline]] py::object wait_parked(int replica, py::object devices, py::handle driver, py::handle parked) {
     parked_destinations_ = std::move(devices);
     DriveRound* round = tl_round;
     if (round == nullptr || round->rendezvous != this || round->cursor != replica ||
@@ -289,59 +409,35 @@ class ReplicaRendezvous {
     return out;
   }
 
-  // park() for the commonest point, an all_reduce of one tensor with no options: no nest, no groups; returns
-  // the reduced tensor (not a list of one). Declines (None, before arriving) what the general path
-  // (replica_context.py) must check or finish itself: a dtype TF's all_reduce rejects, a MEAN that is not
-  // floating (integers are summed there, then divided).
-  py::object park_all_reduce(int replica, const std::string& op, Tensor tensor, py::object devices, py::handle driver,
-                             py::handle parked) {
-    if (!tensor.valid()) return py::none();
+  // park_all_reduce()'s checks and arrive(): the replica's position, or -1 when the general path must take the point.
+  [[gnu::noinline]] int arrive_all_reduce(std::span<PyObject* const> args) {
+    if (!PyUnicode_Check(args[1])) {
+      throw py::type_error(fmt::format("park_all_reduce: op must be a str, got {}", Py_TYPE(args[1])->tp_name));
+    }
+    if (!py::isinstance<Tensor>(args[2])) {
+      throw py::type_error(fmt::format("park_all_reduce: tensor must be a Tensor, got {}", Py_TYPE(args[2])->tp_name));
+    }
+    const auto replica = static_cast<int>(as_index(args[0]));
+    const auto op = py::cast<std::string>(args[1]);
+    auto tensor = py::cast<Tensor>(args[2]);
+    if (!tensor.valid()) return -1;
     const DType dtype = tensor.dtype();
     const bool floating =
         dtype == DType::kFloat16 || dtype == DType::kBFloat16 || dtype == DType::kFloat32 || dtype == DType::kFloat64;
     const bool accepted = floating || dtype == DType::kBool || dtype == DType::kInt32 || dtype == DType::kInt64;
-    if (!accepted || (op == "MEAN" && !floating)) return py::none();
+    if (!accepted || (op == "MEAN" && !floating)) return -1;
     Leaves leaves;
     leaves.push_back(std::move(tensor));
-    py::object out =
-        park(replica, "all_reduce", std::move(leaves), op, 0, "", true, std::move(devices), driver, parked, {}, 0, {});
-    if (!PyList_Check(out.ptr()) || PyList_GET_SIZE(out.ptr()) != 1) {
-      fail<InternalError>("ReplicaRendezvous::park_all_reduce", "replica {} was resumed with {} instead of its result",
-                          replica, py::repr(out).cast<std::string>());
-    }
-    return py::reinterpret_borrow<py::object>(PyList_GET_ITEM(out.ptr(), 0));
+    arrive(replica, "all_reduce", std::move(leaves), op, 0, "", true, {}, 0, {});
+    bare_result_[static_cast<std::size_t>(replica)] = true;
+    return replica;
   }
 
-  // Runs the point every replica park()ed at (GIL released): one result list per replica (None for none).
-  py::list complete_parked() {
-    std::vector<DevicePtr> destinations;
-    if (parked_destinations_ && !parked_destinations_.is_none()) {
-      destinations = parked_destinations_.cast<std::vector<DevicePtr>>();
-    }
-    parked_destinations_ = py::object();
-    std::vector<std::optional<Leaves>> results;
-    {
-      py::gil_scoped_release release;
-      results = complete(std::move(destinations));
-    }
-    py::list out(results.size());
-    for (std::size_t i = 0; i < results.size(); ++i) {
-      if (results[i]) out[i] = py::cast(std::move(*results[i]));
-    }
-    return out;
+  [[noreturn, gnu::noinline]] static void fail_resumed_with(int replica, const py::object& out) {
+    fail<InternalError>("ReplicaRendezvous::park_all_reduce", "replica {} was resumed with {} instead of its result",
+                        replica, py::repr(out).cast<std::string>());
   }
 
-  bool depart(int replica) { return rendezvous_.depart(replica); }
-  void raise_if_failed() const { rendezvous_.raise_if_failed(); }
-  void cancel(const std::string& reason) { rendezvous_.cancel(reason); }
-  std::vector<int> arrived() const { return rendezvous_.arrived(); }
-  void reset() {
-    parked_destinations_ = py::object();
-    rendezvous_.reset();
-    std::fill(sequence_.begin(), sequence_.end(), 0);
-  }
-
- private:
   // TF's group_assignment: every replica in exactly one group, all groups of one size.
   void check_groups(const std::string& where, const std::vector<std::vector<int>>& groups) const {
     if (groups.empty()) return;
@@ -418,10 +514,12 @@ class ReplicaRendezvous {
     if (desc.kind == CollectiveKind::kMergeCall || desc.kind == CollectiveKind::kBarrier) return {};
     const std::size_t n = contributions.size();
     const std::size_t num_leaves = desc.leaves.size();
+    // Every replica's result list in one block (one allocation, not one per replica); each result shares its count.
+    auto block = std::make_shared<std::vector<Leaves>>(n);
     std::vector<std::shared_ptr<Leaves>> per_replica(n);
-    for (auto& leaves : per_replica) {
-      leaves = std::make_shared<Leaves>();
-      leaves->reserve(num_leaves);
+    for (std::size_t i = 0; i < n; ++i) {
+      per_replica[i] = std::shared_ptr<Leaves>(block, &(*block)[i]);
+      per_replica[i]->reserve(num_leaves);
     }
     std::vector<DevicePtr> destinations = destinations_;
     if (destinations.empty()) {
@@ -505,6 +603,8 @@ class ReplicaRendezvous {
   const int group_size_;        // replicas in every process
   const std::vector<int> ids_;  // replica id of each position
   std::vector<std::int64_t> sequence_;
+  // Per position: it parked in park_all_reduce, so complete_parked() hands it its one result Tensor, not a list of it.
+  std::vector<bool> bare_result_;
   std::vector<DevicePtr> destinations_;  // set for the duration of complete()
   py::object parked_destinations_;       // the devices the last park() named
   Rendezvous rendezvous_;
@@ -623,27 +723,11 @@ py::object finish_job(Py_ssize_t position, const py::handle& handed, const py::h
   return hand_over_round(*round, false);
 }
 
-// Python's int as a C++ integer (TypeError for anything else, OverflowError out of range).
-Py_ssize_t as_index(PyObject* value) {
-  const Py_ssize_t out = PyNumber_AsSsize_t(value, PyExc_OverflowError);
-  if (out == -1 && PyErr_Occurred()) throw py::error_already_set();
-  return out;
-}
-
 // ReplicaRendezvous.park_all_reduce and finish_job bound with fastcall.h: a parked replica's C stack holds their
 // frames, not pybind11's dispatcher.
 py::object park_all_reduce_call(PyObject* self, std::span<PyObject* const> args) {
   expect_arguments("park_all_reduce", args, 6);
-  if (!PyUnicode_Check(args[1])) {
-    throw py::type_error(fmt::format("park_all_reduce: op must be a str, got {}", Py_TYPE(args[1])->tp_name));
-  }
-  if (!py::isinstance<Tensor>(args[2])) {
-    throw py::type_error(fmt::format("park_all_reduce: tensor must be a Tensor, got {}", Py_TYPE(args[2])->tp_name));
-  }
-  auto& rendezvous = py::cast<ReplicaRendezvous&>(py::handle(self));
-  return rendezvous.park_all_reduce(static_cast<int>(as_index(args[0])), py::cast<std::string>(args[1]),
-                                    py::cast<Tensor>(args[2]), py::reinterpret_borrow<py::object>(args[3]), args[4],
-                                    args[5]);
+  return py::cast<ReplicaRendezvous&>(py::handle(self)).park_all_reduce(args);
 }
 
 py::object finish_job_call(PyObject* /*self*/, std::span<PyObject* const> args) {

@@ -52,12 +52,16 @@ void def_fastcall_method(pybind11::handle cls, const char* name, const char* doc
   pybind11::setattr(cls, name, method);
 }
 
-// The positional argument count a fast function takes: TypeError naming the function otherwise.
+[[noreturn, gnu::noinline, gnu::cold]] inline void fail_argument_count(const char* function, std::size_t given,
+                                                                       std::size_t count) {
+  throw pybind11::type_error(std::string(function) + "() takes " + std::to_string(count) +
+                             " positional arguments but " + std::to_string(given) + " were given");
+}
+
+// The positional argument count a fast function takes: TypeError naming the function otherwise. (The error is built
+// out of line: its strings would otherwise take room in the caller's frame, which a parked replica's stack holds.)
 inline void expect_arguments(const char* function, std::span<PyObject* const> args, std::size_t count) {
-  if (args.size() != count) {
-    throw pybind11::type_error(std::string(function) + "() takes " + std::to_string(count) +
-                               " positional arguments but " + std::to_string(args.size()) + " were given");
-  }
+  if (args.size() != count) fail_argument_count(function, args.size(), count);
 }
 
 }  // namespace tpustrategy::bindings

@@ -199,10 +199,8 @@ class ReplicaContext:
             results = self._run.collective(self._position, "all_reduce", leaves, self._destination_devices(),
                                            op="SUM" if integer_mean else _OP_NAMES[op], structure=structure)
         if integer_mean:
-            from tpustrategy.ops import math_ops
-
-            n = self.num_replicas_in_sync
-            results = [math_ops.divide(r, n) for r in results]  # float leaves of the nest: TF too sums, then divides
+            # float leaves of the nest: TF too sums, then divides
+            results = _divide_each(results, self.num_replicas_in_sync)
         results = collective_gradients.record_all_reduce(self, op, leaves, results)
         return nest.pack_sequence_as(value, results) if nested else results[0]
 
@@ -232,6 +230,14 @@ class ReplicaContext:
 # The dtypes TF 2.21's cross-replica all_reduce (CollectiveReduceV2) accepts, and bool; Strategy.reduce takes every
 # dtype.
 _ALL_REDUCE_ACCEPTS = frozenset(("bfloat16", "float32", "float16", "float64", "int32", "int64", "bool"))
+
+
+def _divide_each(tensors: list[_core.tensor.Tensor], n: int) -> list[_core.tensor.Tensor]:
+    """`tensors` divided by `n` (a MEAN of integers). A function of its own: a comprehension over `n` in all_reduce
+    would make `n` a cell, created at every call of all_reduce, on every replica of every step (issue #11)."""
+    from tpustrategy.ops import math_ops
+
+    return [math_ops.divide(t, n) for t in tensors]
 
 
 def _check_collective_dtypes(leaves: list[_core.tensor.Tensor], context: ReplicaContext) -> None:
