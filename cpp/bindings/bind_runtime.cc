@@ -20,6 +20,7 @@
 #include "bindings/bindings.h"
 #include "bindings/call_frames.h"
 #include "bindings/fastcall.h"
+#include "bindings/tensor_objects.h"
 #include "tpustrategy/collectives/collective_observer.h"
 #include "tpustrategy/collectives/communicator.h"
 #include "tpustrategy/core/errors.h"
@@ -368,9 +369,16 @@ class ReplicaRendezvous {
     for (std::size_t i = 0; i < results.size(); ++i) {
       if (!results[i]) continue;
       Leaves& leaves = *results[i];
-      // A Tensor, not a list of one, for park_all_reduce: a Python list less per replica per step.
-      out[i] =
-          bare_result_[i] && leaves.size() == 1 ? py::cast(std::move(leaves.front())) : py::cast(std::move(leaves));
+      // A Tensor, not a list of one, for park_all_reduce: a Python list less per replica per step. The results
+      // are new Tensors, wrapped without pybind11's registry of instances (at 2048 replicas its map no longer
+      // fits the cache: a lookup, an insert and an erase per replica per step).
+      if (bare_result_[i] && leaves.size() == 1) {
+        out[i] = wrap_tensor(std::move(leaves.front()));
+        continue;
+      }
+      py::list values(leaves.size());
+      for (std::size_t j = 0; j < leaves.size(); ++j) values[j] = wrap_tensor(std::move(leaves[j]));
+      out[i] = std::move(values);
     }
     return out;
   }
