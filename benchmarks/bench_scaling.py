@@ -1,7 +1,9 @@
 """Per-replica cost of ``strategy.run`` with one 4 KiB all-reduce, from 8 to 2048 replicas, and peak RSS.
 
 TPUStrategy on a v3-2048 slice (TPUSTRATEGY_SLICE=v3-2048) with a DeviceAssignment of n replicas, and
-MirroredStrategy over the first n of 2048 logical CPU devices, n = 8, 32, 128, 512, 2048. The figure of
+MirroredStrategy over the first n of 2048 logical CPU devices, n = 8, 32, 128, 512, 2048. The same-run baseline
+("greenlet") is the substrate alone: n bare greenlets whose step parks once and adds 1, no tpustrategy code; its
+growth from 8 to 2048 is what suspending 2048 Python functions costs on this machine's caches. The figure of
 merit is the CPU time per replica per step (``time.process_time``: on a loaded machine wall time mostly
 measures the other processes): flat (target: at 2048 <= 1.2x the cost at 8, issue #11) means no O(n) work
 per replica, O(n^2) per step.
@@ -27,6 +29,7 @@ import resource
 import statistics
 import sys
 import time
+from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _sides  # noqa: E402
@@ -63,7 +66,45 @@ def python_work(strategy, step_fn) -> tuple[int, int]:
     return counts["call"], counts["opcode"]
 
 
-def run_side(kind: str, counts: list[int], replica_steps: int, rounds: int, clock) -> list[dict]:
+class BareGreenlets:
+    """The substrate alone, the same-run baseline: n greenlets, each running the step function, which parks once per
+    step (a switch to the driver and back, as a replica does at a collective) and adds 1. Its curve is what
+    suspending n Python functions and resuming them costs per function on this machine, before any of our code."""
+
+    def __init__(self, n: int) -> None:
+        import greenlet
+
+        self.num_replicas_in_sync = n
+        self._step_fn: Any = None
+        driver = greenlet.getcurrent()
+
+        def body() -> None:
+            while True:
+                driver.switch(self._step_fn())
+
+        self._workers = [greenlet.greenlet(body) for _ in range(n)]
+
+    def run(self, fn: Any) -> list[Any]:
+        self._step_fn = fn
+        for worker in self._workers:  # each runs to its park point
+            worker.switch()
+        return [worker.switch(1.0) for worker in self._workers]  # resumed with the "result": each ends its step
+
+    def experimental_local_results(self, values: list[Any]) -> list[Any]:
+        return values
+
+
+def park_greenlet() -> float:
+    """A replica's park in BareGreenlets: to the driver, and back with the step's result."""
+    import greenlet
+
+    return greenlet.getcurrent().parent.switch()
+
+
+def setup_side(kind: str, counts: list[int]) -> tuple[Any, Any]:
+    """The step function of `kind` and a function making its "strategy" of n replicas."""
+    if kind == "greenlet":
+        return (lambda: park_greenlet() + 1.0), BareGreenlets
     import numpy as np
 
     import tpustrategy as tps
@@ -78,13 +119,21 @@ def run_side(kind: str, counts: list[int], replica_steps: int, rounds: int, cloc
     def step_fn():
         return tps.distribute.get_replica_context().all_reduce("sum", payload)
 
+    return step_fn, lambda n: make_strategy(tps, kind, n)
+
+
+def run_side(kind: str, counts: list[int], replica_steps: int, rounds: int, clock) -> list[dict]:
+    import numpy as np
+
+    step_fn, make = setup_side(kind, counts)
     strategies, peak_rss = {}, {}
     for n in sorted(counts):
-        strategy = strategies[n] = make_strategy(tps, kind, n)
+        strategy = strategies[n] = make(n)
         assert strategy.num_replicas_in_sync == n
         for _ in range(2):  # warm-up: the replica workers and the Rendezvous are pooled after the first step
             result = strategy.experimental_local_results(strategy.run(step_fn))
-        assert len(result) == n and float(np.asarray(result[-1])[0]) == n
+        expected = 2.0 if kind == "greenlet" else n  # the bare step adds 1 to its "result" 1; the others all-reduce
+        assert len(result) == n and float(np.asarray(result[-1]).ravel()[0]) == expected
         peak_rss[n] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     samples: dict[int, list[float]] = {n: [] for n in counts}
     for _ in range(rounds):
@@ -125,7 +174,7 @@ def main() -> None:
     replica_steps = args.replica_steps or (64 if args.tiny else 16384)
     script = os.path.abspath(__file__)
     rows = []
-    for kind in ("tpu", "mirrored"):
+    for kind in ("tpu", "mirrored", "greenlet"):
         env = {"TPUSTRATEGY_SLICE": "v3-2048"} if kind == "tpu" else {}
         side = f"{kind}:{','.join(map(str, counts))}:{replica_steps}:{rounds}"
         rows += _sides.run_side(script, side, ["--wall"] if args.wall else [], extra_env=env)["rows"]
@@ -140,6 +189,11 @@ def main() -> None:
               f"{row['ratio_vs_smallest']:>6.2f} {row['peak_rss_mib']:>13.1f} {row['py_bytecodes_per_replica']:>21.1f}")
     for kind, ratios in summary.items():
         largest = max(ratios)
+        if kind == "greenlet":
+            extra = {r["replicas"]: r["per_replica_us"] for r in rows if r["kind"] == kind}
+            print(f"baseline greenlet  per-replica cost at {largest} vs {counts[0]}: {ratios[largest]:.2f}x  (bare "
+                  f"suspension, +{extra[largest] - extra[counts[0]]:.2f} us per replica: the substrate's own growth)")
+            continue
         print(f"scaling {kind:<9} per-replica cost at {largest} vs {counts[0]}: {ratios[largest]:.2f}x  target "
               f"<= {TARGET_RATIO}x  ratio to target {ratios[largest] / TARGET_RATIO:.2f}")
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; medians of {rounds} interleaved samples")
