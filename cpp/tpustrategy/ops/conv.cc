@@ -138,13 +138,16 @@ Geometry batch_part(const Geometry& g, std::int64_t count) {
   return part;
 }
 
+// Whether the receptive-field matrix is the input itself (a 1x1 window, stride 1, no padding): no copy to block.
+bool reads_input_as_is(const Window2D& k) {
+  return k.kh == 1 && k.kw == 1 && k.sh == 1 && k.sw == 1 && k.pt + k.pb + k.pl + k.pr == 0;
+}
+
 // The [rows, kh*kw*cg] receptive-field matrix of channels [c0, c0 + cg) of batch items [b0, b0 + count).
 Tensor columns(const Tensor& input, const Geometry& g, std::int64_t c0, std::int64_t cg, std::int64_t b0,
                std::int64_t count) {
   const Window2D& k = g.win;
-  const bool identity = k.kh == 1 && k.kw == 1 && k.sh == 1 && k.sw == 1 && k.pt + k.pb + k.pl + k.pr == 0 &&
-                        cg == g.c && b0 == 0 && count == g.n;
-  if (identity) return reshape(input, {g.rows(), g.c});  // a 1x1 convolution reads the input as it is
+  if (reads_input_as_is(k) && cg == g.c && b0 == 0 && count == g.n) return reshape(input, {g.rows(), g.c});
   const Geometry part = batch_part(g, count);
   Tensor cols = Tensor::empty(input.dtype(), {part.rows(), k.kh * k.kw * cg});
   if (cols.num_elements() == 0) return cols;
@@ -247,7 +250,7 @@ Tensor conv2d(const Tensor& input, const Tensor& filter, const Window2D& win) {
   const Tensor fmat = reshape(filter, {win.kh * win.kw * cg, out});
   const std::int64_t block = batch_block(g, win.kh * win.kw * cg);
   Tensor output = Tensor::empty(input.dtype(), {g.n, g.oh, g.ow, out});
-  if (groups == 1 && blocked_forward(input, fmat, output, g)) return output;
+  if (groups == 1 && !reads_input_as_is(win) && blocked_forward(input, fmat, output, g)) return output;
   for (std::int64_t b0 = 0; b0 < g.n; b0 += block) {
     const std::int64_t count = std::min(block, g.n - b0);
     std::vector<Tensor> parts;
@@ -323,7 +326,7 @@ Tensor conv2d_backprop_filter(const Tensor& input, const Shape& filter_shape, co
   const std::int64_t cg = filter_shape[2], out = filter_shape[3], og = out / groups;
   if (g.rows() == 0) return Tensor::zeros(input.dtype(), filter_shape);
   const Tensor gmat = reshape(out_backprop, {g.rows(), out});
-  if (groups == 1) {
+  if (groups == 1 && !reads_input_as_is(win)) {
     Tensor df = Tensor::empty(input.dtype(), filter_shape);
     if (blocked_backprop_filter(input, gmat, df, g)) return df;
   }

@@ -162,12 +162,15 @@ Geometry3D batch_part(const Geometry3D& g, std::int64_t count) {
   return part;
 }
 
+// Whether the receptive-field matrix is the input itself (a 1x1x1 window, stride 1, no padding): no copy to block.
+bool reads_input_as_is(const Window3D& k) {
+  return k.taps() == 1 && k.s == Dims3{1, 1, 1} && k.lo == Dims3{0, 0, 0} && k.hi == Dims3{0, 0, 0};
+}
+
 // The [count * out_pixels, taps * c] receptive-field matrix of batch items [b0, b0 + count).
 Tensor columns(const Tensor& input, const Geometry3D& g, std::int64_t b0, std::int64_t count) {
   const Window3D& k = g.win;
-  const bool identity = k.taps() == 1 && k.s == Dims3{1, 1, 1} && k.lo == Dims3{0, 0, 0} && k.hi == Dims3{0, 0, 0} &&
-                        b0 == 0 && count == g.n;
-  if (identity) return reshape(input, {g.rows(), g.c});  // a 1x1x1 convolution reads the input as it is
+  if (reads_input_as_is(k) && b0 == 0 && count == g.n) return reshape(input, {g.rows(), g.c});
   const Geometry3D part = batch_part(g, count);
   Tensor cols = Tensor::empty(input.dtype(), {part.rows(), k.taps() * g.c});
   if (cols.num_elements() == 0) return cols;
@@ -203,7 +206,7 @@ Tensor conv3d(const Tensor& input, const Tensor& filter, const Window3D& win) {
   const Tensor fmat = reshape(filter, {win.taps() * g.c, out});
   const std::int64_t block = batch_block(g);
   Tensor output = Tensor::empty(input.dtype(), out_shape);
-  if (blocked_forward(input, fmat, output, g)) return output;
+  if (!reads_input_as_is(win) && blocked_forward(input, fmat, output, g)) return output;
   for (std::int64_t b0 = 0; b0 < g.n; b0 += block) {
     const std::int64_t count = std::min(block, g.n - b0);
     const Tensor result = matmul(columns(input, g, b0, count), fmat);
@@ -272,7 +275,7 @@ Tensor conv3d_backprop_filter(const Tensor& input, const Shape& filter_shape, co
   if (g.rows() == 0 || filter_shape[4] == 0) return Tensor::zeros(input.dtype(), filter_shape);
   const Tensor gmat = reshape(out_backprop, {g.rows(), filter_shape[4]});
   Tensor df = Tensor::empty(input.dtype(), filter_shape);
-  if (blocked_backprop_filter(input, gmat, df, g)) return df;
+  if (!reads_input_as_is(win) && blocked_backprop_filter(input, gmat, df, g)) return df;
   const std::int64_t block = batch_block(g);
   Tensor total;
   for (std::int64_t b0 = 0; b0 < g.n; b0 += block) {
