@@ -6,6 +6,7 @@
 // one single-threaded BLAS call on rows that no other task touches, so a row's result is the same whatever the
 // blocking (as matmul's row split).
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -21,6 +22,15 @@ namespace tpustrategy::detail {
 // or within noise of it (512 KiB / 64 rows was 15 % slower on the last; 4 MiB no better).
 inline constexpr std::int64_t kIm2colBlockBytes = std::int64_t{1} << 20;
 inline constexpr std::int64_t kIm2colMinBlockRows = 256;
+
+// Per-thread scratch is kept between tasks up to this size; a larger one (a convolution with thousands of input
+// channels, or a large filter's gradient) is freed when its task ends, so that no thread holds tens of MB after the op.
+inline constexpr std::size_t kKeptScratchBytes = std::size_t{4} << 20;
+
+template <typename T>
+void trim_scratch(std::vector<T>& scratch) {
+  if (scratch.capacity() * sizeof(T) > kKeptScratchBytes) std::vector<T>().swap(scratch);
+}
 
 // Rows of a block of `row_len` elements of T.
 template <typename T>
@@ -39,13 +49,14 @@ bool blocked_im2col_gemm(std::int64_t rows, std::int64_t row_len, std::int64_t o
   const std::int64_t block = im2col_block_rows<T>(row_len);
   const std::int64_t blocks = (rows + block - 1) / block;
   parallel_for(blocks, 1, [&](std::int64_t first, std::int64_t last) {
-    thread_local std::vector<T> cols;  // each worker's block, reused by every convolution it runs
+    thread_local std::vector<T> cols;  // each worker's block, reused by the convolutions it runs
     for (std::int64_t bi = first; bi < last; ++bi) {
       const std::int64_t r0 = bi * block, count = std::min(block, rows - r0);
       cols.resize(static_cast<std::size_t>(count * row_len));
       fill_rows(r0, r0 + count, cols.data());
       blas_gemm(cols.data(), filter, out + r0 * out_cols, count, out_cols, row_len, false, false, 0, count);
     }
+    trim_scratch(cols);
   });
   return true;
 }
@@ -78,6 +89,8 @@ bool blocked_im2col_gemm_tn(std::int64_t rows, std::int64_t row_len, std::int64_
         for (std::size_t i = 0; i < size; ++i) sum[i] += product[i];
       }
     }
+    trim_scratch(cols);
+    trim_scratch(product);
   });
   std::copy(partials[0].begin(), partials[0].end(), out);
   for (std::size_t c = 1; c < partials.size(); ++c) {
@@ -110,6 +123,7 @@ bool blocked_gemm_col2im(std::int64_t items, std::int64_t item_rows, std::int64_
         scatter_rows(r0, r0 + count, dcols.data());
       }
     }
+    trim_scratch(dcols);
   });
   return true;
 }
