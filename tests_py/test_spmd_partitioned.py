@@ -181,3 +181,16 @@ def test_bad_annotations_are_typed_errors():
 def test_spmd_plan_before_any_step_and_the_private_context():
     assert spmd_partitioner.SpmdPlan([]).entries == []
     assert "no partitioned ops" in str(spmd_partitioner.SpmdPlan([]))
+
+
+def test_partitioned_elementwise_ops_name_an_unknown_op():
+    from tpustrategy import _core
+
+    strategy = strategy_8()
+    split = strategy.experimental_split_to_logical_devices(tf.constant(X), [8, 1])
+    ctx = _core.spmd.SpmdContext(list(split._impl.logical_devices))
+    with pytest.raises(ValueError, match="no partitioned unary op 'bogus'"):
+        _core.spmd.unary(ctx, "bogus", split._impl)
+    with pytest.raises(ValueError, match="no partitioned binary op 'bogus'"):
+        _core.spmd.binary(ctx, "bogus", split._impl, split._impl)
+    assert np.allclose(_core.spmd.unary(ctx, "exp", split._impl).assemble().numpy(), np.exp(X), rtol=1e-6)

@@ -264,3 +264,15 @@ def test_device_assignment_repr_and_html(v38):
 def test_long_repr_is_truncated():
     da = DeviceAssignment.build(slice_topology("v3-32"), num_replicas=32)
     assert "... 16 more replicas" in repr(da)
+
+
+def test_coordinates_of_the_wrong_length_raise_a_type_error_naming_them(v38):
+    # Every *_at_coordinates lookup takes exactly [x, y, z, core]; another count names the value it got.
+    for lookup in (v38.cpu_device_name_at_coordinates, v38.tpu_device_name_at_coordinates,
+                   v38.task_ordinal_at_coordinates, v38.tpu_device_ordinal_at_coordinates):
+        with pytest.raises(TypeError, match=r"4 mesh coordinates .* got \[0, 0, 0\] \(3 values\)"):
+            lookup([0, 0, 0])
+        with pytest.raises(TypeError, match=r"got \(0, 0, 0, 0, 0\) \(5 values\)"):
+            lookup((0, 0, 0, 0, 0))
+    core_1 = v38.tpu_device_name_at_coordinates([0, 0, 0, 1])
+    assert v38.tpu_device_name_at_coordinates(np.array([0, 0, 0, 1])) == core_1

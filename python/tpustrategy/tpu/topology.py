@@ -15,7 +15,12 @@ from tpustrategy._pictures import topology_picture
 
 
 def _coordinates_tuple(device_coordinates: Any) -> tuple[int, ...]:
-    return tuple(int(c) for c in np.asarray(device_coordinates).ravel())
+    """The 4 mesh coordinates [x, y, z, core] as ints; TypeError naming the value for any other count."""
+    coordinates = tuple(int(c) for c in np.asarray(device_coordinates).ravel())
+    if len(coordinates) != 4:
+        raise TypeError(f"device_coordinates must be the 4 mesh coordinates [x, y, z, core] of a TPU device, got "
+                        f"{device_coordinates!r} ({len(coordinates)} values)")
+    return coordinates
 
 
 class Topology:
