@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "tpustrategy/core/dtype.h"
 #include "tpustrategy/ops/blas_gemm.h"
 #include "tpustrategy/parallel/worker_pool.h"
 
@@ -22,6 +23,14 @@ namespace tpustrategy::detail {
 // or within noise of it (512 KiB / 64 rows was 15 % slower on the last; 4 MiB no better).
 inline constexpr std::int64_t kIm2colBlockBytes = std::int64_t{1} << 20;
 inline constexpr std::int64_t kIm2colMinBlockRows = 256;
+
+// Calls fn(T{}) for float32 and float64, the dtypes with BLAS GEMMs, and returns what it returns; false for others.
+template <typename Fn>
+bool with_blas_dtype(DType dtype, Fn&& fn) {
+  if (dtype == DType::kFloat32) return fn(float{});
+  if (dtype == DType::kFloat64) return fn(double{});
+  return false;
+}
 
 // Per-thread scratch is kept between tasks up to this size; a larger one (a convolution with thousands of input
 // channels, or a large filter's gradient) is freed when its task ends, so that no thread holds tens of MB after the op.

@@ -183,41 +183,35 @@ void dispatch_float(DType dtype, Fn&& fn) {
 
 // conv2d of one group through blocked_im2col_gemm (float32 / float64 with BLAS); false when it does not apply.
 bool blocked_forward(const Tensor& input, const Tensor& fmat, Tensor& output, const Geometry& g) {
-  bool done = false;
-  dispatch_float(input.dtype(), [&](auto tag) {
+  return detail::with_blas_dtype(input.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* x = detail::data_of<T>(input);
-    done = detail::blocked_im2col_gemm<T>(
+    return detail::blocked_im2col_gemm<T>(
         g.rows(), fmat.shape()[0], fmat.shape()[1], detail::data_of<T>(fmat), detail::out_data_of<T>(output),
         [&](std::int64_t r0, std::int64_t r1, T* cols) { im2col_rows(x, cols, g, 0, g.c, r0, r1); });
   });
-  return done;
 }
 
 // conv2d_backprop_input of one group through blocked_gemm_col2im; false when it does not apply.
 bool blocked_backprop_input(const Tensor& fmat, const Tensor& gmat, Tensor& dx, const Geometry& g) {
-  bool done = false;
-  dispatch_float(fmat.dtype(), [&](auto tag) {
+  return detail::with_blas_dtype(fmat.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* d = detail::out_data_of<T>(dx);
-    done = detail::blocked_gemm_col2im<T>(
+    return detail::blocked_gemm_col2im<T>(
         g.n, g.oh * g.ow, fmat.shape()[0], fmat.shape()[1], detail::data_of<T>(gmat), detail::data_of<T>(fmat),
         [&](std::int64_t r0, std::int64_t r1, const T* dcols) { col2im_rows(dcols, d, g, 0, g.c, r0, r1); });
   });
-  return done;
 }
 
 // conv2d_backprop_filter of one group through blocked_im2col_gemm_tn; false when it does not apply.
 bool blocked_backprop_filter(const Tensor& input, const Tensor& gmat, Tensor& df, const Geometry& g) {
-  bool done = false;
-  dispatch_float(input.dtype(), [&](auto tag) {
+  return detail::with_blas_dtype(input.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* x = detail::data_of<T>(input);
-    done = detail::blocked_im2col_gemm_tn<T>(
+    return detail::blocked_im2col_gemm_tn<T>(
         g.rows(), g.win.kh * g.win.kw * g.c, gmat.shape()[1], detail::data_of<T>(gmat), detail::out_data_of<T>(df),
         [&](std::int64_t r0, std::int64_t r1, T* cols) { im2col_rows(x, cols, g, 0, g.c, r0, r1); });
   });
-  return done;
 }
 
 std::int64_t groups_of(const char* where, std::int64_t in_depth, const Shape& filter_shape) {

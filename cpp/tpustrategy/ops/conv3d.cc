@@ -107,17 +107,9 @@ void col2im(const T* cols, T* dx, const Geometry3D& g) {
   });
 }
 
-// Calls fn(T{}) for float32 and float64 (the dtypes with BLAS GEMMs); returns whether it did.
-template <typename Fn>
-bool with_blas_dtype(DType dtype, Fn&& fn) {
-  if (dtype == DType::kFloat32) return fn(float{});
-  if (dtype == DType::kFloat64) return fn(double{});
-  return false;
-}
-
 // conv3d through blocked_im2col_gemm; false when it does not apply.
 bool blocked_forward(const Tensor& input, const Tensor& fmat, Tensor& output, const Geometry3D& g) {
-  return with_blas_dtype(input.dtype(), [&](auto tag) {
+  return detail::with_blas_dtype(input.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* x = detail::data_of<T>(input);
     return detail::blocked_im2col_gemm<T>(
@@ -128,7 +120,7 @@ bool blocked_forward(const Tensor& input, const Tensor& fmat, Tensor& output, co
 
 // conv3d_backprop_input through blocked_gemm_col2im; false when it does not apply.
 bool blocked_backprop_input(const Tensor& fmat, const Tensor& gmat, Tensor& dx, const Geometry3D& g) {
-  return with_blas_dtype(fmat.dtype(), [&](auto tag) {
+  return detail::with_blas_dtype(fmat.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* d = detail::out_data_of<T>(dx);
     return detail::blocked_gemm_col2im<T>(
@@ -139,7 +131,7 @@ bool blocked_backprop_input(const Tensor& fmat, const Tensor& gmat, Tensor& dx, 
 
 // conv3d_backprop_filter through blocked_im2col_gemm_tn; false when it does not apply.
 bool blocked_backprop_filter(const Tensor& input, const Tensor& gmat, Tensor& df, const Geometry3D& g) {
-  return with_blas_dtype(input.dtype(), [&](auto tag) {
+  return detail::with_blas_dtype(input.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* x = detail::data_of<T>(input);
     return detail::blocked_im2col_gemm_tn<T>(
