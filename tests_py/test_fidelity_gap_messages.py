@@ -23,6 +23,15 @@ def test_regex_errors_name_the_pattern_as_re2_does():
         tf.strings.regex_full_match(["ab"], "(?<!a)b")
 
 
+def test_lookaround_text_escaped_or_in_a_class_is_literal_as_in_re2():
+    # Only a group opening at an unescaped "(" outside a character class is lookaround; RE2 takes the rest as text.
+    assert tf.strings.regex_full_match(["(=", "a"], r"\(?=").numpy().tolist() == [True, False]
+    assert tf.strings.regex_full_match(["(", "?", "="], "[(?=]").numpy().tolist() == [True, True, True]
+    assert tf.strings.regex_replace(["a(?>b]"], r"[]a](\(\?>)?", "_").numpy().tolist() == [b"_b_"]
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"invalid perl operator: \(\?="):
+        tf.strings.regex_full_match(["ab"], "[a](?=b)")
+
+
 def test_regex_unicode_classes_are_refused_not_misread():
     # RE2 knows \pL (TF gives b"LL1" for "aé1"); Python's re does not: a typed error instead of a wrong answer.
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"\\p .*not supported here"):

@@ -28,9 +28,9 @@ _POSIX_CLASSES = {"alnum": "0-9A-Za-z", "alpha": "A-Za-z", "ascii": "\\x00-\\x7f
                   "cntrl": "\\x00-\\x1f\\x7f", "digit": "0-9", "graph": "!-~", "lower": "a-z", "print": " -~",
                   "punct": "!-/:-@\\[-`{-~", "space": "\\t\\n\\v\\f\\r ", "upper": "A-Z", "word": "0-9A-Za-z_",
                   "xdigit": "0-9A-Fa-f"}
-# RE2 syntax Python's re would accept with another meaning (or RE2 rejects): RE2's parse error for each.
-_RE2_REJECTS = [(re.compile(r"\(\?(=|!|<=|<!)"), "invalid perl operator: (?{}"),
-                (re.compile(r"\(\?>"), "invalid perl operator: (?>")]
+# Groups Python's re accepts and RE2 rejects (lookaround, atomic groups), as they open at an unescaped "(" outside a
+# character class: RE2's parse error names the operator.
+_RE2_REJECTED_GROUPS = ("(?<=", "(?<!", "(?=", "(?!", "(?>")
 
 
 def _invalid(pattern: str, why: str) -> errors.InvalidArgumentError:
@@ -39,14 +39,14 @@ def _invalid(pattern: str, why: str) -> errors.InvalidArgumentError:
 
 def _translate(pattern: str) -> str:
     """RE2 `pattern` as a Python re pattern; InvalidArgumentError for what RE2 rejects or re cannot do."""
-    for rejected, why in _RE2_REJECTS:
-        found = rejected.search(pattern)
-        if found:
-            raise _invalid(pattern, why.format(found.group(1) if found.groups() else ""))
     out: list[str] = []
-    i = 0
+    i, in_class = 0, False
     while i < len(pattern):
         char = pattern[i]
+        if char == "(" and not in_class:
+            rejected = next((group for group in _RE2_REJECTED_GROUPS if pattern.startswith(group, i)), None)
+            if rejected is not None:
+                raise _invalid(pattern, f"invalid perl operator: {rejected}")
         if char == "\\" and i + 1 < len(pattern):
             escaped = pattern[i + 1]
             if escaped.isdigit() and escaped != "0":
@@ -66,6 +66,17 @@ def _translate(pattern: str) -> str:
                 out.append(_POSIX_CLASSES[name])
                 i = end + 2
                 continue
+        if char == "[" and not in_class:  # a class's first "]" (or after "^") is a literal, as in RE2
+            in_class = True
+            out.append(char)
+            i += 1
+            for literal in ("^]", "]", "^"):
+                if pattern.startswith(literal, i):
+                    out.append(literal)
+                    i += len(literal)
+                    break
+            continue
+        in_class = in_class and char != "]"
         out.append(char)
         i += 1
     return "".join(out)
