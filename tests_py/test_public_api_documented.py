@@ -78,4 +78,17 @@ def test_walk_finds_classes_and_an_inherited_docstring_counts() -> None:
     assert documented("m.Derived.step", Derived.step, Derived)
     assert not documented("m.Derived.other", Derived.other, Derived)
     assert not documented("m.Derived", Derived, None)
-    assert documented("m.Derived.__init__", Derived.__init__, Base) is True
+
+    # A constructor without a docstring of its own takes its class's (Google style documents Args there).
+    class Built:
+        """Built from nothing."""
+
+        def __init__(self) -> None:
+            pass
+
+    class Undocumented:
+        def __init__(self) -> None:
+            pass
+
+    assert documented("m.Built.__init__", Built.__init__, Built)
+    assert not documented("m.Undocumented.__init__", Undocumented.__init__, Undocumented)
