@@ -15,26 +15,11 @@ import numpy as np
 from tpustrategy import _core, errors
 from tpustrategy.framework import static_shape
 from tpustrategy.framework.string_tensor import StringTensor
-from tpustrategy.ops._args import TensorLike
+from tpustrategy.ops._args import TensorLike, mentions_ragged
 from tpustrategy.ops.ragged import ragged_tensor
-from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor
+from tpustrategy.ops.ragged.ragged_tensor import RaggedTensor, positive_axis
 
 _Tensor = _core.tensor.Tensor
-
-
-def is_ragged(value: Any) -> bool:
-    """Whether `value` is a RaggedTensor, or a list / tuple holding one (the ops of this module take it)."""
-    if isinstance(value, (list, tuple)):
-        return any(isinstance(v, RaggedTensor) for v in value)
-    return isinstance(value, RaggedTensor)
-
-
-def positive_axis(axis: Any, rank: int) -> int:
-    """`axis` in [0, rank), a negative one counted from the end; TF's ValueError outside [-rank, rank)."""
-    value = int(axis)
-    if not -rank <= value < rank:
-        raise ValueError(f"axis={value} out of bounds: expected {-rank}<=axis<{rank}")
-    return value % rank
 
 
 def _rank(value: Any) -> int:
@@ -90,7 +75,7 @@ def concat(values: Any, axis: Any, name: str = "concat") -> Any:
 
 
 def _concat_rows(rows: list[Any], axis: int) -> Any:
-    if is_ragged(rows):
+    if mentions_ragged(rows):
         return concat(rows, axis)
     if any(isinstance(r, StringTensor) for r in rows):
         return StringTensor(np.concatenate([r._array for r in rows], axis))
@@ -117,7 +102,7 @@ def stack(values: Any, axis: int = 0, name: str | None = None) -> Any:
     if ax == 0:
         result = ragged_tensor.stack(parts)
         return _outer_ragged(result) if isinstance(result, RaggedTensor) else result
-    if not is_ragged(parts):
+    if not mentions_ragged(parts):
         return _core.ops.stack(parts, ax) if not isinstance(parts[0], StringTensor) else StringTensor(
             np.stack([p._array for p in parts], ax))
     return _row_wise(parts, lambda rows: stack(rows, ax - 1))

@@ -73,7 +73,7 @@ def reduce(kernel: _Kernel, rt: RaggedTensor, axis: Any = None, keepdims: bool =
         return total / count
     rank = len(rt.shape)
     given = list(range(rank)) if axis is None else axis_list(axis) or []
-    axes = [ragged_array_ops.positive_axis(a, rank) for a in given]
+    axes = [ragged_tensor.positive_axis(a, rank) for a in given]
     result: Any = rt
     for ax in sorted(set(axes), reverse=True):  # the innermost first: the outer axes keep their numbers
         result = _reduce_axis(result, ax, kernel)

@@ -63,6 +63,14 @@ def _nrows(values: _Values) -> int:
         int(values._shape_tuple[0]) if values._shape_tuple else 0)
 
 
+
+def positive_axis(axis: Any, rank: int) -> int:
+    """`axis` in [0, rank), a negative one counted from the end; TF's ValueError outside [-rank, rank)."""
+    value = int(axis)
+    if not -rank <= value < rank:
+        raise ValueError(f"axis={value} out of bounds: expected {-rank}<=axis<{rank}")
+    return value % rank
+
 class RaggedTensor:
     """See the module docstring. Build with the ``from_*`` factories or ``tf.ragged.constant``."""
 
@@ -324,10 +332,7 @@ class RaggedTensor:
           ValueError: `axis` is outside [-rank, rank) (TF's wording).
         """
         if axis not in (0, 1):
-            rank = len(self.shape)
-            if not -rank <= int(axis) < rank:
-                raise ValueError(f"axis={int(axis)} out of bounds: expected {-rank}<=axis<{rank}")
-            axis = int(axis) % rank
+            axis = positive_axis(axis, len(self.shape))
         if axis == 0:
             return self.nrows()
         if axis == 1:
