@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bindings/bindings.h"
+#include "bindings/nogil.h"
 #include "tpustrategy/core/errors.h"
 #include "tpustrategy/data/example.h"
 #include "tpustrategy/data/example_parse.h"
@@ -137,17 +138,6 @@ Kind list_kind(Message message) {
   return message == Message::kBytesList ? Kind::kBytes : message == Message::kFloatList ? Kind::kFloat : Kind::kInt64;
 }
 
-// Runs `write` (which touches no Python object) with the GIL released.
-template <typename Write>
-py::bytes written(Write&& write) {
-  std::string out;
-  {
-    py::gil_scoped_release release;
-    out = write();
-  }
-  return {out};
-}
-
 py::bytes serialize_message(const std::string& name, const py::handle& value) {
   const Message message = message_from(name);
   switch (message) {
@@ -155,29 +145,29 @@ py::bytes serialize_message(const std::string& name, const py::handle& value) {
     case Message::kFloatList:
     case Message::kInt64List: {
       Feature f = feature_from(py::make_tuple(static_cast<int>(list_kind(message)), value));
-      return written([&] { return data::serialize_value_list(f); });
+      return {nogil([&] { return data::serialize_value_list(f); })};
     }
     case Message::kFeature: {
       Feature f = feature_from(value);
-      return written([&] { return data::serialize_feature(f); });
+      return {nogil([&] { return data::serialize_feature(f); })};
     }
     case Message::kFeatures: {
       FeatureMap features = features_from(value.cast<py::dict>());
-      return written([&] { return data::serialize_features(features); });
+      return {nogil([&] { return data::serialize_features(features); })};
     }
     case Message::kFeatureList: {
       std::vector<Feature> list = feature_list_from(value);
-      return written([&] { return data::serialize_feature_list(list); });
+      return {nogil([&] { return data::serialize_feature_list(list); })};
     }
     case Message::kFeatureLists: {
       data::FeatureListMap lists = feature_lists_from(value.cast<py::dict>());
-      return written([&] { return data::serialize_feature_lists(lists); });
+      return {nogil([&] { return data::serialize_feature_lists(lists); })};
     }
     case Message::kExample: {
       data::Example example;
       example.has_features = !value.is_none();
       if (example.has_features) example.features = features_from(value.cast<py::dict>());
-      return written([&] { return data::serialize_example(example); });
+      return {nogil([&] { return data::serialize_example(example); })};
     }
     case Message::kSequenceExample: {
       auto parts = value.cast<py::tuple>();
@@ -186,17 +176,10 @@ py::bytes serialize_message(const std::string& name, const py::handle& value) {
       example.has_feature_lists = !parts[1].is_none();
       if (example.has_context) example.context = features_from(parts[0].cast<py::dict>());
       if (example.has_feature_lists) example.feature_lists = feature_lists_from(parts[1].cast<py::dict>());
-      return written([&] { return data::serialize_sequence_example(example); });
+      return {nogil([&] { return data::serialize_sequence_example(example); })};
     }
   }
   throw ValueError(fmt::format("unknown tf.train message {}", name));
-}
-
-// Runs `parse` (which touches no Python object) with the GIL released.
-template <typename Parse>
-auto parsed(Parse&& parse) {
-  py::gil_scoped_release release;
-  return parse();
 }
 
 py::object parse_message(const std::string& name, const py::bytes& serialized) {
@@ -206,21 +189,21 @@ py::object parse_message(const std::string& name, const py::bytes& serialized) {
     case Message::kBytesList:
     case Message::kFloatList:
     case Message::kInt64List:
-      return feature_to(parsed([&] { return data::parse_value_list_proto(view, list_kind(message)); }))[1];
+      return feature_to(nogil([&] { return data::parse_value_list_proto(view, list_kind(message)); }))[1];
     case Message::kFeature:
-      return feature_to(parsed([&] { return data::parse_feature_proto(view); }));
+      return feature_to(nogil([&] { return data::parse_feature_proto(view); }));
     case Message::kFeatures:
-      return features_to(parsed([&] { return data::parse_features_proto(view); }));
+      return features_to(nogil([&] { return data::parse_features_proto(view); }));
     case Message::kFeatureList:
-      return feature_list_to(parsed([&] { return data::parse_feature_list_proto(view); }));
+      return feature_list_to(nogil([&] { return data::parse_feature_list_proto(view); }));
     case Message::kFeatureLists:
-      return feature_lists_to(parsed([&] { return data::parse_feature_lists_proto(view); }));
+      return feature_lists_to(nogil([&] { return data::parse_feature_lists_proto(view); }));
     case Message::kExample: {
-      const data::Example example = parsed([&] { return data::parse_example_proto(view); });
+      const data::Example example = nogil([&] { return data::parse_example_proto(view); });
       return example.has_features ? py::object(features_to(example.features)) : py::object(py::none());
     }
     case Message::kSequenceExample: {
-      const data::SequenceExample example = parsed([&] { return data::parse_sequence_example_proto(view); });
+      const data::SequenceExample example = nogil([&] { return data::parse_sequence_example_proto(view); });
       return py::make_tuple(
           example.has_context ? py::object(features_to(example.context)) : py::object(py::none()),
           example.has_feature_lists ? py::object(feature_lists_to(example.feature_lists)) : py::object(py::none()));
