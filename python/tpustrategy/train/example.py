@@ -277,10 +277,6 @@ class Feature(_Message):
         answer for "kind" and raise ValueError for an unknown name)."""
         return self._kind == name
 
-    def __eq__(self, other: object) -> bool:
-        return (isinstance(other, Feature) and self._kind == other._kind
-                and (self._list is None or self._list == other._list))
-
     def _wire(self) -> FeatureWire:
         if self._kind is None:
             return (0, [])
