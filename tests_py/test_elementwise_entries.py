@@ -159,3 +159,17 @@ def test_results_live_and_die_like_other_tensors():
     assert ref() is None
     for _ in range(1000):  # results go back to pybind11 functions and are freed without the instance registry
         same(_core.ops.identity(t + t), tf.multiply(t, 2.0))
+
+
+def test_tensor_operands_take_the_c_path(monkeypatch):
+    # The facade's Python functions ask the SPMD hook about every call while it is active; the C entries never do
+    # for Tensor operands (a Tensor is never sharded). A recording hook tells the two paths apart.
+    asked: list[tuple[object, ...]] = []
+    monkeypatch.setattr(_spmd_hook, "active", True)
+    monkeypatch.setattr(_spmd_hook, "sharded", lambda *values: asked.append(values) or False)
+    t = tf.constant([1.0, 2.0])
+    for result in (tf.add(t, t), tf.add(t, 1.0), tf.math.subtract(2, t), tf.exp(t), tf.nn.relu(t), t + t, -t):
+        assert isinstance(result, tf.Tensor)
+    assert asked == []
+    tf.add([1.0, 2.0], t)  # a list operand: the generic path, which asks
+    assert len(asked) == 1
