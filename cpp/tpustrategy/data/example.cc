@@ -268,10 +268,9 @@ std::string serialize_sequence_example(const SequenceExample& example) {
 }
 
 Example parse_example_proto(std::string_view bytes) {
-  Example example;
-  example.has_features = false;
-  try {
-    wire::Reader r(bytes);
+  return parse_message<Example>("Example", bytes, [](std::string_view b, Example& example) {
+    example.has_features = false;
+    wire::Reader r(b);
     while (!r.done()) {
       auto [field, type] = r.tag();
       if (field == 1 && type == kLengthDelimited) {
@@ -283,17 +282,13 @@ Example parse_example_proto(std::string_view bytes) {
         r.skip(type);
       }
     }
-  } catch (const wire::WireError& e) {
-    malformed("Example", e);
-  }
-  return example;
+  });
 }
 
 SequenceExample parse_sequence_example_proto(std::string_view bytes) {
-  SequenceExample example;
-  example.has_context = example.has_feature_lists = false;
-  try {
-    wire::Reader r(bytes);
+  return parse_message<SequenceExample>("SequenceExample", bytes, [](std::string_view b, SequenceExample& example) {
+    example.has_context = example.has_feature_lists = false;
+    wire::Reader r(b);
     while (!r.done()) {
       auto [field, type] = r.tag();
       if ((field == 1 || field == 2) && type != kLengthDelimited)
@@ -308,10 +303,7 @@ SequenceExample parse_sequence_example_proto(std::string_view bytes) {
         r.skip(type);
       }
     }
-  } catch (const wire::WireError& e) {
-    malformed("SequenceExample", e);
-  }
-  return example;
+  });
 }
 
 Feature parse_value_list_proto(std::string_view bytes, Feature::Kind kind) {
