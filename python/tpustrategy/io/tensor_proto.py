@@ -16,12 +16,12 @@ import numpy as np
 
 from tpustrategy import _core, errors
 from tpustrategy.framework.string_tensor import StringTensor, string
+from tpustrategy.framework.type_string import type_string
 
 # TF DataType enum values.
 _ENUM = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6, "string": 7, "int64": 9,
          "bool": 10, "bfloat16": 14, "uint16": 17, "float16": 19, "uint32": 22, "uint64": 23}
 _NAME = {v: k for k, v in _ENUM.items()}
-_TF_NAME = {"float32": "float", "float64": "double", "string": "string", "float16": "half"}
 # The wire types each TensorProto field is read in (typed repeated fields packed or one by one); protobuf keeps a
 # field that comes in another wire type as an unknown field, so TF's parse ignores it.
 _WIRE_TYPES = {1: (0,), 2: (2,), 4: (2,), 8: (2,), 5: (2, 5), 6: (2, 1), 7: (2, 0), 10: (2, 0), 11: (2, 0), 13: (2, 0)}
@@ -155,8 +155,8 @@ def parse_tensor(serialized: Any, out_type: Any, name: str | None = None) -> Any
         raise errors.InvalidArgumentError(None, None, f"Could not parse `serialized` as TensorProto: {e}") from None
     got = _NAME.get(dtype_enum, f"enum {dtype_enum}")
     if got != want:
-        raise errors.InvalidArgumentError(None, None, f"Type mismatch between parsed tensor ({_TF_NAME.get(got, got)}) "
-                                          f"and dtype ({_TF_NAME.get(want, want)})")
+        raise errors.InvalidArgumentError(None, None, f"Type mismatch between parsed tensor ({type_string(got)}) "
+                                          f"and dtype ({type_string(want)})")
     shape = tuple(int(d) for d in dims)
     size = int(np.prod(shape)) if shape else 1
     if want == "string":

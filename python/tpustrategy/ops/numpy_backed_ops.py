@@ -15,6 +15,7 @@ import numpy as np
 from tpustrategy import _core, errors
 from tpustrategy.framework import static_shape
 from tpustrategy.framework.tensor import Tensor
+from tpustrategy.framework.type_string import type_string
 from tpustrategy.ops._args import TensorLike
 
 
@@ -40,12 +41,6 @@ def _like(result: Any, x: Any) -> Any:
 
 def _invalid(message: Any) -> Any:
     return errors.InvalidArgumentError(None, None, message)
-
-
-def _dtype_name(array: Any) -> str:
-    """TF's name for `array`'s dtype in kernel messages (its DataTypeString: float32 is "float")."""
-    name = str(np.dtype(array.dtype).name)
-    return {"float32": "float", "float64": "double", "float16": "half"}.get(name, name)
 
 
 def _axis(axis: Any, rank: Any) -> Any:
@@ -139,7 +134,7 @@ def _segment_reduce(kind: Any, sorted_ids: Any) -> Any:
                 out[counts == 0] = 0
         elif kind == "sqrt_n":  # the sum over sqrt(count): TF's normalisation for embedding combiners
             if d.dtype.kind not in "fc":
-                raise _invalid(f"Value for attr 'T' of {_dtype_name(d)} is not in the list of allowed values: "
+                raise _invalid(f"Value for attr 'T' of {type_string(d.dtype)} is not in the list of allowed values: "
                                "bfloat16, half, float, double, complex64, complex128")
             total = np.zeros(shape, d.dtype)
             np.add.at(total, ids, rows)
@@ -288,8 +283,9 @@ def meshgrid(*args: Any, indexing: str = "xy", name: str | None = None) -> Any:
     arrays = [_np(a).reshape(-1) for a in args]
     for other in arrays[1:]:
         if other.dtype != arrays[0].dtype:
-            raise _invalid(f"cannot compute Mul as input #1(zero-based) was expected to be a {_dtype_name(other)} "
-                           f"tensor but is a {_dtype_name(arrays[0])} tensor [Op:Mul] name: ")
+            raise _invalid(f"cannot compute Mul as input #1(zero-based) was expected to be a "
+                           f"{type_string(other.dtype)} tensor but is a {type_string(arrays[0].dtype)} tensor "
+                           "[Op:Mul] name: ")
     checked = cast(Literal["xy", "ij"], indexing)  # one of the two, checked above
     return [_out(g, arrays[0].dtype) for g in np.meshgrid(*arrays, indexing=checked)]
 

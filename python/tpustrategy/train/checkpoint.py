@@ -21,6 +21,7 @@ import numpy as np
 
 from tpustrategy import _core, errors
 from tpustrategy.framework import deferred_restoration
+from tpustrategy.framework.type_string import type_string
 from tpustrategy.train import object_graph, object_graph_proto
 from tpustrategy.train.checkpoint_reader import NUMPY_TO_TF, CheckpointReader
 from tpustrategy.train.checkpoint_state import CheckpointState, write_state
@@ -212,8 +213,8 @@ class _Restoration:
                     (np.dtype(object), ())
                 if dtype != expected:
                     raise errors.InvalidArgumentError(
-                        None, None, f"tensor_name = {key}; expected dtype {_dtype_text(expected)} does not equal "
-                        f"original dtype {_dtype_text(dtype)}")
+                        None, None, f"tensor_name = {key}; expected dtype {type_string(expected)} does not equal "
+                        f"original dtype {type_string(dtype)}")
                 if shape != variable_shape:
                     raise ValueError(f"Received incompatible tensor with shape {shape} when attempting "
                                      f"to restore variable with shape {variable_shape} and name "
@@ -234,13 +235,6 @@ class _Restoration:
                     paths[child_id] = name if nid == 0 else f"{paths[nid]}.{name}"
                     queue.append(child_id)
         return paths
-
-
-def _dtype_text(dtype: Any) -> str:
-    names: dict[np.dtype[Any], str] = {np.dtype(np.float32): "float", np.dtype(np.float64): "double",
-                                       np.dtype(np.float16): "half", np.dtype(object): "string"}
-    text: str = names.get(np.dtype(dtype), np.dtype(dtype).name)  # numpy's stubs give .name as Any
-    return text
 
 
 class CheckpointLoadStatus:
