@@ -448,11 +448,9 @@ class Checkpoint:
           ValueError / InvalidArgumentError: a value whose shape / dtype does not fit its variable (nothing is
             assigned then).
         """
-        del options
-        if save_path is None:
-            return InitializationOnlyStatus()
-        self._maybe_create_save_counter()
-        return self._restore(save_path)
+        if save_path is not None:
+            self._maybe_create_save_counter()
+        return self.read(save_path, options)
 
     def _restore(self, save_path: str | os.PathLike[str]) -> CheckpointLoadStatus:
         path = os.fspath(save_path)
