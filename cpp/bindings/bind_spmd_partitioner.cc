@@ -37,17 +37,15 @@ using spmd::SpmdEntry;
 using spmd::SpmdRecord;
 
 UnaryOp unary_op(const std::string& name) {
-  for (const auto& [known, kind] : kUnaryOpNames) {
-    if (name == known) return kind;
-  }
-  fail<ValueError>("spmd.unary", "no partitioned unary op '{}'", name);
+  const int i = op_index(kUnaryOpNames, name);
+  if (i < 0) fail<ValueError>("spmd.unary", "no partitioned unary op '{}'", name);
+  return kUnaryOpNames[static_cast<std::size_t>(i)].second;
 }
 
 BinaryOp binary_op(const std::string& name) {
-  for (const auto& [known, kind] : kBinaryOpNames) {
-    if (name == known) return kind;
-  }
-  fail<ValueError>("spmd.binary", "no partitioned binary op '{}'", name);
+  const int i = op_index(kBinaryOpNames, name);
+  if (i < 0) fail<ValueError>("spmd.binary", "no partitioned binary op '{}'", name);
+  return kBinaryOpNames[static_cast<std::size_t>(i)].second;
 }
 
 const char* kConvArgs = R"doc(

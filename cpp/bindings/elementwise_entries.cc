@@ -126,11 +126,11 @@ py::object elementwise_entry(const std::string& name, py::handle fallback, const
   static auto binary = binary_table(std::make_index_sequence<kBinaryOpNames.size()>());
   static auto unary = unary_table(std::make_index_sequence<kUnaryOpNames.size()>());
   if (!PyCallable_Check(fallback.ptr())) fail<TypeError>("_elementwise_entry", "fallback must be callable");
-  for (std::size_t i = 0; i < kBinaryOpNames.size(); ++i) {
-    if (name == kBinaryOpNames[i].first) return make_entry(binary, binary_fallbacks, i, fallback, module, doc);
+  if (const int i = op_index(kBinaryOpNames, name); i >= 0) {
+    return make_entry(binary, binary_fallbacks, static_cast<std::size_t>(i), fallback, module, doc);
   }
-  for (std::size_t i = 0; i < kUnaryOpNames.size(); ++i) {
-    if (name == kUnaryOpNames[i].first) return make_entry(unary, unary_fallbacks, i, fallback, module, doc);
+  if (const int i = op_index(kUnaryOpNames, name); i >= 0) {
+    return make_entry(unary, unary_fallbacks, static_cast<std::size_t>(i), fallback, module, doc);
   }
   fail<ValueError>("_elementwise_entry", "no elementwise op named '{}'", name);
 }

@@ -2,6 +2,8 @@
 // The Python names of the elementwise unary and binary ops (tf.math's negative, abs, ..., add, subtract, ...):
 // _core.ops binds one function per name, and _core.spmd takes the name of the op it partitions.
 #include <array>
+#include <cstddef>
+#include <string_view>
 #include <utility>
 
 #include "tpustrategy/ops/elementwise.h"
@@ -44,5 +46,14 @@ inline constexpr std::array<std::pair<const char*, BinaryOp>, 17> kBinaryOpNames
     {"logical_and", BinaryOp::kLogicalAnd},
     {"logical_or", BinaryOp::kLogicalOr},
 }};
+
+// The position of `name` in one of the tables above, or -1 when it has none.
+template <typename Kind, std::size_t Count>
+constexpr int op_index(const std::array<std::pair<const char*, Kind>, Count>& names, std::string_view name) {
+  for (std::size_t i = 0; i < Count; ++i) {
+    if (name == names[i].first) return static_cast<int>(i);
+  }
+  return -1;
+}
 
 }  // namespace tpustrategy::bindings
