@@ -132,19 +132,16 @@ def _segment_reduce(kind: Any, sorted_ids: Any) -> Any:
             if sorted_ids:  # sorted segment max/min give 0 for empty segments
                 counts = np.bincount(ids, minlength=n)
                 out[counts == 0] = 0
-        elif kind == "sqrt_n":  # the sum over sqrt(count): TF's normalisation for embedding combiners
-            if d.dtype.kind not in "fc":
+        else:  # mean, or sqrt_n: the sum over sqrt(count), TF's normalisation for embedding combiners
+            if kind == "sqrt_n" and d.dtype.kind not in "fc":
                 raise _invalid(f"Value for attr 'T' of {type_string(d.dtype)} is not in the list of allowed values: "
                                "bfloat16, half, float, double, complex64, complex128")
-            total = np.zeros(shape, d.dtype)
+            total = np.zeros(shape, np.float64 if kind == "mean" else d.dtype)
             np.add.at(total, ids, rows)
             counts = np.bincount(ids, minlength=n).reshape((n,) + (1,) * (rows.ndim - 1))
-            out = np.where(counts > 0, total / np.sqrt(np.maximum(counts, 1)).astype(d.dtype), 0).astype(d.dtype)
-        else:  # mean
-            total = np.zeros(shape, np.float64)
-            np.add.at(total, ids, rows)
-            counts = np.bincount(ids, minlength=n).reshape((n,) + (1,) * (rows.ndim - 1))
-            out = np.where(counts > 0, total / np.maximum(counts, 1), 0).astype(d.dtype)
+            nonempty = np.maximum(counts, 1)
+            divisor = nonempty if kind == "mean" else np.sqrt(nonempty).astype(d.dtype)
+            out = np.where(counts > 0, total / divisor, 0).astype(d.dtype)
         result = _out(out, d.dtype)
         if sorted_ids:
             static_shape.note_sorted_segments(result, data, d.shape, np.ndim(_np(segment_ids)))
