@@ -27,22 +27,29 @@ Tensor nogil_above(std::int64_t elements, Fn&& fn) {
 
 bool is_tensor_like(py::handle v) { return py::isinstance<Tensor>(v) || has_as_tensor(v); }
 
+// `v` as a Tensor, `like` saying whether it is tensor-like (then it keeps its own dtype, else it takes `hint`):
+// operands() asks once per operand, since a failed _as_tensor lookup raises and catches an AttributeError.
+Tensor converted(py::handle v, bool like, std::optional<DType> hint) {
+  if (py::isinstance<Tensor>(v)) return v.cast<Tensor>();
+  return to_tensor(v, like ? std::nullopt : hint);
+}
+
 }  // namespace
 
 Tensor as_tensor(py::handle v, std::optional<DType> hint) {
   if (py::isinstance<Tensor>(v)) return v.cast<Tensor>();
-  if (is_tensor_like(v)) return to_tensor(v);
-  return to_tensor(v, hint);
+  return converted(v, has_as_tensor(v), hint);
 }
 
 std::pair<Tensor, Tensor> operands(py::handle x, py::handle y) {
-  if (is_tensor_like(x) || !is_tensor_like(y)) {
-    Tensor a = as_tensor(x);
-    Tensor b = is_tensor_like(y) ? as_tensor(y) : as_tensor(y, a.dtype());
+  const bool x_like = is_tensor_like(x), y_like = is_tensor_like(y);
+  if (x_like || !y_like) {
+    Tensor a = converted(x, x_like, std::nullopt);
+    Tensor b = converted(y, y_like, a.dtype());
     return {std::move(a), std::move(b)};
   }
-  Tensor b = as_tensor(y);
-  Tensor a = as_tensor(x, b.dtype());
+  Tensor b = converted(y, true, std::nullopt);
+  Tensor a = converted(x, false, b.dtype());
   return {std::move(a), std::move(b)};
 }
 
