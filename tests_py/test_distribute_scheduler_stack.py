@@ -8,8 +8,6 @@ replica function without arguments is called without the * / ** call that nests 
 
 from __future__ import annotations
 
-import gc
-
 import greenlet
 import numpy as np
 import pytest
@@ -31,17 +29,15 @@ def parked_stack_bytes(strategy) -> list[int]:
     n = strategy.num_replicas_in_sync
     payload = tf.constant(np.ones(4, np.float32))
     seen: list[int] = []
+    step_workers: list[greenlet.greenlet] = []
 
     def step():
         ctx = tf.distribute.get_replica_context()
+        if ctx.replica_id_in_sync_group == 0:
+            step_workers.clear()
+        step_workers.append(greenlet.getcurrent())  # the replicas run in order: the others are parked by now
         if ctx.replica_id_in_sync_group == n - 1:
-            me = greenlet.getcurrent()
-            # This run's other workers: children of the same driver (the caller of run, itself not counted: it
-            # switched from drive()), alive, and not idle in the thread's pool (left by other strategies and tests).
-            idle = {id(g) for g in scheduler._pool.workers}
-            others = [g for g in gc.get_objects() if isinstance(g, greenlet.greenlet) and g.parent is me.parent
-                      and g is not me and not g.dead and id(g) not in idle]
-            seen.extend(g._stack_saved for g in others if g._stack_saved > 0)
+            seen.extend(g._stack_saved for g in step_workers[:-1] if g._stack_saved > 0)
         return ctx.all_reduce("sum", payload)
 
     strategy.run(step)
